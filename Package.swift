@@ -1,0 +1,79 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "hostscope",
+    products: [
+        .executable(name: "hostscope", targets: ["hostscope"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // C libraries, each wrapped by exactly one Swift module.
+        .systemLibrary(
+            name: "CLibSSH2", pkgConfig: "libssh2",
+            providers: [.apt(["libssh2-1-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // Leaf modules.
+        .target(name: "OrderedJSON"),
+        .target(name: "HostStats", dependencies: ["OrderedJSON"]),
+        .target(
+            name: "SSHTransport",
+            dependencies: ["CLibSSH2"]),
+        .target(name: "CurlHTTP", dependencies: ["CCurl"]),
+        .target(
+            name: "Storage",
+            dependencies: ["HostStats", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "AgentTracing",
+            dependencies: [
+                "OrderedJSON", "CurlHTTP",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
+        .target(
+            name: "RemoteFiles",
+            dependencies: [
+                "SSHTransport",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
+        .target(
+            name: "Chat",
+            dependencies: ["OrderedJSON", "CurlHTTP", "AgentTracing"]),
+
+        // Composition root and the command line.
+        .target(
+            name: "Agent",
+            dependencies: [
+                "OrderedJSON", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles", "Chat",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
+        .executableTarget(
+            name: "hostscope",
+            dependencies: [
+                "Agent", "OrderedJSON", "HostStats",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
+        .testTarget(
+            name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"]),
+        .testTarget(name: "SSHTransportTests", dependencies: ["SSHTransport", "TestSupport"]),
+        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "HostStats"]),
+        .testTarget(
+            name: "AgentTracingTests",
+            dependencies: [
+                "AgentTracing", "OrderedJSON", "TestSupport",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "HostStats", "SSHTransport", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+    ]
+)

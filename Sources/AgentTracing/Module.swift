@@ -1,0 +1,1 @@
+// The AgentTracing module; see DESIGN.md for its role.

@@ -1,0 +1,1 @@
+// The Chat module; see DESIGN.md for its role.

@@ -1,0 +1,1 @@
+// The CurlHTTP module; see DESIGN.md for its role.

@@ -1,0 +1,66 @@
+/// Tokenising and number reading shared by the parsers.
+///
+/// Fields are split on ASCII space and tab only: `Character.isWhitespace` would also split on
+/// U+202F and U+00A0, which localized sysstat output uses inside labels (`Moyenne :`).
+public enum TextScanning {
+    /// The lines of `text`, accepting LF and CRLF, without a trailing empty line.
+    public static func lines(_ text: String) -> [Substring] {
+        var result = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if result.last?.isEmpty == true { result.removeLast() }
+        return result.map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+    }
+
+    /// Splits on runs of ASCII spaces and tabs.
+    public static func fields(_ line: Substring) -> [Substring] {
+        line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    }
+
+    public static func fields(_ line: String) -> [Substring] {
+        fields(line[...])
+    }
+
+    /// A decimal number written with `.` or `,` as decimal separator (`47.50`, `47,50`).
+    public static func localizedDouble(_ token: Substring) -> Double? {
+        if let value = Double(token) { return value }
+        guard token.contains(",") else { return nil }
+        return Double(token.replacingOccurrences(of: ",", with: "."))
+    }
+
+    /// A non-negative integer counter.
+    public static func counter(_ token: Substring) -> UInt64? {
+        UInt64(token)
+    }
+
+    /// A size with an optional binary suffix, in bytes: `4.0K`, `12G`, `8,6Mi`, `0B`, `874m`,
+    /// `1946M+` (macOS top change marker). `unit` is the multiplier of a bare number.
+    public static func scaledSize(_ token: Substring, unit: UInt64 = 1) -> UInt64? {
+        var text = token
+        while let last = text.last, last == "+" || last == "-" || last == "*" { text = text.dropLast() }
+        if text.hasSuffix("i") { text = text.dropLast() }  // Gi, Mi
+        if text.count >= 2, text.last == "B", let previous = text.dropLast().last, previous.isLetter {
+            text = text.dropLast()  // KB, MB; a bare "0B" keeps its B and means bytes
+        }
+        guard let last = text.last else { return nil }
+        let multiplier: UInt64
+        switch last {
+        case "B", "b": multiplier = 1
+        case "K", "k": multiplier = 1 << 10
+        case "M", "m": multiplier = 1 << 20
+        case "G", "g": multiplier = 1 << 30
+        case "T", "t": multiplier = 1 << 40
+        case "P", "p": multiplier = 1 << 50
+        case "E", "e": multiplier = 1 << 60
+        default:
+            guard let value = localizedDouble(text), value >= 0 else { return nil }
+            return UInt64((value * Double(unit)).rounded())
+        }
+        guard let value = localizedDouble(text.dropLast()), value >= 0 else { return nil }
+        return UInt64((value * Double(multiplier)).rounded())
+    }
+}
+
+extension Substring {
+    fileprivate func replacingOccurrences(of target: Character, with replacement: Character) -> String {
+        String(map { $0 == target ? replacement : $0 })
+    }
+}

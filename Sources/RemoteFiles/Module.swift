@@ -1,0 +1,1 @@
+// The RemoteFiles module; see DESIGN.md for its role.

@@ -1,0 +1,1 @@
+// Tests for Agent arrive with the module.

@@ -1,0 +1,1 @@
+// Tests for AgentTracing arrive with the module.

@@ -1,0 +1,1 @@
+// Tests for CurlHTTP arrive with the module.

@@ -1,0 +1,1 @@
+// Tests for SSHTransport arrive with the module.

@@ -1,0 +1,1 @@
+// Tests for Storage arrive with the module.
