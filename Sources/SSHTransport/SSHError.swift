@@ -1,5 +1,5 @@
 /// A failure of the SSH layer, with a message a person can act on.
-public struct SSHError: Error, Sendable, CustomStringConvertible {
+public struct SSHError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is; callers branch on it (exit codes, error records).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Base: String, Hashable, Sendable {

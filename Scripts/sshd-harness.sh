@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Starts and stops a real OpenSSH server on loopback for hostscope's tests and benchmarks.
+#
+#   Scripts/sshd-harness.sh start DIR [PORT]   start sshd (and an ssh-agent); write DIR/env
+#   Scripts/sshd-harness.sh stop DIR           stop both by pid
+#
+# What a started harness gives (all paths inside DIR, listed in DIR/env as shell assignments):
+#   - sshd on 127.0.0.1:PORT with a fresh ed25519 host key, internal-sftp, MaxSessions 128,
+#     password and public-key auth, logs in DIR/sshd.log
+#   - a dedicated test user (hostscope-test when run as root, else the current user) whose
+#     shell start-up is cheap (/bin/sh, empty .profile and .bashrc)
+#   - client keys: id_ed25519 (no passphrase), id_ed25519_pass (passphrase in
+#     passphrase.txt), id_ecdsa, id_rsa — all authorized
+#   - known_hosts holding the server's key for [127.0.0.1]:PORT
+#   - an ssh-agent on DIR/agent.sock holding id_ed25519
+#   - the user's password in password.txt (root only: a non-root sshd cannot check passwords)
+set -euo pipefail
+
+command=${1:-}
+dir=${2:-}
+if [[ -z "$command" || -z "$dir" ]]; then
+    echo "usage: $0 start|stop DIR [PORT]" >&2
+    exit 2
+fi
+
+stop() {
+    local pidfile
+    for pidfile in "$dir/sshd.pid" "$dir/agent.pid"; do
+        if [[ -f "$pidfile" ]]; then
+            kill "$(cat "$pidfile")" 2>/dev/null || true
+            rm -f "$pidfile"
+        fi
+    done
+}
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+if [[ "$command" == stop ]]; then
+    stop
+    exit 0
+fi
+if [[ "$command" != start ]]; then
+    echo "usage: $0 start|stop DIR [PORT]" >&2
+    exit 2
+fi
+
+sshd_bin=$(command -v sshd || echo /usr/sbin/sshd)
+if [[ ! -x "$sshd_bin" ]]; then
+    echo "sshd is not installed: run 'apt-get install openssh-server' (Scripts/setup.sh does)." >&2
+    exit 1
+fi
+
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+stop
+port=${3:-$(free_port)}
+
+if [[ $(id -u) -eq 0 ]]; then
+    user=hostscope-test
+    if ! id "$user" >/dev/null 2>&1; then
+        useradd --create-home --shell /bin/sh "$user"
+    fi
+    home=$(getent passwd "$user" | cut -d: -f6)
+    : >"$home/.profile"
+    : >"$home/.bashrc"
+    chown "$user:" "$home/.profile" "$home/.bashrc"
+    # The harness directory must be readable by sshd's privilege-separated child for the
+    # authorized keys file; keys themselves stay private to root.
+    chmod 755 "$dir"
+    mkdir -p /run/sshd
+    password=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+    echo "$user:$password" | chpasswd
+    (umask 077 && printf '%s' "$password" >"$dir/password.txt")
+    password_auth=yes
+else
+    user=$(id -un)
+    home=$HOME
+    password_auth=no
+    rm -f "$dir/password.txt"
+fi
+
+rm -f "$dir"/ssh_host_ed25519_key* "$dir"/id_ed25519* "$dir"/id_ecdsa* "$dir"/id_rsa*
+ssh-keygen -q -t ed25519 -N '' -C hostscope-test-host -f "$dir/ssh_host_ed25519_key"
+ssh-keygen -q -t ed25519 -N '' -C hostscope-test -f "$dir/id_ed25519"
+passphrase=$(head -c 12 /dev/urandom | base64 | tr -d '/+=')
+(umask 077 && printf '%s' "$passphrase" >"$dir/passphrase.txt")
+ssh-keygen -q -t ed25519 -N "$passphrase" -C hostscope-test-pass -f "$dir/id_ed25519_pass"
+ssh-keygen -q -t ecdsa -b 256 -N '' -C hostscope-test-ecdsa -f "$dir/id_ecdsa"
+ssh-keygen -q -t rsa -b 2048 -N '' -C hostscope-test-rsa -f "$dir/id_rsa"
+cat "$dir/id_ed25519.pub" "$dir/id_ed25519_pass.pub" "$dir/id_ecdsa.pub" "$dir/id_rsa.pub" >"$dir/authorized_keys"
+chmod 644 "$dir/authorized_keys"
+
+cat >"$dir/sshd_config" <<EOF
+Port $port
+ListenAddress 127.0.0.1
+HostKey $dir/ssh_host_ed25519_key
+PidFile $dir/sshd.pid
+AuthorizedKeysFile $dir/authorized_keys
+StrictModes no
+PubkeyAuthentication yes
+PasswordAuthentication $password_auth
+KbdInteractiveAuthentication no
+UsePAM no
+PermitRootLogin no
+AllowUsers $user
+MaxSessions 128
+MaxStartups 512
+MaxAuthTries 12
+LoginGraceTime 30
+ClientAliveInterval 0
+PrintMotd no
+UseDNS no
+LogLevel VERBOSE
+Subsystem sftp internal-sftp
+EOF
+
+"$sshd_bin" -f "$dir/sshd_config" -E "$dir/sshd.log"
+for _ in $(seq 1 100); do
+    if [[ -s "$dir/sshd.pid" ]] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        break
+    fi
+    sleep 0.05
+done
+if [[ ! -s "$dir/sshd.pid" ]]; then
+    echo "sshd did not start; see $dir/sshd.log" >&2
+    exit 1
+fi
+
+echo "[127.0.0.1]:$port $(cut -d' ' -f1-2 "$dir/ssh_host_ed25519_key.pub")" >"$dir/known_hosts"
+
+rm -f "$dir/agent.sock"
+eval "$(ssh-agent -s -a "$dir/agent.sock")" >/dev/null
+echo "$SSH_AGENT_PID" >"$dir/agent.pid"
+SSH_AUTH_SOCK="$dir/agent.sock" ssh-add -q "$dir/id_ed25519" 2>/dev/null
+
+cat >"$dir/env" <<EOF
+HOSTSCOPE_TEST_SSH_DIR=$dir
+HOSTSCOPE_TEST_SSH_HOST=127.0.0.1
+HOSTSCOPE_TEST_SSH_PORT=$port
+HOSTSCOPE_TEST_SSH_USER=$user
+HOSTSCOPE_TEST_SSH_HOME=$home
+HOSTSCOPE_TEST_SSH_PASSWORD_AUTH=$password_auth
+EOF
+echo "sshd listening on 127.0.0.1:$port for user $user (pid $(cat "$dir/sshd.pid")); environment in $dir/env"

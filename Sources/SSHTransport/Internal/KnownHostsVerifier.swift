@@ -1,0 +1,170 @@
+import CLibSSH2
+import Foundation
+
+/// Checks the server's host key against OpenSSH known_hosts files, before any authentication.
+///
+/// Entries are read line by line so that one line libssh2 cannot parse (a FIDO key type, a
+/// `@cert-authority` line) does not hide the rest of the file. Plain, hashed (`|1|`) and
+/// `[host]:port` entries are understood; `@revoked` keys are refused. A changed key is refused
+/// whatever the policy: accepting new keys never means accepting replaced ones.
+struct KnownHostsVerifier {
+    var options: SSHConnectionOptions
+
+    struct Verified {
+        var status: HostKeyStatus
+        var keyType: String
+        var fingerprint: String
+    }
+
+    private struct Mismatch {
+        var file: String
+        var line: Int?
+        var storedFingerprint: String
+    }
+
+    func verify(_ session: OpaquePointer) throws(SSHError) -> Verified {
+        var keyLength = 0
+        var keyType: Int32 = 0
+        guard let keyPointer = libssh2_session_hostkey(session, &keyLength, &keyType), keyLength > 0 else {
+            throw SSHError(.handshake, "\(options.displayName): the server sent no host key")
+        }
+        let key = Array(UnsafeRawBufferPointer(start: keyPointer, count: keyLength).bindMemory(to: UInt8.self))
+        let typeName = LibSSH2.hostKeyTypeName(keyType)
+        let fingerprint = LibSSH2.fingerprint(ofDigest: SHA256.hash(key))
+        let typeMask =
+            Int32(LIBSSH2_KNOWNHOST_TYPE_PLAIN) | Int32(LIBSSH2_KNOWNHOST_KEYENC_RAW)
+            | LibSSH2.knownHostKeyBits(keyType)
+
+        var mismatch: Mismatch?
+        for file in options.knownHostsFiles where file != "none" {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            guard let collection = libssh2_knownhost_init(session) else { continue }
+            defer { libssh2_knownhost_free(collection) }
+            var revoked: [[UInt8]] = []
+            for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+                if trimmed.hasPrefix("@revoked") {
+                    let fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
+                    if fields.count >= 4, let blob = Data(base64Encoded: String(fields[3])) { revoked.append(Array(blob)) }
+                    continue
+                }
+                if trimmed.hasPrefix("@") { continue }
+                _ = trimmed.withCString { pointer in
+                    libssh2_knownhost_readline(
+                        collection, pointer, strlen(pointer), Int32(LIBSSH2_KNOWNHOST_FILE_OPENSSH))
+                }
+            }
+            if revoked.contains(key) {
+                throw SSHError(
+                    .hostKeyChanged,
+                    "\(options.displayName): the host key \(fingerprint) is marked @revoked in \(file); refusing to connect"
+                )
+            }
+            var entry: UnsafeMutablePointer<libssh2_knownhost>?
+            let result = key.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    libssh2_knownhost_checkp(
+                        collection, options.hostName, Int32(options.port), chars.baseAddress, buffer.count, typeMask,
+                        &entry)
+                }
+            }
+            switch result {
+            case Int32(LIBSSH2_KNOWNHOST_CHECK_MATCH):
+                return Verified(status: .known(file: file), keyType: typeName, fingerprint: fingerprint)
+            case Int32(LIBSSH2_KNOWNHOST_CHECK_MISMATCH):
+                if mismatch == nil {
+                    let stored = entry.flatMap { $0.pointee.key }.map { String(cString: $0) }
+                    let storedFingerprint =
+                        stored.flatMap { Data(base64Encoded: $0) }.map { LibSSH2.fingerprint(ofDigest: SHA256.hash($0)) }
+                        ?? "a different key"
+                    let lineNumber = stored.flatMap { storedKey in
+                        text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(storedKey) }
+                    }.map { $0 + 1 }
+                    mismatch = Mismatch(file: file, line: lineNumber, storedFingerprint: storedFingerprint)
+                }
+            default:
+                continue
+            }
+        }
+
+        if let mismatch {
+            let location = mismatch.line.map { "\(mismatch.file) line \($0)" } ?? mismatch.file
+            throw SSHError(
+                .hostKeyChanged,
+                "\(options.displayName): HOST KEY CHANGED for \(options.knownHostsName) — \(location) has \(mismatch.storedFingerprint), the server offered \(typeName) \(fingerprint). Someone may be intercepting the connection, or the host was reinstalled; refusing to connect. If the change is expected, remove the old key with: ssh-keygen -R '\(options.knownHostsName)' -f \(mismatch.file)"
+            )
+        }
+
+        guard options.hostKeyPolicy == .acceptNew else {
+            let target = options.knownHostsFiles.first(where: { $0 != "none" }) ?? "~/.ssh/known_hosts"
+            throw SSHError(
+                .hostKeyUnknown,
+                "\(options.displayName): host key for \(options.knownHostsName) is not known — the server offered \(typeName) \(fingerprint). Check it (on the host: ssh-keygen -lf /etc/ssh/ssh_host_\(Self.keyFileStem(typeName))_key.pub), then run again with --accept-new-host-key to record it in \(target)"
+            )
+        }
+        let file = try append(key: key, typeMask: typeMask, session: session)
+        return Verified(status: .accepted(file: file), keyType: typeName, fingerprint: fingerprint)
+    }
+
+    /// The middle of sshd's default host key file name for a key type (`ed25519`, `ecdsa`, `rsa`).
+    private static func keyFileStem(_ typeName: String) -> String {
+        if typeName.hasPrefix("ecdsa") { return "ecdsa" }
+        return typeName.hasPrefix("ssh-") ? String(typeName.dropFirst(4)) : typeName
+    }
+
+    /// Appends `[host]:port keytype base64` to the first known_hosts file, creating it (and its
+    /// directory, mode 0700) when missing.
+    private func append(key: [UInt8], typeMask: Int32, session: OpaquePointer) throws(SSHError) -> String {
+        guard let file = options.knownHostsFiles.first(where: { $0 != "none" }) else {
+            throw SSHError(
+                .hostKeyFile,
+                "\(options.displayName): cannot record the new host key: UserKnownHostsFile is none; name a file with --known-hosts"
+            )
+        }
+        guard let collection = libssh2_knownhost_init(session) else {
+            throw SSHError(.hostKeyFile, "\(options.displayName): cannot allocate a known_hosts list")
+        }
+        defer { libssh2_knownhost_free(collection) }
+        var stored: UnsafeMutablePointer<libssh2_knownhost>?
+        let added = key.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                libssh2_knownhost_addc(
+                    collection, options.knownHostsName, nil, chars.baseAddress, buffer.count, nil, 0, typeMask, &stored)
+            }
+        }
+        var line = [CChar](repeating: 0, count: 8192)
+        var length = 0
+        guard added == 0, let stored,
+            libssh2_knownhost_writeline(
+                collection, stored, &line, line.count, &length, Int32(LIBSSH2_KNOWNHOST_FILE_OPENSSH)) == 0
+        else {
+            throw SSHError(.hostKeyFile, "\(options.displayName): cannot format the host key for \(file)")
+        }
+        let text = String(decoding: line[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        do {
+            let url = URL(fileURLWithPath: file)
+            let directory = url.deletingLastPathComponent()
+            if !FileManager.default.fileExists(atPath: directory.path) {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            var prefix = ""
+            if let existing = FileManager.default.contents(atPath: file) {
+                if let last = existing.last, last != UInt8(ascii: "\n") { prefix = "\n" }
+            } else {
+                _ = FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data((prefix + text).utf8))
+        } catch {
+            throw SSHError(
+                .hostKeyFile,
+                "\(options.displayName): cannot write the new host key to \(file): \(error.localizedDescription); check the file's permissions or pass another file with --known-hosts"
+            )
+        }
+        return file
+    }
+}

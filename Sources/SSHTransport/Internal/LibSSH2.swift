@@ -1,0 +1,78 @@
+import CLibSSH2
+import Foundation
+
+/// Process-wide libssh2 set-up and small helpers shared by the session code.
+enum LibSSH2 {
+    /// `libssh2_init` is not thread-safe and must run once before any session exists.
+    static let initialized: Bool = {
+        libssh2_init(0) == 0
+    }()
+
+    static let eagain = Int32(LIBSSH2_ERROR_EAGAIN)
+
+    /// The last error libssh2 recorded for `session`: its code and message.
+    static func lastError(_ session: OpaquePointer) -> (code: Int32, message: String) {
+        var message: UnsafeMutablePointer<CChar>?
+        var length: Int32 = 0
+        let code = libssh2_session_last_error(session, &message, &length, 0)
+        let text = message.map { String(cString: $0) } ?? "unknown error"
+        return (code, text)
+    }
+
+    /// True for error codes that mean the transport is gone and the session cannot continue.
+    static func isFatalTransportError(_ code: Int32) -> Bool {
+        switch code {
+        case Int32(LIBSSH2_ERROR_SOCKET_SEND), Int32(LIBSSH2_ERROR_SOCKET_RECV), Int32(LIBSSH2_ERROR_SOCKET_DISCONNECT),
+            Int32(LIBSSH2_ERROR_SOCKET_TIMEOUT), Int32(LIBSSH2_ERROR_TIMEOUT), Int32(LIBSSH2_ERROR_DECRYPT),
+            Int32(LIBSSH2_ERROR_INVALID_MAC), Int32(LIBSSH2_ERROR_PROTO), Int32(LIBSSH2_ERROR_BAD_SOCKET),
+            Int32(LIBSSH2_ERROR_ENCRYPT), Int32(LIBSSH2_ERROR_KEX_FAILURE):
+            true
+        default:
+            false
+        }
+    }
+
+    /// The OpenSSH name of a libssh2 host key type.
+    static func hostKeyTypeName(_ type: Int32) -> String {
+        switch type {
+        case Int32(LIBSSH2_HOSTKEY_TYPE_RSA): "ssh-rsa"
+        case Int32(LIBSSH2_HOSTKEY_TYPE_DSS): "ssh-dss"
+        case Int32(LIBSSH2_HOSTKEY_TYPE_ECDSA_256): "ecdsa-sha2-nistp256"
+        case Int32(LIBSSH2_HOSTKEY_TYPE_ECDSA_384): "ecdsa-sha2-nistp384"
+        case Int32(LIBSSH2_HOSTKEY_TYPE_ECDSA_521): "ecdsa-sha2-nistp521"
+        case Int32(LIBSSH2_HOSTKEY_TYPE_ED25519): "ssh-ed25519"
+        default: "unknown"
+        }
+    }
+
+    /// The known_hosts key-type bits for a libssh2 host key type, so that checks compare keys
+    /// of the same algorithm only (a host may have an RSA and an ed25519 entry).
+    static func knownHostKeyBits(_ type: Int32) -> Int32 {
+        switch type {
+        case Int32(LIBSSH2_HOSTKEY_TYPE_RSA): Int32(LIBSSH2_KNOWNHOST_KEY_SSHRSA)
+        case Int32(LIBSSH2_HOSTKEY_TYPE_DSS): Int32(LIBSSH2_KNOWNHOST_KEY_SSHDSS)
+        case Int32(LIBSSH2_HOSTKEY_TYPE_ECDSA_256): Int32(LIBSSH2_KNOWNHOST_KEY_ECDSA_256)
+        case Int32(LIBSSH2_HOSTKEY_TYPE_ECDSA_384): Int32(LIBSSH2_KNOWNHOST_KEY_ECDSA_384)
+        case Int32(LIBSSH2_HOSTKEY_TYPE_ECDSA_521): Int32(LIBSSH2_KNOWNHOST_KEY_ECDSA_521)
+        case Int32(LIBSSH2_HOSTKEY_TYPE_ED25519): Int32(LIBSSH2_KNOWNHOST_KEY_ED25519)
+        default: Int32(LIBSSH2_KNOWNHOST_KEY_UNKNOWN)
+        }
+    }
+
+    /// `SHA256:` + unpadded base64, as OpenSSH prints fingerprints.
+    static func fingerprint(ofDigest digest: [UInt8]) -> String {
+        var encoded = Data(digest).base64EncodedString()
+        while encoded.hasSuffix("=") { encoded.removeLast() }
+        return "SHA256:" + encoded
+    }
+}
+
+extension Duration {
+    /// Milliseconds as a C `long`-sized integer, rounded up so short timeouts never become 0
+    /// (which libssh2 and poll read as "forever" or "don't wait").
+    var roundedUpMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int(max(0, min(millis, Int64(Int32.max))))
+    }
+}

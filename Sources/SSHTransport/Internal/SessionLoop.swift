@@ -1,0 +1,406 @@
+import CLibSSH2
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One SSH session and the dedicated thread that owns it.
+///
+/// libssh2 must not be used from two threads at once for a session, and its calls block; so
+/// each session gets a thread of its own that connects and authenticates in blocking mode,
+/// then switches to non-blocking mode and runs an event loop: it advances every operation
+/// (exec channels, SFTP requests) until all wait on the socket, then sleeps in `poll` on the
+/// socket and an eventfd that other threads write to when they hand over work. Swift's
+/// cooperative pool never blocks on SSH.
+// @unchecked Sendable: `session`, `socket` and `operations` are touched only by the loop
+// thread; other threads reach the loop through `inbox` (a Mutex) and the eventfd.
+final class SessionLoop: @unchecked Sendable {
+    private struct Inbox {
+        var incoming: [any LoopOperation] = []
+        var shutdownRequested = false
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Set once the loop has ended; later submissions fail at once with this error.
+        var stoppedError: SSHError?
+    }
+
+    let options: SSHConnectionOptions
+    /// Upper bound on channels open at once; sshd's `MaxSessions` defaults to 10.
+    let maxChannels: Int
+    private let inbox = Mutex(Inbox())
+    /// A pipe whose read end the loop polls; other threads write a byte to wake it.
+    private let wakeReader: Int32
+    private let wakeWriter: Int32
+
+    // Loop-thread state.
+    private var session: OpaquePointer?
+    private var socket: Int32 = -1
+    private var operations: [any LoopOperation] = []
+    private var capacityLimit: Int
+
+    /// Linux's POLLRDHUP (peer closed its writing side), which Glibc's module map hides
+    /// behind _GNU_SOURCE.
+    private static let pollReadHangUp: Int16 = 0x2000
+
+    /// How long a timed-out or cancelled channel may take to close before the session is
+    /// considered hung.
+    private static let windDownGrace: Duration = .seconds(5)
+
+    init(options: SSHConnectionOptions, maxChannels: Int) {
+        _ = LibSSH2.initialized
+        self.options = options
+        self.maxChannels = max(1, maxChannels)
+        self.capacityLimit = max(1, maxChannels)
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for end in ends {
+                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            }
+        }
+        wakeReader = ends[0]
+        wakeWriter = ends[1]
+    }
+
+    deinit {
+        if wakeReader >= 0 { close(wakeReader) }
+        if wakeWriter >= 0 { close(wakeWriter) }
+    }
+
+    var isRunning: Bool { inbox.withLock { $0.stoppedError == nil && !$0.shutdownRequested } }
+
+    /// Starts the thread, which connects and authenticates; returns once the session is ready.
+    func start() async throws -> SSHConnectionInfo {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SSHConnectionInfo, any Error>) in
+            let thread = Thread { [self] in
+                self.threadMain(connected: continuation)
+            }
+            thread.name = "ssh \(options.displayName)"
+            thread.start()
+        }
+    }
+
+    /// Hands an operation to the loop; fails it at once when the session has ended.
+    func submit(_ operation: any LoopOperation) {
+        let stopped: SSHError? = inbox.withLock { state in
+            if let error = state.stoppedError { return error }
+            if state.shutdownRequested {
+                return SSHError(.sessionClosed, "\(options.displayName): the session is closing")
+            }
+            state.incoming.append(operation)
+            return nil
+        }
+        if let stopped {
+            operation.abandon(stopped)
+        } else {
+            wake()
+        }
+    }
+
+    /// Wakes the loop so it notices cancellations and new work.
+    func wake() {
+        // A full pipe already guarantees a wake-up, so a failed write needs no handling.
+        var byte: UInt8 = 1
+        _ = write(wakeWriter, &byte, 1)
+    }
+
+    /// Closes the session: pending operations fail, the server is told goodbye.
+    func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let alreadyStopped = inbox.withLock { state in
+                if state.stoppedError != nil { return true }
+                state.shutdownRequested = true
+                state.shutdownWaiters.append(continuation)
+                return false
+            }
+            if alreadyStopped {
+                continuation.resume()
+            } else {
+                wake()
+            }
+        }
+    }
+
+    /// Asks the loop to end without waiting for it (used from `deinit` of the owner).
+    func requestShutdown() {
+        inbox.withLock { $0.shutdownRequested = true }
+        wake()
+    }
+
+    // MARK: - Loop thread
+
+    private func threadMain(connected: CheckedContinuation<SSHConnectionInfo, any Error>) {
+        let info: SSHConnectionInfo
+        do {
+            info = try connectAndAuthenticate()
+        } catch {
+            tearDown(disconnect: false)
+            let waiters = inbox.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.stoppedError = error
+                defer { state.shutdownWaiters = [] }
+                return state.shutdownWaiters
+            }
+            waiters.forEach { $0.resume() }
+            connected.resume(throwing: error)
+            return
+        }
+        connected.resume(returning: info)
+        let (endError, graceful) = runLoop()
+        let leftovers = operations
+        operations = []
+        tearDown(disconnect: graceful)
+        let (incoming, waiters) = inbox.withLock { state in
+            state.stoppedError = endError
+            defer {
+                state.incoming = []
+                state.shutdownWaiters = []
+            }
+            return (state.incoming, state.shutdownWaiters)
+        }
+        for operation in leftovers + incoming { operation.abandon(endError) }
+        waiters.forEach { $0.resume() }
+    }
+
+    private func connectAndAuthenticate() throws(SSHError) -> SSHConnectionInfo {
+        let deadline = ContinuousClock.now + options.connectTimeout
+        let tcpStart = ContinuousClock.now
+        let connection = try TCPConnector.connect(
+            host: options.hostName, port: options.port, displayName: options.displayName, deadline: deadline)
+        socket = connection.socket
+        let tcpDuration = tcpStart.duration(to: .now)
+
+        guard let session = libssh2_session_init_ex(nil, nil, nil, nil) else {
+            throw SSHError(.handshake, "\(options.displayName): cannot allocate an SSH session")
+        }
+        self.session = session
+        libssh2_session_set_blocking(session, 1)
+
+        let handshakeStart = ContinuousClock.now
+        libssh2_session_set_timeout(session, remainingMilliseconds(until: deadline))
+        let handshake = libssh2_session_handshake(session, libssh2_socket_t(socket))
+        if handshake != 0 {
+            let error = LibSSH2.lastError(session)
+            throw handshakeError(code: handshake, message: error.message)
+        }
+        let banner = libssh2_session_banner_get(session).map { String(cString: $0) }
+        let verified = try KnownHostsVerifier(options: options).verify(session)
+        let handshakeDuration = handshakeStart.duration(to: .now)
+
+        let authStart = ContinuousClock.now
+        libssh2_session_set_timeout(session, remainingMilliseconds(until: deadline))
+        let method = try Authenticator(options: options, serverBanner: banner).authenticate(session)
+        let authDuration = authStart.duration(to: .now)
+
+        libssh2_session_set_timeout(session, 0)
+        libssh2_session_set_blocking(session, 0)
+        if let interval = options.keepaliveInterval {
+            libssh2_keepalive_config(session, 1, UInt32(max(1, interval.components.seconds)))
+        }
+        return SSHConnectionInfo(
+            remoteAddress: connection.address, serverBanner: banner, hostKeyType: verified.keyType,
+            hostKeyFingerprint: verified.fingerprint, hostKeyStatus: verified.status, authMethod: method,
+            tcpConnectDuration: tcpDuration, handshakeDuration: handshakeDuration, authDuration: authDuration)
+    }
+
+    private func remainingMilliseconds(until deadline: ContinuousClock.Instant) -> Int {
+        max(1, ContinuousClock.now.duration(to: deadline).roundedUpMilliseconds)
+    }
+
+    private func handshakeError(code: Int32, message: String) -> SSHError {
+        let name = options.displayName
+        switch code {
+        case Int32(LIBSSH2_ERROR_TIMEOUT), Int32(LIBSSH2_ERROR_SOCKET_TIMEOUT):
+            return SSHError(
+                .timeout,
+                "\(name): no SSH handshake within \(ExecOperation.describe(options.connectTimeout)) from \(options.hostName) port \(options.port); is an SSH server listening there?",
+                libssh2Code: code)
+        case Int32(LIBSSH2_ERROR_BANNER_RECV), Int32(LIBSSH2_ERROR_SOCKET_DISCONNECT), Int32(LIBSSH2_ERROR_SOCKET_RECV):
+            return SSHError(
+                .handshake,
+                "\(name): the server at \(options.hostName) port \(options.port) closed the connection during the SSH handshake (\(message)); is it an SSH server, and does it allow this client's address?",
+                libssh2Code: code)
+        case Int32(LIBSSH2_ERROR_KEX_FAILURE), Int32(LIBSSH2_ERROR_METHOD_NONE):
+            return SSHError(
+                .handshake,
+                "\(name): no key exchange, cipher or host key algorithm in common with the server (\(message))",
+                libssh2Code: code)
+        default:
+            return SSHError(.handshake, "\(name): SSH handshake failed: \(message)", libssh2Code: code)
+        }
+    }
+
+    /// Runs until shutdown is requested or the transport breaks; returns the error that
+    /// pending and later operations fail with, and whether the transport is still fit for a
+    /// polite disconnect.
+    private func runLoop() -> (SSHError, graceful: Bool) {
+        guard let session else { return (SSHError(.sessionClosed, "\(options.displayName): no session"), false) }
+        let broken = { (error: SSHError) in (error, graceful: false) }
+        var nextKeepalive: ContinuousClock.Instant? = options.keepaliveInterval.map { .now + $0 }
+        var descriptors = [
+            pollfd(fd: socket, events: 0, revents: 0), pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let (incoming, shutdown) = inbox.withLock { state in
+                defer { state.incoming = [] }
+                return (state.incoming, state.shutdownRequested)
+            }
+            operations.append(contentsOf: incoming)
+            if shutdown {
+                return (SSHError(.sessionClosed, "\(options.displayName): the session was closed"), true)
+            }
+
+            let now = ContinuousClock.now
+            operations.removeAll { operation in
+                guard let deadline = operation.deadline, deadline <= now else { return false }
+                if deadline + Self.windDownGrace <= now {
+                    // The channel would not close (its process ignores signals, or the server
+                    // is stuck): leave it to libssh2 and report the command's own outcome.
+                    operation.abandon(
+                        SSHError(.timeout, "\(options.displayName): the command did not finish before its deadline"))
+                    return true
+                }
+                operation.expire()
+                return false
+            }
+
+            if let error = advanceAll(session) { return broken(error) }
+            let killers = operations.compactMap { operation -> ExecOperation? in
+                guard let pid = (operation as? ExecOperation)?.takeKillRequest() else { return nil }
+                return ExecOperation.killer(pid: pid, displayName: options.displayName)
+            }
+            if !killers.isEmpty {
+                operations.append(contentsOf: killers)
+                if let error = advanceAll(session) { return broken(error) }
+            }
+
+            if let due = nextKeepalive, due <= .now {
+                var seconds: Int32 = 0
+                let result = libssh2_keepalive_send(session, &seconds)
+                if result != 0 && result != LibSSH2.eagain && LibSSH2.isFatalTransportError(result) {
+                    let error = LibSSH2.lastError(session)
+                    return broken(SSHError(
+                        .sessionClosed, "\(options.displayName): the connection broke (\(error.message))",
+                        libssh2Code: result))
+                }
+                nextKeepalive = .now + .seconds(max(1, Int(seconds)))
+            }
+
+            // Sleep until the socket is ready, work arrives, or the nearest deadline.
+            var wakeAt = nextKeepalive
+            for operation in operations {
+                guard let deadline = operation.deadline else { continue }
+                let due = deadline <= .now ? deadline + Self.windDownGrace : deadline
+                wakeAt = wakeAt.map { min($0, due) } ?? due
+            }
+            var timeout: Int32 = -1
+            if let wakeAt {
+                timeout = Int32(max(0, ContinuousClock.now.duration(to: wakeAt).roundedUpMilliseconds))
+            }
+            if operations.isEmpty {
+                // Idle: watch only for the peer closing. Unread data (a keepalive reply) stays
+                // in the socket until the next operation lets libssh2 read it.
+                descriptors[0].events = Self.pollReadHangUp
+            } else {
+                let directions = libssh2_session_block_directions(session)
+                var events: Int16 = 0
+                if directions & Int32(LIBSSH2_SESSION_BLOCK_INBOUND) != 0 { events |= Int16(POLLIN) }
+                if directions & Int32(LIBSSH2_SESSION_BLOCK_OUTBOUND) != 0 { events |= Int16(POLLOUT) }
+                descriptors[0].events = events == 0 ? Int16(POLLIN) : events
+                // A safety net: libssh2 can hold data for an operation that reported "blocked"
+                // before another operation's read pulled it off the socket.
+                timeout = timeout < 0 ? 250 : min(timeout, 250)
+            }
+            descriptors[0].revents = 0
+            descriptors[1].revents = 0
+            let ready = poll(&descriptors, 2, timeout)
+            if ready < 0 && errno != EINTR {
+                return broken(SSHError(.sessionClosed, "\(options.displayName): poll failed (\(String(cString: strerror(errno))))"))
+            }
+            if descriptors[1].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(wakeReader, &drain, drain.count) > 0 {}
+            }
+            if operations.isEmpty,
+                descriptors[0].revents & (Self.pollReadHangUp | Int16(POLLHUP | POLLERR)) != 0
+            {
+                return broken(SSHError(.sessionClosed, "\(options.displayName): the server closed the connection"))
+            }
+        }
+    }
+
+    /// Advances every operation until none makes progress; returns an error when the session
+    /// broke.
+    private func advanceAll(_ session: OpaquePointer) -> SSHError? {
+        for _ in 0..<1000 {
+            var progressed = false
+            var openChannels = operations.reduce(0) { $0 + ($1.holdsChannel ? 1 : 0) }
+            var index = 0
+            while index < operations.count {
+                let operation = operations[index]
+                if operation.wantsChannel && openChannels >= capacityLimit {
+                    index += 1
+                    continue
+                }
+                let held = operation.holdsChannel
+                switch operation.advance(session) {
+                case .progressed:
+                    progressed = true
+                    index += 1
+                case .blocked:
+                    index += 1
+                case .finished:
+                    progressed = true
+                    operations.remove(at: index)
+                    if capacityLimit < maxChannels { capacityLimit += 1 }
+                    retryRefusedChannels()
+                case .sessionBroken(let error):
+                    return error
+                }
+                if !held && operation.holdsChannel { openChannels += 1 }
+                if held && !operation.holdsChannel { openChannels -= 1 }
+                if let exec = operation as? ExecOperation, exec.refusedForCapacity {
+                    if openChannels == 0 {
+                        exec.failChannelRefused()
+                    } else {
+                        // The server allows fewer channels than assumed: remember its limit.
+                        capacityLimit = openChannels
+                    }
+                }
+            }
+            if !progressed && !operations.contains(where: { $0.hasQueuedData() }) { return nil }
+        }
+        return nil
+    }
+
+    private func retryRefusedChannels() {
+        for case let exec as ExecOperation in operations where exec.refusedForCapacity {
+            exec.retryChannel()
+        }
+    }
+
+    private func tearDown(disconnect: Bool) {
+        if let session {
+            defer {
+                // Channels left open (abandoned after a deadline) make libssh2_session_free
+                // try to close them; a shut-down socket makes those attempts fail at once.
+                if socket >= 0 { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+                libssh2_session_free(session)
+                self.session = nil
+            }
+            if disconnect {
+                libssh2_session_set_blocking(session, 1)
+                libssh2_session_set_timeout(session, 1000)
+                _ = "closed by hostscope".withCString { reason in
+                    "".withCString { language in
+                        libssh2_session_disconnect_ex(session, Int32(SSH_DISCONNECT_BY_APPLICATION), reason, language)
+                    }
+                }
+            }
+        }
+        if socket >= 0 {
+            close(socket)
+            socket = -1
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Tests for SSHTransport arrive with the module.

@@ -1,0 +1,154 @@
+import Foundation
+import SSHTransport
+import Synchronization
+import TestSupport
+import Testing
+
+/// Options for the harness server with only the given identity files and no agent.
+func harnessOptions(
+    _ server: SSHTestServer, identities: [String]? = nil, agent: Bool = false, knownHosts: String? = nil,
+    policy: HostKeyPolicy = .strict, secrets: SecretProvider? = nil, timeout: Duration = .seconds(10)
+) -> SSHConnectionOptions {
+    SSHConnectionOptions(
+        displayName: "harness", hostName: server.host, port: server.port, user: server.user,
+        identityFiles: identities ?? [server.keyPath], identitiesOnly: true,
+        agentSocket: agent ? server.agentSocket : nil, knownHostsFiles: [knownHosts ?? server.knownHostsPath],
+        hostKeyPolicy: policy, connectTimeout: timeout, allowPassword: true, secrets: secrets)
+}
+
+@Suite(.serialized) struct SSHSessionExecTests {
+    let server: SSHTestServer
+
+    init() throws {
+        server = try SSHTestServer.shared()
+    }
+
+    @Test func aCommandReturnsItsOutputAndExitStatus() async throws {
+        let result = try await withSSHSession(harnessOptions(server)) { session in
+            try await session.exec("echo out; echo err >&2; exit 3", timeout: .seconds(10))
+        }
+        #expect(String(decoding: result.stdout, as: UTF8.self) == "out\n")
+        #expect(String(decoding: result.stderr, as: UTF8.self) == "err\n")
+        #expect(result.exitStatus == 3)
+        #expect(result.exitSignal == nil)
+        #expect(!result.truncated)
+    }
+
+    @Test func aCommandKilledByASignalReportsTheSignal() async throws {
+        let result = try await withSSHSession(harnessOptions(server)) { session in
+            try await session.exec("kill -TERM $$", timeout: .seconds(10))
+        }
+        #expect(result.exitSignal == "TERM")
+        #expect(result.exitStatus == nil)
+    }
+
+    @Test func bytesThatAreNotUTF8SurviveUnchanged() async throws {
+        let result = try await withSSHSession(harnessOptions(server)) { session in
+            try await session.exec("printf '\\377\\376a\\000b\\351'", timeout: .seconds(10))
+        }
+        #expect(result.stdout == [0xFF, 0xFE, 0x61, 0x00, 0x62, 0xE9])
+    }
+
+    @Test func twentyCommandsRunConcurrentlyOnOneSession() async throws {
+        let session = try await SSHSession.connect(harnessOptions(server), maxChannels: 32)
+        let start = ContinuousClock.now
+        let outputs = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    let result = try await session.exec("sleep 1; echo \(index)", timeout: .seconds(20))
+                    return (index, String(decoding: result.stdout, as: UTF8.self))
+                }
+            }
+            var collected: [Int: String] = [:]
+            for try await (index, output) in group { collected[index] = output }
+            return collected
+        }
+        let elapsed = start.duration(to: .now)
+        await session.close()
+        #expect(outputs.count == 20)
+        for index in 0..<20 { #expect(outputs[index] == "\(index)\n") }
+        // Twenty one-second sleeps finish together only if they ran at the same time.
+        #expect(elapsed < .seconds(5), "20 concurrent execs took \(elapsed)")
+    }
+
+    @Test func commandsBeyondTheChannelLimitWaitTheirTurn() async throws {
+        let session = try await SSHSession.connect(harnessOptions(server), maxChannels: 2)
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let result = try await session.exec("sleep 0.5; echo ok", timeout: .seconds(20))
+                    #expect(result.stdout == Array("ok\n".utf8))
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = start.duration(to: .now)
+        await session.close()
+        // Two at a time: two rounds of half a second.
+        #expect(elapsed >= .milliseconds(950), "4 execs with 2 channels took \(elapsed)")
+    }
+
+    @Test func aCommandThatOverrunsItsDeadlineIsStoppedAndTheSessionStaysUsable() async throws {
+        let session = try await SSHSession.connect(harnessOptions(server))
+        let start = ContinuousClock.now
+        await #expect {
+            _ = try await session.exec("sleep 30.4242", timeout: .milliseconds(500))
+        } throws: { error in
+            (error as? SSHError)?.code == .timeout
+        }
+        #expect(start.duration(to: .now) < .seconds(5))
+        let result = try await session.exec("echo still here", timeout: .seconds(10))
+        #expect(result.stdout == Array("still here\n".utf8))
+        // The command's process group was killed on the host, not left running.
+        let leftover = try await session.exec("pgrep -f 'sleep 30.4242' || echo none", timeout: .seconds(10))
+        #expect(leftover.stdout == Array("none\n".utf8))
+        await session.close()
+    }
+
+    @Test func aRunawayCommandIsCutAtTheOutputLimit() async throws {
+        let session = try await SSHSession.connect(harnessOptions(server))
+        let result = try await session.exec("head -c 50000000 /dev/zero", timeout: .seconds(30), outputLimit: 1 << 20)
+        #expect(result.truncated)
+        #expect(result.stdout.count == 1 << 20)
+        let after = try await session.exec("echo ok", timeout: .seconds(10))
+        #expect(after.stdout == Array("ok\n".utf8))
+        await session.close()
+    }
+
+    @Test func fiftyMegabytesOfOutputArriveWholeWhenTheLimitAllows() async throws {
+        let session = try await SSHSession.connect(harnessOptions(server))
+        let result = try await session.exec("head -c 50000000 /dev/zero", timeout: .seconds(60), outputLimit: 64 << 20)
+        #expect(!result.truncated)
+        #expect(result.stdout.count == 50_000_000)
+        #expect(result.exitStatus == 0)
+        await session.close()
+    }
+
+    @Test func cancellingTheTaskStopsTheCommand() async throws {
+        let session = try await SSHSession.connect(harnessOptions(server))
+        let task = Task { try await session.exec("sleep 30", timeout: .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let start = ContinuousClock.now
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        #expect(start.duration(to: .now) < .seconds(5))
+        let after = try await session.exec("echo ok", timeout: .seconds(10))
+        #expect(after.stdout == Array("ok\n".utf8))
+        await session.close()
+    }
+
+    @Test func aConnectionDroppedMidCommandFailsTheCommandAndMarksTheSessionDead() async throws {
+        let session = try await SSHSession.connect(harnessOptions(server))
+        // The shell's parent is the sshd process serving this connection.
+        await #expect {
+            _ = try await session.exec("sleep 0.2; kill -9 $PPID; sleep 5", timeout: .seconds(20))
+        } throws: { error in
+            guard let error = error as? SSHError else { return false }
+            return error.code == .sessionClosed || error.code == .timeout
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!session.isAlive)
+        await #expect(throws: SSHError.self) { _ = try await session.exec("true", timeout: .seconds(5)) }
+    }
+}
