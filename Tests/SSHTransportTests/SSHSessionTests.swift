@@ -101,7 +101,7 @@ func harnessOptions(
         let result = try await session.exec("echo still here", timeout: .seconds(10))
         #expect(result.stdout == Array("still here\n".utf8))
         // The command's process group was killed on the host, not left running.
-        let leftover = try await session.exec("pgrep -f 'sleep 30.4242' || echo none", timeout: .seconds(10))
+        let leftover = try await session.exec("pgrep -f '[s]leep 30.4242' || echo none", timeout: .seconds(10))
         #expect(leftover.stdout == Array("none\n".utf8))
         await session.close()
     }

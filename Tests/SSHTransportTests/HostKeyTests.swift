@@ -1,0 +1,179 @@
+import Foundation
+import SSHTransport
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct HostKeyTests {
+    let server: SSHTestServer
+    let directory: String
+
+    init() throws {
+        server = try SSHTestServer.shared()
+        directory = NSTemporaryDirectory() + "hostscope-knownhosts-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    /// The server's fingerprint as OpenSSH computes it.
+    private func expectedFingerprint() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+        process.arguments = ["-l", "-E", "sha256", "-f", server.hostPublicKeyPath]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return String(output.split(separator: " ")[1])
+    }
+
+    @Test func anUnknownHostIsRefusedWithItsFingerprintAndHowToAcceptIt() async throws {
+        let file = directory + "/known_hosts"
+        let secrets = RecordingSecrets(password: "unused")
+        do {
+            let session = try await SSHSession.connect(
+                harnessOptions(server, knownHosts: file, secrets: secrets.provider))
+            await session.close()
+            Issue.record("connected to an unknown host")
+        } catch let error as SSHError {
+            #expect(error.code == .hostKeyUnknown)
+            #expect(error.message.contains(try expectedFingerprint()))
+            #expect(error.message.contains("--accept-new-host-key"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(secrets.requests.isEmpty)
+    }
+
+    @Test func acceptNewRecordsTheKeyAndTheNextStrictConnectTrustsIt() async throws {
+        let file = directory + "/sub/known_hosts"
+        let first = try await SSHSession.connect(harnessOptions(server, knownHosts: file, policy: .acceptNew))
+        #expect(first.info.hostKeyStatus == .accepted(file: file))
+        #expect(first.info.hostKeyFingerprint == (try expectedFingerprint()))
+        await first.close()
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.hasPrefix("[127.0.0.1]:\(server.port) ssh-ed25519 "))
+        let second = try await SSHSession.connect(harnessOptions(server, knownHosts: file))
+        #expect(second.info.hostKeyStatus == .known(file: file))
+        await second.close()
+    }
+
+    @Test func hashedEntriesAreRecognised() async throws {
+        let file = directory + "/known_hosts"
+        try FileManager.default.copyItem(atPath: server.knownHostsPath, toPath: file)
+        #expect(SSHTestServer.run(["/usr/bin/ssh-keygen", "-q", "-H", "-f", file]) == 0)
+        let hashed = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(hashed.hasPrefix("|1|"))
+        let session = try await SSHSession.connect(harnessOptions(server, knownHosts: file))
+        #expect(session.info.hostKeyStatus == .known(file: file))
+        await session.close()
+    }
+
+    @Test func aChangedKeyIsRefusedBeforeAuthenticationEvenWhenAcceptingNewKeys() async throws {
+        let file = directory + "/known_hosts"
+        let other = directory + "/other_key"
+        #expect(SSHTestServer.run(["/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", other]) == 0)
+        let otherPublic = try String(contentsOfFile: other + ".pub", encoding: .utf8).split(separator: " ")
+        let lines = "# a comment\n[127.0.0.1]:\(server.port) \(otherPublic[0]) \(otherPublic[1])\n"
+        try lines.write(toFile: file, atomically: true, encoding: .utf8)
+        let secrets = RecordingSecrets(password: "unused", passphrase: "unused")
+        do {
+            let session = try await SSHSession.connect(
+                harnessOptions(server, knownHosts: file, policy: .acceptNew, secrets: secrets.provider))
+            await session.close()
+            Issue.record("connected despite a changed host key")
+        } catch let error as SSHError {
+            #expect(error.code == .hostKeyChanged)
+            #expect(error.message.contains("HOST KEY CHANGED"))
+            #expect(error.message.contains("line 2"))
+            #expect(error.message.contains(try expectedFingerprint()))
+            #expect(error.message.contains("ssh-keygen -R"))
+        }
+        #expect(secrets.requests.isEmpty)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == lines)
+    }
+
+    @Test func unparseableLinesDoNotHideTheRestOfTheFile() async throws {
+        let file = directory + "/known_hosts"
+        let good = try String(contentsOfFile: server.knownHostsPath, encoding: .utf8)
+        let noise = """
+            @cert-authority *.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+            example.org sk-ssh-ed25519@openssh.com AAAAGnNrLXNzaC1lZDI1NTE5QG9wZW5zc2guY29tAAAAIA==
+            this line is garbage
+
+            """
+        try (noise + good).write(toFile: file, atomically: true, encoding: .utf8)
+        let session = try await SSHSession.connect(harnessOptions(server, knownHosts: file))
+        #expect(session.info.hostKeyStatus == .known(file: file))
+        await session.close()
+    }
+}
+
+@Suite struct ConnectFailureTests {
+    @Test func aRefusedPortSaysSo() async throws {
+        let port = try freeLoopbackPort()
+        let options = SSHConnectionOptions(
+            displayName: "closed", hostName: "127.0.0.1", port: port, user: "nobody", knownHostsFiles: [])
+        await #expect {
+            _ = try await SSHSession.connect(options)
+        } throws: { error in
+            guard let error = error as? SSHError else { return false }
+            return error.code == .connect && error.message.contains("Connection refused")
+                && error.message.contains("port \(port)")
+        }
+    }
+
+    @Test func anUnresolvableNameSaysSo() async throws {
+        let options = SSHConnectionOptions(
+            displayName: "ghost", hostName: "no-such-host.invalid", user: "nobody", knownHostsFiles: [])
+        await #expect {
+            _ = try await SSHSession.connect(options)
+        } throws: { error in
+            guard let error = error as? SSHError else { return false }
+            return error.code == .resolve && error.message.contains("no-such-host.invalid")
+        }
+    }
+
+    @Test func aServerThatNeverSendsABannerTimesOut() async throws {
+        // Accepts TCP connections and then says nothing, like a wedged daemon.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(listener, $0, length) }
+        }
+        listen(listener, 8)
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let options = SSHConnectionOptions(
+            displayName: "silent", hostName: "127.0.0.1", port: port, user: "nobody", knownHostsFiles: [],
+            connectTimeout: .seconds(1))
+        let start = ContinuousClock.now
+        await #expect {
+            _ = try await SSHSession.connect(options)
+        } throws: { error in
+            (error as? SSHError)?.code == .timeout
+        }
+        #expect(start.duration(to: .now) < .seconds(4))
+    }
+
+    private func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(fd, $0, length) }
+        }
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

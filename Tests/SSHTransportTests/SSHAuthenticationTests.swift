@@ -1,0 +1,134 @@
+import Foundation
+import SSHTransport
+import Synchronization
+import TestSupport
+import Testing
+
+/// Records which secrets were asked for, and answers from a table.
+final class RecordingSecrets: Sendable {
+    private let asked = Mutex<[SecretRequest]>([])
+    private let password: String?
+    private let passphrase: String?
+
+    init(password: String? = nil, passphrase: String? = nil) {
+        self.password = password
+        self.passphrase = passphrase
+    }
+
+    var requests: [SecretRequest] { asked.withLock { $0 } }
+
+    var provider: SecretProvider {
+        { [self] request in
+            asked.withLock { $0.append(request) }
+            switch request {
+            case .password: return password.map(Secret.init)
+            case .passphrase: return passphrase.map(Secret.init)
+            }
+        }
+    }
+}
+
+@Suite(.serialized) struct SSHAuthenticationTests {
+    let server: SSHTestServer
+
+    init() throws {
+        server = try SSHTestServer.shared()
+    }
+
+    @Test func anEd25519KeyFileAuthenticates() async throws {
+        let session = try await SSHSession.connect(harnessOptions(server, identities: [server.keyPath]))
+        #expect(session.info.authMethod.contains("id_ed25519"))
+        #expect(session.info.hostKeyType == "ssh-ed25519")
+        await session.close()
+    }
+
+    @Test func anECDSAKeyFileAuthenticates() async throws {
+        let session = try await SSHSession.connect(harnessOptions(server, identities: [server.ecdsaKeyPath]))
+        #expect(session.info.authMethod.contains("id_ecdsa"))
+        await session.close()
+    }
+
+    @Test func theAgentIsTriedFirst() async throws {
+        let session = try await SSHSession.connect(
+            harnessOptions(server, identities: [server.ecdsaKeyPath], agent: true)
+                .with { $0.identitiesOnly = false })
+        #expect(session.info.authMethod.hasPrefix("publickey (ssh-agent"))
+        await session.close()
+    }
+
+    @Test func anEncryptedKeyUsesThePassphraseFromTheProvider() async throws {
+        let secrets = RecordingSecrets(passphrase: server.passphrase)
+        let session = try await SSHSession.connect(
+            harnessOptions(server, identities: [server.encryptedKeyPath], secrets: secrets.provider))
+        #expect(session.info.authMethod.contains("id_ed25519_pass"))
+        #expect(secrets.requests == [.passphrase(keyPath: server.encryptedKeyPath)])
+        await session.close()
+    }
+
+    @Test func anEncryptedKeyWithoutAPassphraseFailsSayingSo() async throws {
+        let error = await connectError(harnessOptions(server, identities: [server.encryptedKeyPath]))
+        #expect(error?.code == .auth)
+        #expect(error?.message.contains("encrypted and no passphrase given") == true)
+    }
+
+    @Test func passwordAuthenticationWorksAndThePasswordNeverAppearsInErrors() async throws {
+        try #require(server.passwordAuthentication, "password authentication needs the harness to run as root")
+        let password = try #require(server.password)
+        let good = RecordingSecrets(password: password)
+        let session = try await SSHSession.connect(harnessOptions(server, identities: [], secrets: good.provider))
+        #expect(session.info.authMethod == "password")
+        await session.close()
+
+        let wrong = "wrong-\(password)-marker"
+        let bad = RecordingSecrets(password: wrong)
+        let error = await connectError(harnessOptions(server, identities: [], secrets: bad.provider))
+        #expect(error?.code == .auth)
+        #expect(error?.message.contains("password (refused)") == true)
+        #expect(error?.message.contains(wrong) == false)
+        #expect("\(String(describing: error))".contains(wrong) == false)
+    }
+
+    @Test func anUnknownUserGetsAnErrorThatSaysWhatWasTried() async throws {
+        var options = harnessOptions(server)
+        options.user = "no-such-user-\(getpid())"
+        let error = await connectError(options)
+        #expect(error?.code == .auth)
+        #expect(error?.message.contains("authentication failed for user no-such-user") == true)
+        #expect(error?.message.contains("id_ed25519") == true)
+    }
+
+    @Test func anAgentWithNoUsableKeysIsReported() async throws {
+        // The agent holds id_ed25519; IdentitiesOnly with another key filters it out.
+        let error = await connectError(
+            harnessOptions(server, identities: ["/nonexistent/key"], agent: true))
+        #expect(error?.code == .auth)
+        #expect(error?.message.contains("ssh-agent (no usable keys)") == true)
+    }
+
+    @Test func anRSAKeyRefusedForItsSHA1SignatureGetsAnExplanation() async throws {
+        // OpenSSH ≥ 8.8 refuses ssh-rsa (SHA-1) signatures, which is all libssh2 1.10 makes;
+        // sshd logs "signature algorithm ssh-rsa not in PubkeyAcceptedAlgorithms".
+        let error = await connectError(harnessOptions(server, identities: [server.rsaKeyPath]))
+        #expect(error?.code == .auth)
+        #expect(error?.message.contains("signs RSA only with ssh-rsa (SHA-1)") == true)
+        #expect(error?.message.contains("use an ed25519 or ECDSA key") == true)
+    }
+
+    private func connectError(_ options: SSHConnectionOptions) async -> SSHError? {
+        do {
+            let session = try await SSHSession.connect(options)
+            await session.close()
+            return nil
+        } catch {
+            return error as? SSHError
+        }
+    }
+}
+
+extension SSHConnectionOptions {
+    func with(_ change: (inout SSHConnectionOptions) -> Void) -> SSHConnectionOptions {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}
