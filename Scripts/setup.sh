@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what hostscope needs to build and test on Debian 12 (or Ubuntu): the C libraries it
+# links (libssh2, libcurl, SQLite), the real servers its tests start (OpenSSH server and client),
+# the tools its collectors read (sysstat, busybox), and the Python packages of its test servers.
+# Safe to run again; uses sudo when not run as root.
+set -euo pipefail
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+    sudo="sudo"
+fi
+
+packages=(
+    libssh2-1-dev libcurl4-openssl-dev libsqlite3-dev
+    openssh-server openssh-client sysstat busybox procps python3 python3-pip
+)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# Debian's sshd package starts a system daemon on port 22; the tests start their own.
+
+python_packages=(opentelemetry-proto protobuf rotel)
+if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel' 2>/dev/null; then
+    pip_flags=(--quiet --disable-pip-version-check --root-user-action=ignore)
+    if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
+        pip_flags+=(--break-system-packages)
+    fi
+    python3 -m pip install "${pip_flags[@]}" "${python_packages[@]}" >/dev/null
+fi
+echo "hostscope set-up complete"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs hostscope's whole test suite against real components: it starts an OpenSSH server and
+# an ssh-agent on loopback (Scripts/sshd-harness.sh), runs `swift test`, and stops them.
+# Tests that need other servers (OTLP receivers, LLM endpoints) start them themselves.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+harness=$(mktemp -d "${TMPDIR:-/tmp}/hostscope-test-sshd.XXXXXX")
+cleanup() {
+    bash Scripts/sshd-harness.sh stop "$harness" >/dev/null 2>&1 || true
+    rm -rf "$harness"
+}
+trap cleanup EXIT
+bash Scripts/sshd-harness.sh start "$harness" >/dev/null
+export HOSTSCOPE_TEST_SSH_DIR="$harness"
+
+swift build --build-tests "$@"
+swift test --skip-build "$@"
