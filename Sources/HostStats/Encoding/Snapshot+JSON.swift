@@ -37,6 +37,7 @@ extension SnapshotPart {
         if let disks { object.append("disks", .array(disks.map(\.jsonValue))) }
         if let network { object.append("network", .array(network.map(\.jsonValue))) }
         if let processes { object.append("processes", .array(processes.map(\.jsonValue))) }
+        if let devices { object.append("devices", .array(devices.map(\.jsonValue))) }
         if !warnings.isEmpty { object.append("warnings", .array(warnings.map(JSONValue.string))) }
         return .object(object)
     }
@@ -147,6 +148,24 @@ extension NetworkInterfaceStats {
             "tx_errors": .from(txErrors, JSONValue.uint),
             "rx_dropped": .from(rxDropped, JSONValue.uint),
             "tx_dropped": .from(txDropped, JSONValue.uint),
+        ])
+    }
+}
+
+extension BlockDeviceStats {
+    /// `{"device", "read_bytes", "write_bytes", "reads", "writes", "read_bytes_per_second", …}`.
+    public var jsonValue: JSONValue {
+        .object([
+            "device": .string(device),
+            "read_bytes": .from(readBytes, JSONValue.uint),
+            "write_bytes": .from(writeBytes, JSONValue.uint),
+            "reads": .from(reads, JSONValue.uint),
+            "writes": .from(writes, JSONValue.uint),
+            "read_bytes_per_second": .from(readBytesPerSecond, JSONValue.double),
+            "write_bytes_per_second": .from(writeBytesPerSecond, JSONValue.double),
+            "reads_per_second": .from(readsPerSecond, JSONValue.double),
+            "writes_per_second": .from(writesPerSecond, JSONValue.double),
+            "utilization_percent": .from(utilizationPercent, JSONValue.double),
         ])
     }
 }

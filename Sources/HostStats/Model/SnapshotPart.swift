@@ -3,6 +3,9 @@
 /// `hostscope parse free` prints `{"memory": …}`, `parse df` prints `{"disks": …}`: a part
 /// holds whichever sections its parser filled in, and collectors merge parts into a
 /// ``Snapshot``.
+///
+/// ``devices`` is the one section a snapshot does not have: per-device I/O from `iostat` or
+/// `/proc/diskstats`, which a collector joins onto ``Snapshot/disks`` by device name.
 public struct SnapshotPart: Sendable, Equatable {
     public var os: OSInfo?
     public var uptimeSeconds: Double?
@@ -12,12 +15,14 @@ public struct SnapshotPart: Sendable, Equatable {
     public var disks: [DiskStats]?
     public var network: [NetworkInterfaceStats]?
     public var processes: [ProcessStats]?
+    /// Per-device I/O; printed by `hostscope parse` as `devices`, absent from snapshots.
+    public var devices: [BlockDeviceStats]?
     public var warnings: [String]
 
     public init(
         os: OSInfo? = nil, uptimeSeconds: Double? = nil, load: LoadAverage? = nil, cpu: CPUStats? = nil,
         memory: MemoryStats? = nil, disks: [DiskStats]? = nil, network: [NetworkInterfaceStats]? = nil,
-        processes: [ProcessStats]? = nil, warnings: [String] = []
+        processes: [ProcessStats]? = nil, devices: [BlockDeviceStats]? = nil, warnings: [String] = []
     ) {
         self.os = os
         self.uptimeSeconds = uptimeSeconds
@@ -27,6 +32,7 @@ public struct SnapshotPart: Sendable, Equatable {
         self.disks = disks
         self.network = network
         self.processes = processes
+        self.devices = devices
         self.warnings = warnings
     }
 }
