@@ -208,6 +208,11 @@ enum ConfigText {
         character.isASCII && character.isWholeNumber
     }
 
+    /// A line ends at LF; Swift reads CR LF as one character, which must end a line too.
+    static func isLineBreak(_ character: Character) -> Bool {
+        character == "\n" || character == "\r\n"
+    }
+
     static func isDigits(_ text: some StringProtocol) -> Bool {
         !text.isEmpty && text.allSatisfy(isDigit)
     }

@@ -21,7 +21,7 @@ public enum HostList {
     public static func parseHostsFile(_ text: String, path: String) throws(SSHError) -> [HostListEntry] {
         var entries: [HostListEntry] = []
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: ConfigText.isLineBreak) {
             lineNumber += 1
             let location = SSHConfigLocation(file: path, line: lineNumber)
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })

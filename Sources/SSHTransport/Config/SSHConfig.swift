@@ -174,7 +174,7 @@ struct ConfigLoader {
     ) throws(SSHError) -> SSHConfig.File {
         var nodes: [SSHConfig.Node] = []
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: ConfigText.isLineBreak) {
             lineNumber += 1
             let location = SSHConfigLocation(file: path, line: lineNumber)
             guard let directive = try ConfigLineScanner.scan(line, at: location) else {
