@@ -1,0 +1,265 @@
+extension SSHConfig {
+    /// The settings for `destination`, as `ssh -G` would compute them.
+    ///
+    /// The destination's own `user@` and `:port`, then `overrides`, are set before the files are read,
+    /// exactly as `ssh` sets its command line first: the first value obtained for a keyword wins, so the
+    /// files only fill what the command line left open. `Host` patterns are matched against the host as
+    /// typed, case and all.
+    public func resolve(
+        _ destination: SSHDestination, overrides: SSHConnectionOverrides = SSHConnectionOverrides()
+    ) throws(SSHError) -> SSHHostConfig {
+        var state = ResolutionState()
+        state.user.offer(destination.user, from: nil)
+        state.user.offer(overrides.user, from: nil)
+        state.port.offer(destination.port, from: nil)
+        state.port.offer(overrides.port, from: nil)
+        for path in overrides.identityFiles {
+            try state.addIdentityFile(path, from: nil)
+        }
+        state.userKnownHostsFiles.offer(overrides.userKnownHostsFiles, from: nil)
+        state.strictHostKeyChecking.offer(overrides.strictHostKeyChecking, from: nil)
+        if let timeout = overrides.connectTimeout {
+            state.connectTimeout.offer(Int(timeout.components.seconds), from: nil)
+        }
+        for file in files {
+            var active = true
+            try state.walk(file.nodes, host: destination.host, active: &active, neverMatch: false)
+        }
+        return try state.finish(alias: destination.host, environment: environment)
+    }
+
+    /// The settings for a host named as on the command line, without `user@` or `:port`.
+    public func resolve(
+        host: String, overrides: SSHConnectionOverrides = SSHConnectionOverrides()
+    ) throws(SSHError) -> SSHHostConfig {
+        try resolve(SSHDestination(host: host), overrides: overrides)
+    }
+}
+
+/// One option's value: the first one offered wins, and where it came from is kept.
+struct FirstValue<Value: Sendable>: Sendable {
+    var value: Value?
+    var origin: SSHConfigLocation?
+
+    mutating func offer(_ candidate: Value?, from location: SSHConfigLocation?) {
+        guard value == nil, let candidate else { return }
+        value = candidate
+        origin = location
+    }
+}
+
+struct ResolutionState {
+    /// OpenSSH's cap on identity files.
+    static let maximumIdentityFiles = 100
+
+    var hostName = FirstValue<String>()
+    var user = FirstValue<String>()
+    var port = FirstValue<Int>()
+    var hostKeyAlias = FirstValue<String>()
+    var identityFiles: [(configured: String, origin: SSHConfigLocation?)] = []
+    var identitiesOnly = FirstValue<Bool>()
+    var userKnownHostsFiles = FirstValue<[String]>()
+    var globalKnownHostsFiles = FirstValue<[String]>()
+    var strictHostKeyChecking = FirstValue<StrictHostKeyChecking>()
+    var connectTimeout = FirstValue<Int>()
+    var serverAliveInterval = FirstValue<Int>()
+    var serverAliveCountMax = FirstValue<Int>()
+    var identityAgent = FirstValue<String>()
+    var otherDirectives: [SSHConfigDirective] = []
+
+    /// Applies one file's nodes. `neverMatch` marks a file included from a block that did not apply: it is
+    /// read, but none of its blocks can apply (OpenSSH's SSHCONF_NEVERMATCH).
+    mutating func walk(
+        _ nodes: [SSHConfig.Node], host: String, active: inout Bool, neverMatch: Bool
+    ) throws(SSHError) {
+        for node in nodes {
+            switch node {
+            case .host(let line):
+                active = !neverMatch && line.applies(to: host)
+            case .match(_, let always):
+                active = !neverMatch && always
+            case .setting(let setting, let directive):
+                if active {
+                    try apply(setting, directive)
+                }
+            case .include(_, let included):
+                // An included file starts in the including block's state, and its `Host` lines do not
+                // change that block's state for the lines after the `Include`.
+                let outer = active
+                for file in included {
+                    try walk(file.nodes, host: host, active: &active, neverMatch: neverMatch || !outer)
+                    active = outer
+                }
+            }
+        }
+    }
+
+    mutating func addIdentityFile(_ configured: String, from location: SSHConfigLocation?) throws(SSHError) {
+        // `ssh` keeps the first of two identical entries.
+        guard !identityFiles.contains(where: { $0.configured == configured }) else { return }
+        guard identityFiles.count < Self.maximumIdentityFiles else {
+            let place = location.map { "\($0): " } ?? ""
+            throw SSHError(
+                .config, "\(place)more than \(Self.maximumIdentityFiles) identity files apply; remove some")
+        }
+        identityFiles.append((configured, location))
+    }
+
+    private mutating func apply(_ setting: ConfigSetting, _ directive: SSHConfigDirective) throws(SSHError) {
+        let location = directive.location
+        switch setting {
+        case .hostName(let value): hostName.offer(value, from: location)
+        case .user(let value): user.offer(value, from: location)
+        case .port(let value): port.offer(value, from: location)
+        case .hostKeyAlias(let value): hostKeyAlias.offer(value, from: location)
+        case .identityFile(let value): try addIdentityFile(value, from: location)
+        case .identitiesOnly(let value): identitiesOnly.offer(value, from: location)
+        case .userKnownHostsFiles(let value): userKnownHostsFiles.offer(value, from: location)
+        case .globalKnownHostsFiles(let value): globalKnownHostsFiles.offer(value, from: location)
+        case .strictHostKeyChecking(let value): strictHostKeyChecking.offer(value, from: location)
+        case .connectTimeout(let value): connectTimeout.offer(value, from: location)
+        case .serverAliveInterval(let value): serverAliveInterval.offer(value, from: location)
+        case .serverAliveCountMax(let value): serverAliveCountMax.offer(value, from: location)
+        case .identityAgent(let value): identityAgent.offer(value, from: location)
+        case .other: otherDirectives.append(directive)
+        }
+    }
+
+    func finish(alias: String, environment: SSHConfigEnvironment) throws(SSHError) -> SSHHostConfig {
+        let user = user.value ?? environment.localUser
+        let port = port.value ?? SSHHostConfig.defaultPort
+
+        var remoteHost = alias
+        if let configured = hostName.value {
+            let onlyHost = PercentExpansion(tokens: ["h": alias], variables: nil)
+            remoteHost = try expanded(configured, "HostName", hostName.origin) {
+                text throws(PercentExpansion.Failure) -> String in try onlyHost.expand(text)
+            }
+        }
+        if !HostAddress.looksLikeAddress(remoteHost) {
+            remoteHost = remoteHost.lowercased()
+        }
+
+        var tokens: [Character: String] = [
+            "d": environment.homeDirectory, "h": remoteHost, "k": hostKeyAlias.value ?? alias, "n": alias,
+            "p": String(port), "r": user, "u": environment.localUser,
+        ]
+        var unavailable: [Character: String] = [
+            "C": "(the connection hash) is not supported; use %h, %p and %r instead",
+            "j": "(the ProxyJump host) is not supported, as ProxyJump is not",
+        ]
+        if let name = environment.localHostName {
+            tokens["l"] = name
+            tokens["L"] = String(name.prefix { $0 != "." })
+        } else {
+            unavailable["l"] = "(the local host name) is not known here"
+            unavailable["L"] = "(the local host name) is not known here"
+        }
+        if let uid = environment.userID {
+            tokens["i"] = String(uid)
+        } else {
+            unavailable["i"] = "(the local user id) is not known here"
+        }
+        let paths = PercentExpansion(tokens: tokens, variables: environment.variables, unavailable: unavailable)
+        func path(_ text: String, _ keyword: String, _ origin: SSHConfigLocation?) throws(SSHError) -> String {
+            try expanded(text, keyword, origin) { text throws(PercentExpansion.Failure) -> String in
+                let home = try PercentExpansion.expandTilde(text, in: environment)
+                return try paths.expand(home)
+            }
+        }
+
+        var identities: [IdentityFile] = []
+        if identityFiles.isEmpty {
+            for file in SSHHostConfig.defaultIdentityFiles {
+                identities.append(IdentityFile(path: try path(file, "IdentityFile", nil), configured: file, isDefault: true))
+            }
+        } else {
+            for entry in identityFiles where entry.configured.lowercased() != "none" {
+                let expandedPath = try path(entry.configured, "IdentityFile", entry.origin)
+                identities.append(IdentityFile(path: expandedPath, configured: entry.configured, isDefault: false))
+            }
+        }
+
+        func knownHosts(
+            _ slot: FirstValue<[String]>, _ defaults: [String], _ keyword: String
+        ) throws(SSHError) -> [String] {
+            let files = slot.value ?? defaults
+            if files.count == 1, files[0].lowercased() == "none" {
+                return []
+            }
+            var result: [String] = []
+            for file in files {
+                result.append(try path(file, keyword, slot.origin))
+            }
+            return result
+        }
+
+        var agent = IdentityAgent.disabled
+        let configuredAgent = try identityAgent.value.map { value throws(SSHError) in
+            try path(value, "IdentityAgent", identityAgent.origin)
+        }
+        switch configuredAgent {
+        case nil, "SSH_AUTH_SOCK":
+            agent = Self.agent(environment.variables["SSH_AUTH_SOCK"])
+        case "none":
+            agent = .disabled
+        case let value? where value.hasPrefix("$"):
+            agent = Self.agent(environment.variables[String(value.dropFirst())])
+        case let value?:
+            agent = .socket(value)
+        }
+
+        var origins: [String: SSHConfigLocation] = [:]
+        let slots: [(String, SSHConfigLocation?)] = [
+            ("hostname", hostName.origin), ("user", self.user.origin), ("port", self.port.origin),
+            ("hostkeyalias", hostKeyAlias.origin), ("identitiesonly", identitiesOnly.origin),
+            ("userknownhostsfile", userKnownHostsFiles.origin),
+            ("globalknownhostsfile", globalKnownHostsFiles.origin),
+            ("stricthostkeychecking", strictHostKeyChecking.origin), ("connecttimeout", connectTimeout.origin),
+            ("serveraliveinterval", serverAliveInterval.origin),
+            ("serveralivecountmax", serverAliveCountMax.origin), ("identityagent", identityAgent.origin),
+            ("identityfile", identityFiles.lazy.compactMap(\.origin).first),
+        ]
+        for case (let keyword, let origin?) in slots {
+            origins[keyword] = origin
+        }
+
+        return SSHHostConfig(
+            alias: alias,
+            hostName: remoteHost,
+            user: user,
+            port: port,
+            hostKeyAlias: hostKeyAlias.value,
+            identityFiles: identities,
+            identitiesOnly: identitiesOnly.value ?? false,
+            userKnownHostsFiles: try knownHosts(
+                userKnownHostsFiles, SSHHostConfig.defaultUserKnownHostsFiles, "UserKnownHostsFile"),
+            globalKnownHostsFiles: try knownHosts(
+                globalKnownHostsFiles, SSHHostConfig.defaultGlobalKnownHostsFiles, "GlobalKnownHostsFile"),
+            strictHostKeyChecking: strictHostKeyChecking.value ?? .ask,
+            connectTimeout: connectTimeout.value.map { .seconds($0) },
+            serverAliveInterval: .seconds(serverAliveInterval.value ?? 0),
+            serverAliveCountMax: serverAliveCountMax.value ?? SSHHostConfig.defaultServerAliveCountMax,
+            identityAgent: agent,
+            otherDirectives: otherDirectives,
+            origins: origins
+        )
+    }
+
+    private static func agent(_ socket: String?) -> IdentityAgent {
+        guard let socket, !socket.isEmpty else { return .disabled }
+        return .socket(socket)
+    }
+
+    private func expanded(
+        _ text: String, _ keyword: String, _ origin: SSHConfigLocation?,
+        _ expand: (String) throws(PercentExpansion.Failure) -> String
+    ) throws(SSHError) -> String {
+        do {
+            return try expand(text)
+        } catch {
+            let place = origin.map { "\($0): " } ?? ""
+            throw SSHError(.config, "\(place)\(keyword) \"\(text)\": \(error.message)")
+        }
+    }
+}
