@@ -11,7 +11,8 @@ export LC_ALL=C
 cat /proc/uptime > proc_uptime.txt
 cat /proc/stat > proc_stat.txt
 { cat /proc/stat; sleep 1; cat /proc/stat; } > proc_stat_2samples.txt
-cat /proc/[0-9]*/stat > proc_pid_stat_all.txt 2>/dev/null
+# Machine-specific names are renamed by the sed script in $SCRUB (see capture-tools.sh).
+cat /proc/[0-9]*/stat 2>/dev/null | if [ -n "${SCRUB:-}" ]; then sed -e "$SCRUB"; else cat; fi > proc_pid_stat_all.txt
 { cat /etc/os-release; uname -snrm; } > os_release_uname_snrm.txt
 cat /proc/diskstats > proc_diskstats.txt
 cat /proc/net/dev > proc_net_dev.txt

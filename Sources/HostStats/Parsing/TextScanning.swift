@@ -19,6 +19,26 @@ public enum TextScanning {
         fields(line[...])
     }
 
+    /// Where each field of `fields(_:)` lies in the line, so that a parser can take the text
+    /// between or after fields exactly as written (mount points, argument lists).
+    public static func fieldRanges(_ line: Substring) -> [Range<Substring.Index>] {
+        var ranges: [Range<Substring.Index>] = []
+        var start: Substring.Index?
+        var index = line.startIndex
+        while index < line.endIndex {
+            let blank = line[index] == " " || line[index] == "\t"
+            if blank, let begin = start {
+                ranges.append(begin..<index)
+                start = nil
+            } else if !blank, start == nil {
+                start = index
+            }
+            index = line.index(after: index)
+        }
+        if let begin = start { ranges.append(begin..<line.endIndex) }
+        return ranges
+    }
+
     /// A decimal number written with `.` or `,` as decimal separator (`47.50`, `47,50`).
     public static func localizedDouble(_ token: Substring) -> Double? {
         if let value = Double(token) { return value }
@@ -56,6 +76,16 @@ public enum TextScanning {
         }
         guard let value = localizedDouble(text.dropLast()), value >= 0 else { return nil }
         return UInt64((value * Double(multiplier)).rounded())
+    }
+}
+
+extension Double {
+    /// The value rounded to `places` decimals: figures derived from printed percentages
+    /// (`100 − 97.49`) should not carry binary noise (`2.510000000000005`) into the output.
+    func rounded(toPlaces places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (self * scale).rounded() / scale
     }
 }
 

@@ -21,6 +21,44 @@ public struct ToolParser: Sendable {
 
     /// Every registered parser, in the order `--help` lists them.
     public static let all: [ToolParser] = [
+        ToolParser(name: "mpstat", summary: "sysstat mpstat [-P ALL] [-o JSON] INTERVAL COUNT: CPU shares from the summary rows") {
+            (text: String) throws(ParseError) in
+            let parsed = try MpstatParser.parse(text)
+            return SnapshotPart(cpu: parsed.value, warnings: parsed.warnings)
+        },
+        ToolParser(name: "free", summary: "free [-b|-k|-m|-h] [-w]: memory and swap, procps or BusyBox, any locale") {
+            (text: String) throws(ParseError) in
+            let parsed = try FreeParser.parse(text)
+            return SnapshotPart(memory: parsed.value, warnings: parsed.warnings)
+        },
+        ToolParser(name: "df", summary: "df [-kP|-hT|-PT -B1|-i]: filesystems; GNU, BusyBox or macOS") {
+            (text: String) throws(ParseError) in
+            let parsed = try DfParser.parse(text)
+            return SnapshotPart(disks: parsed.value, warnings: parsed.warnings)
+        },
+        ToolParser(name: "ps", summary: "ps -eo …, ps aux, BusyBox ps: processes by header name") {
+            (text: String) throws(ParseError) in
+            let parsed = try PsParser.parse(text)
+            return SnapshotPart(processes: parsed.value, warnings: parsed.warnings)
+        },
+        ToolParser(name: "iostat", summary: "iostat [-x] [-dk] INTERVAL COUNT: per-device rates and CPU from the last report") {
+            (text: String) throws(ParseError) in
+            let parsed = try IostatParser.parse(text)
+            return SnapshotPart(cpu: parsed.value.cpu, devices: parsed.value.devices, warnings: parsed.warnings)
+        },
+        ToolParser(name: "top", summary: "top -b -n N (procps or BusyBox): uptime, load, CPU, memory and processes") {
+            (text: String) throws(ParseError) in try TopParser.parse(text).value
+        },
+        ToolParser(name: "uptime", summary: "uptime: seconds up and load averages (Linux, BusyBox, macOS, SunOS)") {
+            (text: String) throws(ParseError) in
+            let uptime = try UptimeParser.parse(text)
+            var warnings: [String] = []
+            if uptime.seconds == nil { warnings.append("this uptime format gives no duration") }
+            return SnapshotPart(uptimeSeconds: uptime.seconds, load: uptime.load, warnings: warnings)
+        },
+        ToolParser(name: "ip", summary: "ip -s link: per-interface byte, error and drop counters") {
+            (text: String) throws(ParseError) in SnapshotPart(network: try IPLinkParser.parse(text))
+        },
         ToolParser(name: "proc-stat", summary: "/proc/stat; two concatenated reads give CPU percentages") {
             (text: String) throws(ParseError) in try ProcStatParser.part(text)
         },

@@ -1,0 +1,202 @@
+/// Reads `df` output into ``DiskStats``: GNU (`-kP`, `-hT`, `-PT -B1`, `-i`, any `N-blocks`
+/// unit, translated headers), old coreutils and BusyBox (wrapped lines, duplicate mounts), and
+/// macOS (512-byte blocks, inode columns inline).
+///
+/// A row is matched from its figures, not from header offsets: the filesystem is the shortest
+/// run of words after which come [a type,] three sizes, a percentage [, two inode counts and a
+/// percentage] and then the mount point, which is the rest of the line as written. So sources
+/// and mount points may hold spaces and any UTF-8. `used_percent` is recomputed as
+/// `used / (used + available) × 100`, unrounded, not copied from the tool's rounded column.
+///
+/// Several tables may be concatenated (`df -kP; df -iP`): an inode table then fills
+/// `inodes_total`/`inodes_used` of the size table's mounts. A mount point listed twice (BusyBox
+/// shows stacked mounts) is kept once, as GNU df does, with the last-mounted source.
+public enum DfParser {
+    static let source = "df"
+
+    private struct Layout {
+        var hasType: Bool
+        var inodesOnly: Bool
+        var inlineInodes: Bool
+        /// Bytes per unit of a suffix-less size; `nil` when sizes are human-readable.
+        var blockBytes: UInt64?
+    }
+
+    public static func parse(_ text: String) throws(ParseError) -> Parsed<[DiskStats]> {
+        var tables: [(layout: Layout, disks: [DiskStats])] = []
+        var warnings: [String] = []
+        var pending: String?
+        var pendingLine = 0
+        let lines = TextScanning.lines(text)
+        var index = 0
+        while index < lines.count {
+            let line = lines[index]
+            index += 1
+            let trimmed = line.trimmingBlanks()
+            if trimmed.isEmpty { continue }
+            if trimmed.hasPrefix("df:") || trimmed.contains("/df: ") || trimmed.hasPrefix("df ") {
+                warnings.append("df reported: \(trimmed)")
+                continue
+            }
+            if let layout = header(trimmed) {
+                tables.append((layout, []))
+                continue
+            }
+            guard let layout = tables.last?.layout else { continue }
+            guard var row = try match(line, layout: layout, allowEmptySource: pending != nil, line: index) else {
+                if let earlier = pending {
+                    warnings.append("ignored a line that is no df row: \(earlier)")
+                }
+                pending = String(trimmed)
+                pendingLine = index
+                continue
+            }
+            if row.filesystem.isEmpty, let name = pending { row.filesystem = name }
+            pending = nil
+            // A mount point wrapped onto its own line (BusyBox, narrow terminals).
+            if row.mount.isEmpty, index < lines.count {
+                let next = lines[index].trimmingBlanks()
+                if next.hasPrefix("/"), header(next) == nil, TextScanning.fields(next).count == 1 {
+                    row.mount = String(next)
+                    index += 1
+                }
+            }
+            guard !row.mount.isEmpty else {
+                throw ParseError(source: source, message: "row for \(row.filesystem) has no mount point", line: index)
+            }
+            tables[tables.count - 1].disks.append(row)
+        }
+        if let name = pending {
+            throw ParseError(source: source, message: "truncated output: `\(name)` has no figures", line: pendingLine)
+        }
+        guard !tables.isEmpty else {
+            throw .unexpected(source: source, "no `Filesystem … Mounted on` header", expected: "`df`", text: text)
+        }
+        guard tables.contains(where: { !$0.disks.isEmpty }) else {
+            throw .unexpected(source: source, "a header but no filesystem rows", expected: "`df`", text: text)
+        }
+        let sizeTables = tables.filter { !$0.layout.inodesOnly }
+        var disks = deduplicated(sizeTables.flatMap(\.disks), warnings: &warnings)
+        let inodeRows = deduplicated(tables.filter { $0.layout.inodesOnly }.flatMap(\.disks), warnings: &warnings)
+        if sizeTables.isEmpty {
+            disks = inodeRows
+        } else {
+            let byMount = Dictionary(inodeRows.map { ($0.mount, $0) }, uniquingKeysWith: { _, last in last })
+            for position in disks.indices {
+                guard let inodes = byMount[disks[position].mount] else { continue }
+                disks[position].inodesTotal = inodes.inodesTotal
+                disks[position].inodesUsed = inodes.inodesUsed
+            }
+        }
+        return Parsed(disks, warnings: warnings)
+    }
+
+    private static func deduplicated(_ disks: [DiskStats], warnings: inout [String]) -> [DiskStats] {
+        var result: [DiskStats] = []
+        var positions: [String: Int] = [:]
+        for disk in disks {
+            if let position = positions[disk.mount] {
+                warnings.append("\(disk.mount) is listed twice (stacked mounts): kept the last, \(disk.filesystem)")
+                result[position] = disk
+            } else {
+                positions[disk.mount] = result.count
+                result.append(disk)
+            }
+        }
+        return result
+    }
+
+    /// The layout a header line announces, or `nil` when the line is not a df header.
+    private static func header(_ line: Substring) -> Layout? {
+        let words = TextScanning.fields(line)
+        guard words.count >= 4, !words.contains(where: { UInt64($0) != nil }) else { return nil }
+        let lower = words.map { $0.lowercased() }
+        let known = [
+            "filesystem", "dateisystem", "mounted", "eingehängt", "monté", "capacity", "use%", "iuse%", "verw%",
+            "avail", "available", "size", "inodes", "iused",
+        ]
+        // `1K-blocks`, `1024-blocks`, `1-blocks`, German `1K-Blöcke`: a block size, a dash, a word.
+        let blockSizes = lower.compactMap { word -> UInt64? in
+            guard let dash = word.firstIndex(of: "-"), word[word.index(after: dash)...].allSatisfy(\.isLetter) else { return nil }
+            let size = word[..<dash]
+            guard size.first?.isNumber == true else { return nil }
+            return TextScanning.scaledSize(Substring(size))
+        }
+        guard lower.contains(where: { known.contains($0) }) || !blockSizes.isEmpty else { return nil }
+        let inodesOnly = lower.contains("inodes") || (lower.contains("iuse%") && blockSizes.isEmpty)
+        var blockBytes = blockSizes.first
+        if inodesOnly { blockBytes = 1 }
+        return Layout(
+            hasType: lower.contains("type") || lower.contains("typ") || lower.contains("tipo"),
+            inodesOnly: inodesOnly, inlineInodes: lower.contains("iused") && !inodesOnly, blockBytes: blockBytes)
+    }
+
+    /// The row in `line`, or `nil` when it holds no run of figures (a wrapped source name).
+    private static func match(
+        _ line: Substring, layout: Layout, allowEmptySource: Bool, line number: Int
+    ) throws(ParseError) -> DiskStats? {
+        let tokens = TextScanning.fieldRanges(line)
+        var kinds: [Kind] = layout.hasType ? [.word] : []
+        kinds += [.size, .size, .size, .percent]
+        if layout.inlineInodes { kinds += [.count, .count, .percent] }
+        let firstStart = allowEmptySource ? 0 : 1
+        guard tokens.count >= kinds.count + firstStart else { return nil }
+        for start in firstStart...(tokens.count - kinds.count) {
+            let candidate = tokens[start..<(start + kinds.count)]
+            guard zip(kinds, candidate).allSatisfy({ $0.accepts(line[$1]) }) else { continue }
+            let filesystem = start == 0 ? "" : String(line[tokens[0].lowerBound..<tokens[start - 1].upperBound])
+            let end = candidate.last!.upperBound
+            let mount = String(line[end...].trimmingBlanks())
+            var values = candidate.map { line[$0] }
+            var disk = DiskStats(filesystem: filesystem, mount: mount)
+            if layout.hasType { disk.type = String(values.removeFirst()) }
+            func size(_ token: Substring) throws(ParseError) -> UInt64? {
+                if token == "-" { return nil }
+                let parsed: UInt64?
+                if let plain = UInt64(token) {
+                    parsed = plain.multipliedReportingOverflow(by: layout.blockBytes ?? 1).partialValue
+                } else {
+                    parsed = TextScanning.scaledSize(token)
+                }
+                guard let parsed else {
+                    throw ParseError(source: source, message: "`\(token)` is not a size", line: number)
+                }
+                return parsed
+            }
+            let first = try size(values[0])
+            let used = try size(values[1])
+            let available = try size(values[2])
+            if layout.inodesOnly {
+                disk.inodesTotal = first
+                disk.inodesUsed = used
+            } else {
+                disk.sizeBytes = first
+                disk.usedBytes = used
+                disk.availableBytes = available
+                disk.usedPercent = DiskStats.usedPercent(used: used, available: available)
+            }
+            if layout.inlineInodes, let iused = UInt64(values[4]), let ifree = UInt64(values[5]) {
+                disk.inodesUsed = iused
+                disk.inodesTotal = iused.addingReportingOverflow(ifree).overflow ? nil : iused + ifree
+            }
+            return disk
+        }
+        return nil
+    }
+
+    private enum Kind {
+        case word, size, count, percent
+
+        func accepts(_ token: Substring) -> Bool {
+            switch self {
+            case .word: return true
+            case .count: return UInt64(token) != nil || token == "-"
+            case .percent: return token == "-" || (token.hasSuffix("%") && UInt64(token.dropLast()) != nil)
+            case .size:
+                if token == "-" || UInt64(token) != nil { return true }
+                guard let first = token.first, first.isNumber, token.last?.isLetter == true else { return false }
+                return TextScanning.scaledSize(token) != nil
+            }
+        }
+    }
+}
