@@ -1,0 +1,39 @@
+import HostStats
+
+/// hostscope's exit statuses: scripts branch on them, so each failure class has its own.
+public enum ExitStatus: Int32, Sendable, CaseIterable {
+    case success = 0
+    /// Anything not covered below (bad input file, unwritable output …).
+    case failure = 1
+    /// Command-line usage errors (ArgumentParser's own validation uses 64).
+    case usage = 2
+    /// DNS, TCP or SSH handshake failure, or a dropped connection.
+    case connect = 3
+    case auth = 4
+    case hostKey = 5
+    /// A command on the host failed, or its output could not be read.
+    case collect = 6
+    case timeout = 7
+
+    public init(_ kind: FailureKind) {
+        switch kind {
+        case .connect: self = .connect
+        case .auth: self = .auth
+        case .hostKey: self = .hostKey
+        case .command, .parse: self = .collect
+        case .timeout: self = .timeout
+        }
+    }
+
+    /// The status of a run whose hosts produced `records`: success when all succeeded, else
+    /// the status of the first failure in argument order.
+    public init(records: [SnapshotRecord]) {
+        for record in records {
+            if case .failure(let failure) = record {
+                self.init(failure.kind)
+                return
+            }
+        }
+        self = .success
+    }
+}

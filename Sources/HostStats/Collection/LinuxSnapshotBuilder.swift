@@ -1,0 +1,121 @@
+/// Turns probe results into a snapshot: utilisation and rates from the deltas between two
+/// counter samples, gauges as read.
+///
+/// Rules that keep figures honest:
+/// - without an earlier sample, CPU percentages and rates are `nil` (the first tick of a watch);
+/// - a counter that went backwards (reboot, wrap, interface re-created) gives `nil` for that
+///   figure, never a negative or huge rate;
+/// - the interval is the host's own (`/proc/uptime`), not the client's clock, so network delay
+///   does not skew rates.
+public enum LinuxSnapshotBuilder {
+    /// Kernel ticks per second of `/proc/PID/stat` times (USER_HZ); 100 on every mainstream
+    /// Linux architecture.
+    public static let ticksPerSecond = 100.0
+
+    /// Fills `snapshot` from `current`, taking deltas against `previous`.
+    public static func build(
+        into snapshot: inout Snapshot, result: LinuxProbeResult, previous: LinuxCounterSample?,
+        current: LinuxCounterSample, topProcesses: Int
+    ) {
+        // /proc/uptime counts centiseconds; rounding to them drops float noise (259.99999…).
+        let elapsed = previous.map { ((current.uptimeSeconds - $0.uptimeSeconds) * 100).rounded() / 100 }
+            .flatMap { $0 > 0 ? $0 : nil }
+        snapshot.uptimeSeconds = current.uptimeSeconds
+        snapshot.load = result.load
+        snapshot.memory = result.memory
+
+        if let previous, let elapsed {
+            snapshot.cpu = CPUStats(from: previous.cpu, to: current.cpu, elapsedMs: elapsed * 1000)
+        } else {
+            snapshot.cpu = CPUStats(
+                cores: current.cpu.perCore.isEmpty ? nil : current.cpu.perCore.count,
+                perCore: current.cpu.perCore.map { CoreStats(core: $0.core, busyPercent: nil) })
+        }
+
+        snapshot.network = current.network.map { interface in
+            var stats = interface
+            if let elapsed, let before = previous?.network.first(where: { $0.interface == interface.interface }) {
+                stats.rxBytesPerSecond = rate(before.rxBytes, interface.rxBytes, elapsed)
+                stats.txBytesPerSecond = rate(before.txBytes, interface.txBytes, elapsed)
+            } else {
+                stats.rxBytesPerSecond = nil
+                stats.txBytesPerSecond = nil
+            }
+            return stats
+        }
+
+        snapshot.disks = (result.disks ?? []).map { disk in
+            var stats = disk
+            stats.readBytesPerSecond = nil
+            stats.writeBytesPerSecond = nil
+            guard let elapsed, let device = blockDevice(of: disk.filesystem),
+                let now = current.disks.first(where: { $0.device == device }),
+                let before = previous?.disks.first(where: { $0.device == device })
+            else { return stats }
+            stats.readBytesPerSecond = rate(before.readBytes, now.readBytes, elapsed)
+            stats.writeBytesPerSecond = rate(before.writtenBytes, now.writtenBytes, elapsed)
+            return stats
+        }
+
+        snapshot.processes = topProcessList(
+            result: result, previous: previous, current: current, elapsed: elapsed,
+            totalMemory: result.memory?.totalBytes, count: topProcesses)
+        snapshot.warnings.append(contentsOf: result.warnings)
+    }
+
+    /// `(later − earlier) / seconds`, or `nil` when either is unknown or the counter went back.
+    public static func rate(_ earlier: UInt64?, _ later: UInt64?, _ seconds: Double) -> Double? {
+        guard let earlier, let later, later >= earlier, seconds > 0 else { return nil }
+        return Double(later - earlier) / seconds
+    }
+
+    /// The `/proc/diskstats` name of a df filesystem: `/dev/vda1` → `vda1`,
+    /// `/dev/mapper/vg-root` has no plain mapping (its `dm-N` name is not in df) → `nil`.
+    static func blockDevice(of filesystem: String) -> String? {
+        guard filesystem.hasPrefix("/dev/") else { return nil }
+        let name = filesystem.dropFirst(5)
+        guard !name.contains("/") else { return nil }
+        return String(name)
+    }
+
+    /// The processes using most CPU over the interval (then most memory), with `ps`'s user and
+    /// command line joined to the kernel's tick counts by pid.
+    static func topProcessList(
+        result: LinuxProbeResult, previous: LinuxCounterSample?, current: LinuxCounterSample, elapsed: Double?,
+        totalMemory: UInt64?, count: Int
+    ) -> [ProcessStats] {
+        guard count > 0 else { return [] }
+        let earlierTicks = Dictionary(
+            (previous?.processes ?? []).map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
+        let table = Dictionary((result.processTable ?? []).map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
+        let probe = result.probePID
+        let samples = current.processes.filter { $0.pid != probe && $0.ppid != probe }
+        var rows: [ProcessStats] = samples.map { sample in
+            var cpu: Double?
+            if let elapsed, let before = earlierTicks[sample.pid], before.startTimeTicks == sample.startTimeTicks,
+                sample.cpuTicks >= before.cpuTicks
+            {
+                cpu = Double(sample.cpuTicks - before.cpuTicks) / ticksPerSecond / elapsed * 100
+            }
+            let listed = table[sample.pid]
+            let rss = listed?.rssBytes
+            let command = listed.map(\.command).flatMap { $0.isEmpty ? nil : $0 } ?? "[\(sample.comm)]"
+            return ProcessStats(
+                pid: sample.pid, ppid: sample.ppid, user: listed?.user, cpuPercent: cpu,
+                memoryPercent: rss.flatMap { rss in totalMemory.map { Double(rss) / Double($0) * 100 } },
+                rssBytes: rss, command: command)
+        }
+        if rows.isEmpty, let listed = result.processTable {
+            // No /proc/PID/stat (a restricted /proc): fall back to ps alone, without CPU.
+            rows = listed.filter { $0.pid != probe && $0.ppid != probe }
+        }
+        rows.sort { left, right in
+            let leftCPU = left.cpuPercent ?? -1
+            let rightCPU = right.cpuPercent ?? -1
+            if leftCPU != rightCPU { return leftCPU > rightCPU }
+            if (left.rssBytes ?? 0) != (right.rssBytes ?? 0) { return (left.rssBytes ?? 0) > (right.rssBytes ?? 0) }
+            return left.pid < right.pid
+        }
+        return Array(rows.prefix(count))
+    }
+}

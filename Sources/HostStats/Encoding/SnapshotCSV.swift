@@ -1,0 +1,129 @@
+import Foundation
+import OrderedJSON
+
+/// RFC 4180 CSV of snapshot records.
+///
+/// The wide layout has one row per record with a fixed set of host-level columns, so its
+/// header never changes mid-file however interfaces and mounts come and go; per-disk and
+/// per-interface figures go to the long layout, one row per figure. Unknown values are empty
+/// fields. An error record is a wide row with `error` (its kind) and `error_message` filled.
+public enum SnapshotCSV {
+    /// The wide layout's columns, in order.
+    public static let wideColumns: [String] = [
+        "timestamp", "host", "error",
+        "cpu.busy_percent", "cpu.active_percent", "cpu.user_percent", "cpu.nice_percent", "cpu.system_percent",
+        "cpu.iowait_percent", "cpu.irq_percent", "cpu.softirq_percent", "cpu.steal_percent", "cpu.idle_percent",
+        "cpu.cores",
+        "memory.total_bytes", "memory.used_bytes", "memory.available_bytes", "memory.free_bytes",
+        "memory.buffers_bytes", "memory.cached_bytes", "memory.used_percent", "memory.swap_total_bytes",
+        "memory.swap_used_bytes",
+        "load.1m", "load.5m", "load.15m", "uptime_seconds",
+        "disk.max_used_percent", "disk.read_bytes_per_second", "disk.write_bytes_per_second",
+        "network.rx_bytes_per_second", "network.tx_bytes_per_second",
+        "collector", "duration_ms", "warnings", "error_message",
+    ]
+
+    /// The long layout's columns.
+    public static let longColumns = ["timestamp", "host", "kind", "device", "metric", "value"]
+
+    public static var wideHeader: String { wideColumns.map(field).joined(separator: ",") + "\r\n" }
+    public static var longHeader: String { longColumns.joined(separator: ",") + "\r\n" }
+
+    /// One wide row, CRLF-terminated.
+    public static func wideRow(_ record: SnapshotRecord) -> String {
+        var values: [String] = []
+        values.reserveCapacity(wideColumns.count)
+        switch record {
+        case .failure(let failure):
+            values = [Timestamp.format(failure.collectedAt), failure.host, failure.kind.rawValue]
+            values += Array(repeating: "", count: wideColumns.count - 4)
+            values.append(failure.message)
+        case .snapshot(let snapshot):
+            let cpu = snapshot.cpu
+            let memory = snapshot.memory
+            let disks = snapshot.disks
+            let network = snapshot.network.filter { $0.interface != "lo" && !$0.interface.hasPrefix("lo0") }
+            values = [Timestamp.format(snapshot.collectedAt), snapshot.host, ""]
+            values += [
+                cpu?.busyPercent, cpu?.activePercent, cpu?.userPercent, cpu?.nicePercent, cpu?.systemPercent,
+                cpu?.iowaitPercent, cpu?.irqPercent, cpu?.softirqPercent, cpu?.stealPercent, cpu?.idlePercent,
+            ].map(number)
+            values.append(cpu?.cores.map(String.init) ?? "")
+            values += [
+                memory?.totalBytes, memory?.usedBytes, memory?.availableBytes, memory?.freeBytes,
+                memory?.buffersBytes, memory?.cachedBytes,
+            ].map(integer)
+            values.append(number(memory?.usedPercent))
+            values += [memory?.swapTotalBytes, memory?.swapUsedBytes].map(integer)
+            values += [snapshot.load?.one, snapshot.load?.five, snapshot.load?.fifteen, snapshot.uptimeSeconds].map(number)
+            values.append(number(disks.compactMap(\.usedPercent).max()))
+            values.append(number(sum(disks.map(\.readBytesPerSecond))))
+            values.append(number(sum(disks.map(\.writeBytesPerSecond))))
+            values.append(number(sum(network.map(\.rxBytesPerSecond))))
+            values.append(number(sum(network.map(\.txBytesPerSecond))))
+            values += [snapshot.collector, number(snapshot.durationMs), snapshot.warnings.joined(separator: "; "), ""]
+        }
+        return values.map(field).joined(separator: ",") + "\r\n"
+    }
+
+    /// The long rows of a record: one per disk, interface and core figure. Error records have
+    /// no long rows (the wide layout carries them).
+    public static func longRows(_ record: SnapshotRecord) -> String {
+        guard case .snapshot(let snapshot) = record else { return "" }
+        let stamp = Timestamp.format(snapshot.collectedAt)
+        var out = ""
+        func row(_ kind: String, _ device: String, _ metric: String, _ value: String) {
+            guard !value.isEmpty else { return }
+            out += [stamp, snapshot.host, kind, device, metric, value].map(field).joined(separator: ",") + "\r\n"
+        }
+        for disk in snapshot.disks {
+            row("disk", disk.mount, "size_bytes", integer(disk.sizeBytes))
+            row("disk", disk.mount, "used_bytes", integer(disk.usedBytes))
+            row("disk", disk.mount, "available_bytes", integer(disk.availableBytes))
+            row("disk", disk.mount, "used_percent", number(disk.usedPercent))
+            row("disk", disk.mount, "inodes_total", integer(disk.inodesTotal))
+            row("disk", disk.mount, "inodes_used", integer(disk.inodesUsed))
+            row("disk", disk.mount, "read_bytes_per_second", number(disk.readBytesPerSecond))
+            row("disk", disk.mount, "write_bytes_per_second", number(disk.writeBytesPerSecond))
+        }
+        for interface in snapshot.network {
+            let name = interface.interface
+            row("network", name, "rx_bytes", integer(interface.rxBytes))
+            row("network", name, "tx_bytes", integer(interface.txBytes))
+            row("network", name, "rx_bytes_per_second", number(interface.rxBytesPerSecond))
+            row("network", name, "tx_bytes_per_second", number(interface.txBytesPerSecond))
+            row("network", name, "rx_errors", integer(interface.rxErrors))
+            row("network", name, "tx_errors", integer(interface.txErrors))
+            row("network", name, "rx_dropped", integer(interface.rxDropped))
+            row("network", name, "tx_dropped", integer(interface.txDropped))
+        }
+        for core in snapshot.cpu?.perCore ?? [] {
+            row("cpu", String(core.core), "busy_percent", number(core.busyPercent))
+        }
+        return out
+    }
+
+    /// Quotes a field when it holds a comma, quote, CR or LF (RFC 4180), doubling quotes.
+    public static func field(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    private static func number(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "" }
+        var bytes: [UInt8] = []
+        JSONWriter.appendDouble(value, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func integer(_ value: UInt64?) -> String {
+        value.map(String.init) ?? ""
+    }
+
+    /// The sum of the known values, or `nil` when none is known (a first tick's rates).
+    private static func sum(_ values: [Double?]) -> Double? {
+        let known = values.compactMap { $0 }
+        return known.isEmpty ? nil : known.reduce(0, +)
+    }
+}
+

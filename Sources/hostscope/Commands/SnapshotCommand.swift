@@ -1,0 +1,98 @@
+import Agent
+import ArgumentParser
+import HostStats
+import OrderedJSON
+
+/// Output formats of snapshot records.
+enum RecordFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json, ndjson, csv
+}
+
+/// CSV layouts: one wide row per host, or one row per disk/interface/core figure.
+enum CSVLayout: String, ExpressibleByArgument, CaseIterable {
+    case wide, long
+}
+
+extension CollectorKind: ExpressibleByArgument {}
+
+struct SnapshotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Snapshot CPU, memory, load, disks, network and top processes of hosts.",
+        discussion: """
+            With no host, snapshots this machine ("local") through the same probe as a remote host. \
+            Hosts are ~/.ssh/config aliases, user@host, host:port, user@host:port or local; several \
+            are collected at once. CPU and rates are measured over --sample inside one command on \
+            the host, never taken from since-boot counters.
+
+            Output is a table on a terminal and JSON when piped (one object per host; an array for \
+            several hosts with --format json). A host that fails yields an error record and a line \
+            on stderr; the others still report. Exit status: 0 all hosts succeeded, 3 connect, \
+            4 authentication, 5 host key, 6 collection, 7 timeout (the first failing host's).
+            """)
+
+    @Argument(help: "Hosts to snapshot (default: local).")
+    var hosts: [String] = []
+
+    @Option(name: [.customShort("o"), .long], help: "table, json, ndjson or csv (default: table on a terminal, json otherwise).")
+    var format: RecordFormat?
+
+    @Option(help: "auto, proc (kernel files, one command) or tools (mpstat, free, df, ps).")
+    var collector: CollectorKind = .auto
+
+    @Option(help: "CPU and rate sampling window.")
+    var sample: DurationArgument = DurationArgument(.milliseconds(250))
+
+    @Option(help: "How many processes to list, busiest first.")
+    var top: Int = 10
+
+    @Option(name: .customLong("csv-layout"), help: "CSV layout: wide (host-level columns) or long (per disk/interface).")
+    var csvLayout: CSVLayout = .wide
+
+    @Option(name: .customLong("timeout"), help: "Limit on the probe command on each host.")
+    var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        guard top >= 0 else { throw ValidationError("--top must be 0 or more.") }
+        guard sample.duration <= .seconds(60) else {
+            throw ValidationError("--sample \(DurationText.format(sample.duration)) is longer than a minute; use watch for longer series.")
+        }
+    }
+
+    func run() async throws {
+        let resolved: [ResolvedHost]
+        do {
+            let resolver = try HostResolver(settings: connection.settings)
+            resolved = try resolver.resolve(arguments: hosts.isEmpty ? ["local"] : hosts)
+        } catch {
+            throw Output.fail("\(error)", .usage)
+        }
+        let options = CollectorOptions(
+            kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
+        let records = await FleetSnapshot.collect(resolved, options: options)
+
+        let chosen = format ?? (Output.stdoutIsTerminal ? .table : .json)
+        switch chosen {
+        case .table:
+            let width = Output.terminalWidth
+            Output.write(records.map { SnapshotTable.render($0, width: width) }.joined(separator: "\n"))
+        case .json:
+            let values = records.map(\.jsonValue)
+            Output.write((values.count == 1 ? values[0] : .array(values)).prettyJSONString + "\n")
+        case .ndjson:
+            Output.write(records.map { $0.jsonValue.jsonString + "\n" }.joined())
+        case .csv:
+            switch csvLayout {
+            case .wide: Output.write(SnapshotCSV.wideHeader + records.map(SnapshotCSV.wideRow).joined())
+            case .long: Output.write(SnapshotCSV.longHeader + records.map(SnapshotCSV.longRows).joined())
+            }
+        }
+        for case .failure(let failure) in records {
+            Output.error(failure.message)
+        }
+        let status = ExitStatus(records: records)
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+}
