@@ -99,4 +99,8 @@ public struct SSHTestServer: Sendable {
 
 public struct HarnessError: Error, CustomStringConvertible, Sendable {
     public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }

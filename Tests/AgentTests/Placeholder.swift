@@ -1,1 +1,0 @@
-// Tests for Agent arrive with the module.
