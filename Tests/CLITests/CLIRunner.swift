@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+import TestSupport
+
+/// Runs the built `hostscope` binary and captures what it printed.
+struct CLIResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+enum CLI {
+    static var binary: String { Repository.productsDirectory.appendingPathComponent("hostscope").path }
+
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: TimeInterval = 60
+    ) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "SSH_AUTH_SOCK")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
+        // Read both pipes while the process runs so a large output cannot block it.
+        let stdoutData = Mutex(Data())
+        let stderrData = Mutex(Data())
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            stdoutData.withLock { $0 = data }
+            group.leave()
+        }
+        group.enter()
+        DispatchQueue.global().async {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            stderrData.withLock { $0 = data }
+            group.leave()
+        }
+        if group.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            throw HarnessError(description: "hostscope \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
+        }
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData.withLock { $0 }, as: UTF8.self),
+            stderr: String(decoding: stderrData.withLock { $0 }, as: UTF8.self))
+    }
+
+    /// Connection arguments for the harness server.
+    static func harnessArguments(_ server: SSHTestServer) -> [String] {
+        ["-i", server.keyPath, "--known-hosts", server.knownHostsPath]
+    }
+}

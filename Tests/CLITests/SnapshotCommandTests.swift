@@ -1,0 +1,193 @@
+import Foundation
+import OrderedJSON
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct SnapshotCommandTests {
+    @Test func versionAndHelpPrint() throws {
+        let version = try CLI.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.split(separator: ".").count == 3)
+        let help = try CLI.run(["snapshot", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--format"))
+        #expect(help.stdout.contains("--accept-new-host-key"))
+    }
+
+    @Test func noHostMeansThisMachineInTheSnapshotSchema() throws {
+        let result = try CLI.run(["snapshot", "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        let json = try JSONParser.parse(result.stdout)
+        #expect(json["schema"] == "hostscope.snapshot/1")
+        #expect(json["host"] == "local")
+        let keys = json.objectValue?.keys ?? []
+        #expect(keys == [
+            "schema", "host", "collected_at", "collector", "duration_ms", "os", "uptime_seconds", "load", "cpu",
+            "memory", "disks", "network", "processes", "warnings",
+        ])
+        #expect(json["cpu"]?["busy_percent"]?.doubleValue != nil)
+        #expect(json["memory"]?["definition"] == "total-available")
+        #expect(json["collected_at"]?.stringValue?.hasSuffix("Z") == true)
+    }
+
+    @Test func ndjsonPrintsOneRecordPerLineAndCSVAFixedHeader() throws {
+        let ndjson = try CLI.run(["snapshot", "local", "local", "-o", "ndjson"])
+        #expect(ndjson.status == 0)
+        let lines = ndjson.stdout.split(separator: "\n")
+        #expect(lines.count == 1, "a host named twice is collected once")
+        #expect(try JSONParser.parse(String(lines[0]))["host"] == "local")
+
+        let csv = try CLI.run(["snapshot", "-o", "csv"])
+        #expect(csv.status == 0)
+        let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 2)
+        #expect(rows[0].hasPrefix("timestamp,host,error,cpu.busy_percent,"))
+        #expect(rows[1].split(separator: ",", omittingEmptySubsequences: false).count
+            == rows[0].split(separator: ",").count)
+
+        let long = try CLI.run(["snapshot", "-o", "csv", "--csv-layout", "long"])
+        #expect(long.stdout.hasPrefix("timestamp,host,kind,device,metric,value\r\n"))
+        #expect(long.stdout.contains(",disk,/,size_bytes,"))
+    }
+
+    @Test func aTerminalTableIsTheDefaultOnlyOnATerminal() throws {
+        // Piped, the default is JSON so that scripts get data.
+        let piped = try CLI.run(["snapshot"])
+        #expect(piped.stdout.hasPrefix("{"))
+        let table = try CLI.run(["snapshot", "-o", "table"])
+        #expect(table.stdout.hasPrefix("local  "))
+        #expect(table.stdout.contains("MOUNT"))
+        #expect(table.stdout.contains("COMMAND"))
+    }
+
+    @Test func aRemoteHostIsSnapshottedOverSSH() throws {
+        let server = try SSHTestServer.shared()
+        let result = try CLI.run(["snapshot", server.target, "-o", "json"] + CLI.harnessArguments(server))
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONParser.parse(result.stdout)
+        #expect(json["host"]?.stringValue == server.target)
+        #expect(json["memory"]?["total_bytes"]?.int64Value != nil)
+    }
+
+    @Test func anSSHConfigAliasResolvesHostUserPortAndKey() throws {
+        let server = try SSHTestServer.shared()
+        let config = NSTemporaryDirectory() + "hostscope-cli-config-\(UUID().uuidString)"
+        try """
+            Host web1 other
+                HostName \(server.host)
+                Port \(server.port)
+                User \(server.user)
+                IdentityFile \(server.keyPath)
+                IdentitiesOnly yes
+                UserKnownHostsFile \(server.knownHostsPath)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["snapshot", "web1", "-F", config, "-o", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try JSONParser.parse(result.stdout)["host"] == "web1")
+    }
+
+    @Test func oneFailingHostDoesNotStopTheOthersAndSetsTheExitStatus() throws {
+        let result = try CLI.run(["snapshot", "local", "no-such-host.invalid", "-o", "ndjson"])
+        #expect(result.status == 3)
+        let lines = result.stdout.split(separator: "\n").map { try? JSONParser.parse(String($0)) }
+        #expect(lines.count == 2)
+        #expect(lines[0]?["host"] == "local")
+        #expect(lines[0]?["memory"] != nil)
+        #expect(lines[1]?["error"]?["kind"] == "connect")
+        let errorLines = result.stderr.split(separator: "\n")
+        #expect(errorLines.count == 1)
+        #expect(errorLines[0].contains("no-such-host.invalid"))
+    }
+
+    @Test func anUnknownHostKeyExitsFiveAndSaysHowToAccept() throws {
+        let server = try SSHTestServer.shared()
+        let knownHosts = NSTemporaryDirectory() + "hostscope-cli-kh-\(UUID().uuidString)"
+        let arguments = ["snapshot", server.target, "-i", server.keyPath, "--known-hosts", knownHosts, "-o", "json"]
+        let refused = try CLI.run(arguments)
+        #expect(refused.status == 5)
+        #expect(refused.stderr.contains("--accept-new-host-key"))
+        #expect(try JSONParser.parse(refused.stdout)["error"]?["kind"] == "host_key")
+
+        let accepted = try CLI.run(arguments + ["--accept-new-host-key"])
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        let again = try CLI.run(arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+    }
+
+    @Test func aRejectedKeyExitsFour() throws {
+        let server = try SSHTestServer.shared()
+        let result = try CLI.run(["snapshot", "nobody-\(getpid())@\(server.host):\(server.port)", "-o", "json"]
+            + CLI.harnessArguments(server))
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("authentication failed"))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "a non-root sshd cannot check passwords"))
+    func aPasswordFromAnEnvironmentVariableNeverReachesOutput() throws {
+        let server = try SSHTestServer.shared()
+        let password = try #require(server.password)
+        let good = try CLI.run(
+            ["snapshot", server.target, "--known-hosts", server.knownHostsPath, "--password-env", "HS_PW", "-o", "json",
+             "-i", "/nonexistent"],
+            environment: ["HS_PW": password, "HOME": NSTemporaryDirectory()])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(!good.stdout.contains(password) && !good.stderr.contains(password))
+
+        let wrong = "Wrong-\(password)"
+        let bad = try CLI.run(
+            ["snapshot", server.target, "--known-hosts", server.knownHostsPath, "--password-env", "HS_PW", "-o", "json",
+             "-i", "/nonexistent"],
+            environment: ["HS_PW": wrong, "HOME": NSTemporaryDirectory()])
+        #expect(bad.status == 4)
+        #expect(!bad.stdout.contains(wrong) && !bad.stderr.contains(wrong))
+    }
+
+    @Test func badOptionsGetOneSentenceAndAUsageStatus() throws {
+        let port = try CLI.run(["snapshot", "--port", "70000"])
+        #expect(port.status != 0)
+        #expect(port.stderr.contains("70000"))
+        let config = try CLI.run(["snapshot", "web1", "-F", "/nonexistent/config"])
+        #expect(config.status == 2)
+        #expect(config.stderr.contains("/nonexistent/config"))
+        let sample = try CLI.run(["snapshot", "--sample", "soon"])
+        #expect(sample.status != 0)
+        #expect(sample.stderr.contains("sample"))
+    }
+}
+
+@Suite struct ParseCommandTests {
+    private var fixture: String { Repository.fixtures.appendingPathComponent("generated/debian12/free_b.txt").path }
+
+    @Test func aCapturedFreeOutputBecomesTheMemorySection() throws {
+        let result = try CLI.run(["parse", "free", fixture])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONParser.parse(result.stdout)
+        #expect(json.objectValue?.keys.first == "memory")
+        #expect(json["memory"]?["total_bytes"]?.int64Value ?? 0 > 0)
+    }
+
+    @Test func standardInputIsReadWithADash() throws {
+        let text = try String(contentsOfFile: fixture, encoding: .utf8)
+        let result = try CLI.run(["parse", "free", "-", "--compact"], stdin: text)
+        #expect(result.status == 0)
+        #expect(result.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test func theWrongToolSaysWhichToolTheTextLooksLike() throws {
+        let df = Repository.fixtures.appendingPathComponent("generated/debian12/df_kP.txt").path
+        let result = try CLI.run(["parse", "free", df])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("df"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func anUnknownToolAndAMissingFileAreClearErrors() throws {
+        let tool = try CLI.run(["parse", "nosuchtool", fixture])
+        #expect(tool.status == 2)
+        #expect(tool.stderr.contains("unknown tool"))
+        let file = try CLI.run(["parse", "free", "/nonexistent/file"])
+        #expect(file.status == 1)
+        #expect(file.stderr.contains("/nonexistent/file"))
+    }
+}
