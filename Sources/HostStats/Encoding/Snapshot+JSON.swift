@@ -166,6 +166,8 @@ extension BlockDeviceStats {
             "reads_per_second": .from(readsPerSecond, JSONValue.double),
             "writes_per_second": .from(writesPerSecond, JSONValue.double),
             "utilization_percent": .from(utilizationPercent, JSONValue.double),
+            "bytes_per_second": .from(bytesPerSecond, JSONValue.double),
+            "transfers_per_second": .from(transfersPerSecond, JSONValue.double),
         ])
     }
 }

@@ -123,6 +123,7 @@ public enum IostatParser {
                 ("wkB/s", kib), ("wMB/s", mib), ("wsec/s", 512), ("kB_wrtn/s", kib), ("MB_wrtn/s", mib),
                 ("Blk_wrtn/s", 512),
             ]),
-            readsPerSecond: values["r/s"], writesPerSecond: values["w/s"], utilizationPercent: values["%util"])
+            readsPerSecond: values["r/s"], writesPerSecond: values["w/s"], utilizationPercent: values["%util"],
+            transfersPerSecond: values["tps"])
     }
 }

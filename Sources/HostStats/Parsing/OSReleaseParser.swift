@@ -17,8 +17,14 @@ public enum OSReleaseParser {
             {
                 values[String(trimmed[..<equals])] = unquote(trimmed[trimmed.index(after: equals)...])
             } else {
+                // `Linux web1 6.1.0-18-amd64 x86_64`: a system name, a host, a release that starts
+                // with a digit, and a machine name.
                 let fields = TextScanning.fields(trimmed)
-                if fields.count == 4 { uname = fields }
+                if fields.count == 4, fields[0].allSatisfy(\.isLetter), fields[2].first?.isNumber == true,
+                    fields[3].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+                {
+                    uname = fields
+                }
             }
         }
         guard !values.isEmpty || uname != nil else {

@@ -24,9 +24,9 @@ public enum PsParser {
         case "UID", "RUID": .uid
         case "%CPU", "PCPU", "CPU": .cpu
         case "%MEM", "PMEM": .memory
-        case "RSS", "RSZ", "RES": .rss
+        case "RSS", "RSZ", "RES", "MEM": .rss
         case "VSZ", "VSIZE", "VIRT": .vsz
-        case "STAT", "S", "STATE": .state
+        case "STAT", "S": .state
         case "COMMAND", "CMD", "ARGS", "COMM", "UCOMM", "UCMD", "BEFEHL", "COMMANDE", "COMANDO": .text
         case "NI", "PRI", "C", "PGID", "SID", "TPGID", "PSR", "NLWP", "THCNT", "SZ", "%CPU)": .number
         default: .word
@@ -77,7 +77,7 @@ public enum PsParser {
         func value(_ kind: Field) -> Substring? {
             fields.firstIndex(of: kind).map { values[$0] }
         }
-        guard let pidText = value(.pid), let pid = Int(pidText) else {
+        guard let pidText = value(.pid), let pid = processID(pidText) else {
             throw ParseError(source: source, message: "`\(value(.pid) ?? "")` is not a PID", line: line)
         }
         // The last text column is the argument list when there are two (procps `comm,args`).
@@ -88,7 +88,7 @@ public enum PsParser {
             if !rest.isEmpty { command = String(rest) }
         }
         var process = ProcessStats(pid: pid, command: command)
-        process.ppid = value(.ppid).flatMap { Int($0) }
+        process.ppid = value(.ppid).flatMap(processID)
         process.user = (value(.user) ?? value(.uid)).map(String.init)
         process.cpuPercent = value(.cpu).flatMap(percent)
         process.memoryPercent = value(.memory).flatMap(percent)
@@ -125,6 +125,11 @@ public enum PsParser {
         return fill(column: 0, token: 0) ? result : nil
     }
 
+    /// `123`, or macOS top's `123*` (a process it marks).
+    private static func processID(_ token: Substring) -> Int? {
+        Int(token.hasSuffix("*") ? token.dropLast() : token)
+    }
+
     /// `12.3`, `12,3` or BusyBox's `12%`.
     private static func percent(_ token: Substring) -> Double? {
         TextScanning.localizedDouble(token.hasSuffix("%") ? token.dropLast() : token)
@@ -132,7 +137,7 @@ public enum PsParser {
 
     private static func accepts(_ field: Field, _ token: Substring) -> Bool {
         switch field {
-        case .pid, .ppid: return Int(token) != nil
+        case .pid, .ppid: return processID(token) != nil
         case .cpu, .memory: return percent(token) != nil
         case .rss, .vsz: return token == "-" || TextScanning.scaledSize(token, unit: 1024) != nil
         case .number: return token == "-" || Double(token) != nil
