@@ -12,7 +12,8 @@ import Testing
     }
 
     @Test func theTotalComesFromHwMemsizeNotFromPageSums() throws {
-        let text = try FixtureText.read("public/macos-10.8-era/vm_stat_4096.txt")
+        let text =
+            try FixtureText.read("public/macos-10.8-era/vm_stat_4096.txt")
             + FixtureText.read("public/macos-10.8-era/sysctl_n_hw.memsize.txt")
         let memory = try VmStatParser.parse(text)
         #expect(memory.totalBytes == 17_179_869_184)
@@ -40,7 +41,8 @@ import Testing
     }
 
     @Test func freeBSDMemoryComesFromPageCounts() throws {
-        let memory = try #require(try SysctlParser.parse(FixtureText.read("public/freebsd-arm64/sysctl_selected.txt")).memory)
+        let memory = try #require(
+            try SysctlParser.parse(FixtureText.read("public/freebsd-arm64/sysctl_selected.txt")).memory)
         #expect(memory.totalBytes == 4_266_598_400)
         #expect(memory.availableBytes == (68_475 + 860_261 + 2_962) * 4096)
         #expect(memory.definition == "total-free-inactive-laundry")
@@ -66,7 +68,9 @@ import Testing
 
     @Test func commandsWithSpacesAndMarkedPIDsRead() throws {
         let rows = try FixtureText.read("public/macos-top-stats/top_pid_command_mem_rows.txt")
-        let part = try MacTopParser.parse("PhysMem: 4329M used (1426M wired), 3861M unused.\n\nPID COMMAND MEM\n" + rows).value
+        let part = try MacTopParser.parse(
+            "PhysMem: 4329M used (1426M wired), 3861M unused.\n\nPID COMMAND MEM\n" + rows
+        ).value
         let autocad = try #require(part.processes?.first { $0.pid == 7163 })
         #expect(autocad.command == "AutoCAD LT 2023" && autocad.rssBytes == 11 << 30)
         #expect(part.processes?.first { $0.pid == 623 }?.rssBytes == 1608 << 10)
@@ -101,7 +105,8 @@ import Testing
 
 @Suite struct MacIostatParserTests {
     @Test func theLastLineIsUsedPerDiskGroup() throws {
-        let part = try MacIostatParser.parse(FixtureText.read("public/macos-iostat/iostat_od_3_2_three_disks.txt")).value
+        let part = try MacIostatParser.parse(FixtureText.read("public/macos-iostat/iostat_od_3_2_three_disks.txt"))
+            .value
         #expect(part.devices?.map(\.device) == ["disk0", "disk2", "disk3"])
         #expect(part.devices?.first?.bytesPerSecond == Double(36036 * 512))
         #expect(part.devices?.last?.transfersPerSecond == 140)
@@ -139,7 +144,8 @@ import Testing
         let names = ToolParser.all.map(\.name)
         for name in [
             "mpstat", "free", "df", "ps", "iostat", "top", "uptime", "vm_stat", "netstat", "sysctl", "ip", "proc-stat",
-            "proc-meminfo", "proc-net-dev", "proc-diskstats", "proc-loadavg", "proc-uptime", "proc-pid-stat", "os-release",
+            "proc-meminfo", "proc-net-dev", "proc-diskstats", "proc-loadavg", "proc-uptime", "proc-pid-stat",
+            "os-release",
         ] {
             #expect(names.contains(name), "\(name) is not registered")
         }
@@ -149,7 +155,9 @@ import Testing
 
     @Test func topAndIostatDispatchOnWhatTheTextIs() throws {
         let top = try #require(ToolParser.named("top"))
-        #expect(try top.parse(FixtureText.read("public/macos-10.x/top_physmem_line.txt")).memory?.definition == "total-free")
+        #expect(
+            try top.parse(FixtureText.read("public/macos-10.x/top_physmem_line.txt")).memory?.definition == "total-free"
+        )
         let iostat = try #require(ToolParser.named("iostat"))
         #expect(try iostat.parse(FixtureText.read("public/macos-iostat/iostat_c2.txt")).load != nil)
     }

@@ -95,7 +95,9 @@ extension CPUStats {
             "steal_percent": .from(stealPercent, JSONValue.double),
             "idle_percent": .from(idlePercent, JSONValue.double),
             "per_core": .array(
-                perCore.map { .object(["core": .number($0.core), "busy_percent": .from($0.busyPercent, JSONValue.double)]) }
+                perCore.map {
+                    .object(["core": .number($0.core), "busy_percent": .from($0.busyPercent, JSONValue.double)])
+                }
             ),
         ])
     }

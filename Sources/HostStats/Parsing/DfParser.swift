@@ -112,10 +112,14 @@ public enum DfParser {
         guard words.count >= 4, !words.contains(where: { UInt64($0) != nil }) else { return nil }
         let lower = words.map { $0.lowercased() }
         // Words only a df header has; `free` and `ps` headers share `available` and `size`.
-        let known = ["filesystem", "dateisystem", "sys.", "mounted", "eingehängt", "monté", "montado", "iuse%", "verw%"]
+        let known = [
+            "filesystem", "dateisystem", "sys.", "mounted", "eingehängt", "monté", "montado", "iuse%", "verw%",
+        ]
         // `1K-blocks`, `1024-blocks`, `1-blocks`, German `1K-Blöcke`: a block size, a dash, a word.
         let blockSizes = lower.compactMap { word -> UInt64? in
-            guard let dash = word.firstIndex(of: "-"), word[word.index(after: dash)...].allSatisfy(\.isLetter) else { return nil }
+            guard let dash = word.firstIndex(of: "-"), word[word.index(after: dash)...].allSatisfy(\.isLetter) else {
+                return nil
+            }
             let size = word[..<dash]
             guard size.first?.isNumber == true else { return nil }
             return TextScanning.scaledSize(Substring(size))

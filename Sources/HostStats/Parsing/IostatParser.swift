@@ -47,11 +47,14 @@ public enum IostatParser {
             if let header = cpuHeader {
                 cpuHeader = nil
                 guard fields.count == header.count else {
-                    throw ParseError(source: source, message: "avg-cpu row has \(fields.count) figures for \(header.count) columns", line: index + 1)
+                    throw ParseError(
+                        source: source, message: "avg-cpu row has \(fields.count) figures for \(header.count) columns",
+                        line: index + 1)
                 }
                 for (name, value) in zip(header, fields) {
                     guard let number = TextScanning.localizedDouble(value) else {
-                        throw ParseError(source: source, message: "`\(value)` under \(name) is not a number", line: index + 1)
+                        throw ParseError(
+                            source: source, message: "`\(value)` under \(name) is not a number", line: index + 1)
                     }
                     reports[reports.count - 1].cpu[String(name)] = number
                 }
@@ -70,7 +73,8 @@ public enum IostatParser {
             guard let header = deviceHeader else { continue }
             guard fields.count == header.count + 1 else {
                 throw ParseError(
-                    source: source, message: "row for \(first) has \(fields.count - 1) figures for \(header.count) columns",
+                    source: source,
+                    message: "row for \(first) has \(fields.count - 1) figures for \(header.count) columns",
                     line: index + 1)
             }
             reports[reports.count - 1].devices.append(try device(fields, header: header, line: index + 1))
@@ -84,7 +88,8 @@ public enum IostatParser {
             warnings.append(
                 "iostat printed one report, which covers the time since boot: figures need a second report "
                     + "(`iostat -dxk 1 2`)")
-            return Parsed(Report(devices: names, cpu: reports[0].cpu.isEmpty ? nil : CPUStats(cores: cores)), warnings: warnings)
+            return Parsed(
+                Report(devices: names, cpu: reports[0].cpu.isEmpty ? nil : CPUStats(cores: cores)), warnings: warnings)
         }
         let last = reports[reports.count - 1]
         return Parsed(Report(devices: last.devices, cpu: cpuStats(last.cpu, cores: cores)), warnings: warnings)
@@ -94,12 +99,15 @@ public enum IostatParser {
         guard let idle = values["%idle"] else { return nil }
         let iowait = values["%iowait"]
         return CPUStats(
-            cores: cores, busyPercent: (100 - idle - (iowait ?? 0)).rounded(toPlaces: 4), activePercent: (100 - idle).rounded(toPlaces: 4),
+            cores: cores, busyPercent: (100 - idle - (iowait ?? 0)).rounded(toPlaces: 4),
+            activePercent: (100 - idle).rounded(toPlaces: 4),
             userPercent: values["%user"], nicePercent: values["%nice"], systemPercent: values["%system"],
             iowaitPercent: iowait, stealPercent: values["%steal"], idlePercent: idle)
     }
 
-    private static func device(_ fields: [Substring], header: [Substring], line: Int) throws(ParseError) -> BlockDeviceStats {
+    private static func device(_ fields: [Substring], header: [Substring], line: Int) throws(ParseError)
+        -> BlockDeviceStats
+    {
         var values: [String: Double] = [:]
         for (name, value) in zip(header, fields.dropFirst()) {
             guard let number = TextScanning.localizedDouble(value) else {

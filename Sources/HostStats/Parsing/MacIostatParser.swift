@@ -11,9 +11,11 @@ public enum MacIostatParser {
 
     public static func parse(_ text: String) throws(ParseError) -> Parsed<SnapshotPart> {
         let lines = TextScanning.lines(text).filter { !$0.trimmingBlanks().isEmpty }
-        guard let groupIndex = lines.firstIndex(where: { line in
-            TextScanning.fields(line).contains { $0.hasPrefix("disk") || $0 == "cpu" }
-        }), groupIndex + 1 < lines.count else {
+        guard
+            let groupIndex = lines.firstIndex(where: { line in
+                TextScanning.fields(line).contains { $0.hasPrefix("disk") || $0 == "cpu" }
+            }), groupIndex + 1 < lines.count
+        else {
             throw .unexpected(source: source, "no `disk0 … cpu` header", expected: "macOS `iostat`", text: text)
         }
         var groups = TextScanning.fields(lines[groupIndex]).map(String.init)
@@ -22,21 +24,27 @@ public enum MacIostatParser {
         }
         let columns = TextScanning.fields(lines[groupIndex + 1]).map(String.init)
         guard columns.count == groups.count * 3 else {
-            throw ParseError(source: source, message: "\(columns.count) columns under \(groups.count) groups: expected 3 each", line: groupIndex + 2)
+            throw ParseError(
+                source: source, message: "\(columns.count) columns under \(groups.count) groups: expected 3 each",
+                line: groupIndex + 2)
         }
-        let rows = lines[(groupIndex + 2)...].filter { TextScanning.fields($0).allSatisfy { TextScanning.localizedDouble($0) != nil } }
+        let rows = lines[(groupIndex + 2)...].filter {
+            TextScanning.fields($0).allSatisfy { TextScanning.localizedDouble($0) != nil }
+        }
         guard let last = rows.last else {
             throw ParseError(source: source, message: "a header but no figures")
         }
         let values = TextScanning.fields(last).compactMap { TextScanning.localizedDouble($0) }
         guard values.count == columns.count else {
-            throw ParseError(source: source, message: "a line of \(values.count) figures under \(columns.count) columns")
+            throw ParseError(
+                source: source, message: "a line of \(values.count) figures under \(columns.count) columns")
         }
         var report = SnapshotPart(devices: [])
         var warnings: [String] = []
         let sinceBoot = rows.count < 2
         if sinceBoot {
-            warnings.append("iostat printed one line, which covers the time since boot: figures need a second (`iostat -c 2`)")
+            warnings.append(
+                "iostat printed one line, which covers the time since boot: figures need a second (`iostat -c 2`)")
         }
         for (group, name) in groups.enumerated() {
             var figures: [String: Double] = [:]
@@ -49,10 +57,15 @@ public enum MacIostatParser {
                 }
                 report.devices?.append(device)
             } else if name == "cpu", let idle = figures["id"] {
-                report.cpu = sinceBoot ? CPUStats() : CPUStats(
-                    busyPercent: 100 - idle, activePercent: 100 - idle, userPercent: figures["us"],
-                    systemPercent: figures["sy"], idlePercent: idle)
-            } else if name == "load average", let one = figures["1m"], let five = figures["5m"], let fifteen = figures["15m"] {
+                report.cpu =
+                    sinceBoot
+                    ? CPUStats()
+                    : CPUStats(
+                        busyPercent: 100 - idle, activePercent: 100 - idle, userPercent: figures["us"],
+                        systemPercent: figures["sy"], idlePercent: idle)
+            } else if name == "load average", let one = figures["1m"], let five = figures["5m"],
+                let fifteen = figures["15m"]
+            {
                 // Load averages are current whichever line they come from.
                 report.load = LoadAverage(one: one, five: five, fifteen: fifteen)
             }

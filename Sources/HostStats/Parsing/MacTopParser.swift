@@ -26,7 +26,8 @@ public enum MacTopParser {
                 }
                 if let idle = values["idle"] {
                     part.cpu = CPUStats(
-                        busyPercent: (100 - idle).rounded(toPlaces: 4), activePercent: (100 - idle).rounded(toPlaces: 4),
+                        busyPercent: (100 - idle).rounded(toPlaces: 4),
+                        activePercent: (100 - idle).rounded(toPlaces: 4),
                         userPercent: values["user"], systemPercent: values["sys"], idlePercent: idle)
                 }
             } else if line.hasPrefix("PhysMem:") {
@@ -41,7 +42,8 @@ public enum MacTopParser {
             part.processes = try PsParser.table(header: lines[headerIndex], rows: rows, firstLine: headerIndex + 2)
         }
         guard part.cpu != nil || part.memory != nil || part.load != nil || part.processes != nil else {
-            throw .unexpected(source: source, "no `CPU usage:`, `PhysMem:` or `Load Avg:` line", expected: "`top -l 1`", text: text)
+            throw .unexpected(
+                source: source, "no `CPU usage:`, `PhysMem:` or `Load Avg:` line", expected: "`top -l 1`", text: text)
         }
         if starts.count <= 1, part.cpu != nil {
             warnings.append("top -l 1 reports CPU usage of no real interval: use `top -l 2` and its last sample")

@@ -11,11 +11,14 @@ public enum NetstatParser {
 
     public static func parse(_ text: String) throws(ParseError) -> Parsed<[NetworkInterfaceStats]> {
         let lines = TextScanning.lines(text)
-        guard let headerIndex = lines.firstIndex(where: { line in
-            let fields = TextScanning.fields(line)
-            return fields.first == "Name" && fields.contains("Mtu") && fields.contains("Ipkts")
-        }) else {
-            throw .unexpected(source: source, "no `Name Mtu Network Address Ipkts …` header", expected: "`netstat -ib`", text: text)
+        guard
+            let headerIndex = lines.firstIndex(where: { line in
+                let fields = TextScanning.fields(line)
+                return fields.first == "Name" && fields.contains("Mtu") && fields.contains("Ipkts")
+            })
+        else {
+            throw .unexpected(
+                source: source, "no `Name Mtu Network Address Ipkts …` header", expected: "`netstat -ib`", text: text)
         }
         let header = TextScanning.fields(lines[headerIndex])
         guard let firstCounter = header.firstIndex(of: "Ipkts") else {
@@ -31,15 +34,22 @@ public enum NetstatParser {
             var values: [String: UInt64] = [:]
             for (name, value) in zip(counters, fields.suffix(counters.count)) {
                 guard let number = UInt64(value) else {
-                    throw ParseError(source: source, message: "`\(value)` under \(name) is not a counter", line: headerIndex + offset + 2)
+                    throw ParseError(
+                        source: source, message: "`\(value)` under \(name) is not a counter",
+                        line: headerIndex + offset + 2)
                 }
                 values[String(name)] = number
             }
             var name = fields[0]
             if name.hasSuffix("*") { name = name.dropLast() }
-            interfaces.append((link, NetworkInterfaceStats(
-                interface: String(name), rxBytes: values["Ibytes"], txBytes: values["Obytes"], rxErrors: values["Ierrs"],
-                txErrors: values["Oerrs"], rxDropped: values["Idrop"], txDropped: values["Drop"])))
+            interfaces.append(
+                (
+                    link,
+                    NetworkInterfaceStats(
+                        interface: String(name), rxBytes: values["Ibytes"], txBytes: values["Obytes"],
+                        rxErrors: values["Ierrs"],
+                        txErrors: values["Oerrs"], rxDropped: values["Idrop"], txDropped: values["Drop"])
+                ))
         }
         guard !interfaces.isEmpty else {
             throw ParseError(source: source, message: "no `<Link#N>` row: expected the output of `netstat -ib`")

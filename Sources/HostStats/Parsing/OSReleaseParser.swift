@@ -37,7 +37,8 @@ public enum OSReleaseParser {
         if name == nil, let base = values["NAME"] {
             name = values["VERSION"].map { "\(base) \($0)" } ?? base
         }
-        return OSInfo(family: family, name: name, kernel: uname.map { String($0[2]) }, arch: uname.map { String($0[3]) })
+        return OSInfo(
+            family: family, name: name, kernel: uname.map { String($0[2]) }, arch: uname.map { String($0[3]) })
     }
 
     private static func unquote(_ value: Substring) -> String {

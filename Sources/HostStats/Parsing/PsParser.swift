@@ -35,15 +35,18 @@ public enum PsParser {
 
     public static func parse(_ text: String) throws(ParseError) -> Parsed<[ProcessStats]> {
         let lines = TextScanning.lines(text)
-        guard let headerIndex = lines.firstIndex(where: { line in
-            TextScanning.fields(line).contains { field($0) == .pid }
-        }) else {
+        guard
+            let headerIndex = lines.firstIndex(where: { line in
+                TextScanning.fields(line).contains { field($0) == .pid }
+            })
+        else {
             if let complaint = lines.first(where: { $0.hasPrefix("ps:") || $0.contains("ps: ") }) {
                 throw ParseError(source: source, message: "ps failed: \(complaint.trimmingBlanks())")
             }
             throw .unexpected(source: source, "no header with a `PID` column", expected: "`ps`", text: text)
         }
-        let processes = try table(header: lines[headerIndex], rows: lines[(headerIndex + 1)...], firstLine: headerIndex + 2)
+        let processes = try table(
+            header: lines[headerIndex], rows: lines[(headerIndex + 1)...], firstLine: headerIndex + 2)
         guard !processes.isEmpty else {
             throw .unexpected(source: source, "a header but no process rows", expected: "`ps`", text: text)
         }
@@ -55,7 +58,9 @@ public enum PsParser {
     }
 
     /// The rows under a process-table header (also `top`'s), columns found by header name.
-    static func table(header: Substring, rows: ArraySlice<Substring>, firstLine: Int) throws(ParseError) -> [ProcessStats] {
+    static func table(header: Substring, rows: ArraySlice<Substring>, firstLine: Int) throws(ParseError)
+        -> [ProcessStats]
+    {
         let headers = TextScanning.fields(header)
         let fields = headers.map(field)
         var processes: [ProcessStats] = []
@@ -65,7 +70,8 @@ public enum PsParser {
             guard let values = split(line, fields: fields) else {
                 throw ParseError(
                     source: source,
-                    message: "the row does not fit the columns \(headers.joined(separator: " ")): `\(line.trimmingBlanks().prefix(60))`",
+                    message: "the row does not fit the columns \(headers.joined(separator: " ")): "
+                        + "`\(line.trimmingBlanks().prefix(60))`",
                     line: number)
             }
             processes.append(try process(values, fields: fields, line: number))

@@ -35,12 +35,15 @@ public enum SysctlParser {
             raw[String(key)] = trimmed[trimmed.index(after: separator)...].trimmingBlanks()
         }
         guard !raw.isEmpty else {
-            throw .unexpected(source: source, "no `key: value` line", expected: "`sysctl hw.memsize hw.ncpu …`", text: text)
+            throw .unexpected(
+                source: source, "no `key: value` line", expected: "`sysctl hw.memsize hw.ncpu …`", text: text)
         }
         var values = Values()
         values.memoryBytes = (raw["hw.memsize"] ?? raw["hw.physmem"]).flatMap { UInt64($0) }
         values.logicalCPUs = (raw["hw.logicalcpu"] ?? raw["hw.ncpu"]).flatMap { Int($0) }
-        values.pageSize = (raw["hw.pagesize"] ?? raw["vm.pagesize"] ?? raw["vm.stats.vm.v_page_size"]).flatMap { UInt64($0) }
+        values.pageSize = (raw["hw.pagesize"] ?? raw["vm.pagesize"] ?? raw["vm.stats.vm.v_page_size"]).flatMap {
+            UInt64($0)
+        }
         values.osRelease = raw["kern.osrelease"].map(String.init)
         values.productVersion = raw["kern.osproductversion"].map(String.init)
         values.osType = raw["kern.ostype"].map(String.init)
@@ -66,7 +69,8 @@ public enum SysctlParser {
             }
         }
         if let total = values.memoryBytes {
-            var memory = MemoryStats(totalBytes: total, swapTotalBytes: values.swapTotalBytes, swapUsedBytes: values.swapUsedBytes)
+            var memory = MemoryStats(
+                totalBytes: total, swapTotalBytes: values.swapTotalBytes, swapUsedBytes: values.swapUsedBytes)
             if let size = values.pageSize, let free = raw["vm.stats.vm.v_free_count"].flatMap({ UInt64($0) }),
                 let inactive = raw["vm.stats.vm.v_inactive_count"].flatMap({ UInt64($0) })
             {
@@ -92,13 +96,15 @@ public enum SysctlParser {
         var part = SnapshotPart(load: values.load, memory: values.memory)
         if let cores = values.logicalCPUs { part.cpu = CPUStats(cores: cores) }
         if let family = values.osType?.lowercased() ?? (values.productVersion == nil ? nil : "darwin") {
-            part.os = OSInfo(family: family, name: values.productVersion.map { "macOS \($0)" }, kernel: values.osRelease)
+            part.os = OSInfo(
+                family: family, name: values.productVersion.map { "macOS \($0)" }, kernel: values.osRelease)
         }
         if let boot = values.bootTime {
             part.warnings.append("kern.boottime is \(boot) (seconds since 1970): uptime is the current time minus it")
         }
         if part.memory == nil && part.cpu == nil && part.load == nil && part.os == nil {
-            throw ParseError(source: source, message: "none of hw.memsize, hw.physmem, hw.ncpu, vm.loadavg, kern.osrelease found")
+            throw ParseError(
+                source: source, message: "none of hw.memsize, hw.physmem, hw.ncpu, vm.loadavg, kern.osrelease found")
         }
         return part
     }

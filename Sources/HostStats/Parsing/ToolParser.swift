@@ -21,7 +21,10 @@ public struct ToolParser: Sendable {
 
     /// Every registered parser, in the order `--help` lists them.
     public static let all: [ToolParser] = [
-        ToolParser(name: "mpstat", summary: "sysstat mpstat [-P ALL] [-o JSON] INTERVAL COUNT: CPU shares from the summary rows") {
+        ToolParser(
+            name: "mpstat",
+            summary: "sysstat mpstat [-P ALL] [-o JSON] INTERVAL COUNT: CPU shares from the summary rows"
+        ) {
             (text: String) throws(ParseError) in
             let parsed = try MpstatParser.parse(text)
             return SnapshotPart(cpu: parsed.value, warnings: parsed.warnings)
@@ -42,14 +45,17 @@ public struct ToolParser: Sendable {
             return SnapshotPart(processes: parsed.value, warnings: parsed.warnings)
         },
         ToolParser(
-            name: "iostat", summary: "iostat (sysstat -x/-dk, or macOS -c/-od) INTERVAL COUNT: per-device rates, CPU, last report"
+            name: "iostat",
+            summary: "iostat (sysstat -x/-dk, or macOS -c/-od) INTERVAL COUNT: per-device rates, CPU, last report"
         ) {
             (text: String) throws(ParseError) in
             if isMacIostat(text) { return try MacIostatParser.parse(text).value }
             let parsed = try IostatParser.parse(text)
             return SnapshotPart(cpu: parsed.value.cpu, devices: parsed.value.devices, warnings: parsed.warnings)
         },
-        ToolParser(name: "top", summary: "top -b -n N (procps, BusyBox) or macOS top -l N: load, CPU, memory, processes") {
+        ToolParser(
+            name: "top", summary: "top -b -n N (procps, BusyBox) or macOS top -l N: load, CPU, memory, processes"
+        ) {
             (text: String) throws(ParseError) in
             if isMacTop(text) { return try MacTopParser.parse(text).value }
             return try TopParser.parse(text).value
@@ -64,10 +70,14 @@ public struct ToolParser: Sendable {
         ToolParser(name: "vm_stat", summary: "macOS vm_stat [; sysctl hw.memsize]: memory from page counts") {
             (text: String) throws(ParseError) in SnapshotPart(memory: try VmStatParser.parse(text))
         },
-        ToolParser(name: "sysctl", summary: "sysctl hw.memsize hw.ncpu vm.swapusage vm.loadavg kern.boottime (macOS, FreeBSD)") {
+        ToolParser(
+            name: "sysctl", summary: "sysctl hw.memsize hw.ncpu vm.swapusage vm.loadavg kern.boottime (macOS, FreeBSD)"
+        ) {
             (text: String) throws(ParseError) in try SysctlParser.part(text)
         },
-        ToolParser(name: "netstat", summary: "netstat -ib[n][d] (macOS, FreeBSD): per-interface counters from <Link#N> rows") {
+        ToolParser(
+            name: "netstat", summary: "netstat -ib[n][d] (macOS, FreeBSD): per-interface counters from <Link#N> rows"
+        ) {
             (text: String) throws(ParseError) in
             let parsed = try NetstatParser.parse(text)
             return SnapshotPart(network: parsed.value, warnings: parsed.warnings)
