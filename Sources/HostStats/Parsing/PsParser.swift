@@ -147,7 +147,8 @@ public enum PsParser {
         case .cpu, .memory: return percent(token) != nil
         case .rss, .vsz: return token == "-" || TextScanning.scaledSize(token, unit: 1024) != nil
         case .number: return token == "-" || Double(token) != nil
-        case .state: return token.allSatisfy { "RSDZTtWXIKPLUE<Nsl+".contains($0) }
+        // Linux and BSD state letters and flags (`Ss+`, `S<Ll`, `IW<`, `R+`, `SNs`, `U`, `Z`).
+        case .state: return token.count <= 8 && token.allSatisfy { $0.isLetter || "<>+".contains($0) }
         case .user, .uid, .word, .text: return true
         }
     }
