@@ -20,7 +20,8 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
             if line.hasPrefix("#") || line.isEmpty { return nil }
             let columns = line.split(separator: "\t").map(String.init)
             guard columns.count >= 2 else { return nil }
-            return FixtureCase(file: columns[0], tool: columns[1], expectsError: columns.count > 2 && columns[2] == "error")
+            return FixtureCase(
+                file: columns[0], tool: columns[1], expectsError: columns.count > 2 && columns[2] == "error")
         }
     }
 
@@ -57,13 +58,16 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
     @Test(arguments: FixtureCase.all())
     func eachFixtureParsesToItsGolden(_ fixture: FixtureCase) throws {
         let (json, failed) = try fixture.rendered()
-        #expect(failed == fixture.expectsError, "\(fixture.file): expected \(fixture.expectsError ? "an error" : "figures"), got \(json)")
+        #expect(
+            failed == fixture.expectsError,
+            "\(fixture.file): expected \(fixture.expectsError ? "an error" : "figures"), got \(json)")
         if ProcessInfo.processInfo.environment["HOSTSCOPE_RECORD_GOLDENS"] == "1" {
             try json.write(to: fixture.goldenURL, atomically: true, encoding: .utf8)
             return
         }
         let golden = try String(contentsOf: fixture.goldenURL, encoding: .utf8)
-        #expect(json == golden, "\(fixture.file) no longer parses to its golden; rerun with HOSTSCOPE_RECORD_GOLDENS=1 if the change is intended")
+        let advice = "rerun with HOSTSCOPE_RECORD_GOLDENS=1 if the change is intended"
+        #expect(json == golden, "\(fixture.file) no longer parses to its golden; \(advice)")
     }
 
     @Test func everyGoldenBelongsToAListedFixture() throws {

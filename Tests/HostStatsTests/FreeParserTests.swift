@@ -2,7 +2,9 @@ import HostStats
 import Testing
 
 @Suite struct FreeParserTests {
-    @Test(arguments: ["generated/debian12/free_k_and_proc_meminfo.txt", "captured/debian12-local/free_k_and_proc_meminfo.txt"])
+    @Test(arguments: [
+        "generated/debian12/free_k_and_proc_meminfo.txt", "captured/debian12-local/free_k_and_proc_meminfo.txt",
+    ])
     func freeAgreesWithProcMeminfoReadAtTheSameMoment(_ path: String) throws {
         let sections = try FixtureText.sections(path)
         let free = try FreeParser.parse(sections[0]).value

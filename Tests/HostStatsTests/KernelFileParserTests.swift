@@ -20,7 +20,8 @@ import Testing
     }
 
     @Test func concatenatedReadsAreSeparateSamples() throws {
-        let samples = try ProcStatParser.parseSamples(FixtureText.read("captured/debian12-local/proc_stat_2samples.txt"))
+        let samples = try ProcStatParser.parseSamples(
+            FixtureText.read("captured/debian12-local/proc_stat_2samples.txt"))
         #expect(samples.count == 2)
         #expect(samples[1].total.total > samples[0].total.total)
     }
@@ -51,7 +52,9 @@ import Testing
 @Suite struct CPUStatsFromCountersTests {
     static let earlier = CPUCounters(
         total: CPUTicks(user: 100, nice: 0, system: 50, idle: 800, iowait: 50, guest: 10),
-        perCore: [.init(core: 0, ticks: CPUTicks(user: 50, idle: 400)), .init(core: 1, ticks: CPUTicks(user: 50, idle: 400))])
+        perCore: [
+            .init(core: 0, ticks: CPUTicks(user: 50, idle: 400)), .init(core: 1, ticks: CPUTicks(user: 50, idle: 400)),
+        ])
 
     @Test func guestTimeIsNotCountedTwice() {
         let later = CPUCounters(
@@ -144,25 +147,23 @@ import Testing
     }
 
     @Test func aNameGluedToItsFirstCounterIsSplitAtTheColon() throws {
-        let text = """
-            Inter-|   Receive                                                |  Transmit
-             face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed
-              eth0:1234567890  421    3    4    0     0          0         0    25543     293    5    6    0     0       0          0
-            """
+        let text =
+            try Self.header()
+            + "  eth0:1234567890  421    3    4    0     0    0    0    25543  293    5    6    0    0    0    0\n"
         let eth0 = try #require(try ProcNetDevParser.parse(text).first)
         #expect(eth0.interface == "eth0" && eth0.rxBytes == 1_234_567_890)
         #expect(eth0.rxErrors == 3 && eth0.rxDropped == 4 && eth0.txErrors == 5 && eth0.txDropped == 6)
     }
 
-    @Test func aLineWithMissingCountersIsRejected() {
-        #expect(throws: ParseError.self) {
-            try ProcNetDevParser.parse(
-                """
-                Inter-|   Receive                                                |  Transmit
-                 face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed
-                  eth0: 15339403     421    0
-                """)
-        }
+    @Test func aLineWithMissingCountersIsRejected() throws {
+        let text = try Self.header() + "  eth0: 15339403     421    0\n"
+        #expect(throws: ParseError.self) { try ProcNetDevParser.parse(text) }
+    }
+
+    /// The two header lines of a real /proc/net/dev.
+    static func header() throws -> String {
+        try FixtureText.read("generated/debian12/proc_net_dev.txt").split(separator: "\n").prefix(2).joined(
+            separator: "\n") + "\n"
     }
 }
 
@@ -184,7 +185,9 @@ import Testing
             """)
         #expect(devices.count == 3)
         #expect(devices[0].discardsCompleted == nil && devices[0].flushesCompleted == nil)
-        #expect(devices[1].discardsCompleted == 7 && devices[1].sectorsDiscarded == 56 && devices[1].flushesCompleted == nil)
+        #expect(
+            devices[1].discardsCompleted == 7 && devices[1].sectorsDiscarded == 56 && devices[1].flushesCompleted == nil
+        )
         #expect(devices[2].sectorsRead == 80 && devices[2].writesCompleted == 20 && devices[2].readsMerged == nil)
     }
 
@@ -206,7 +209,8 @@ import Testing
     }
 
     @Test func cpuTicksAreUserPlusSystemTime() throws {
-        let sample = try #require(try ProcPidStatParser.parse(FixtureText.read("generated/debian12-edge/proc_10929_stat.txt")).first)
+        let sample = try #require(
+            try ProcPidStatParser.parse(FixtureText.read("generated/debian12-edge/proc_10929_stat.txt")).first)
         #expect(sample.pid == 10929 && sample.comm == "python3" && sample.ppid == 1)
         #expect(sample.cpuTicks == 73 + 1)
         #expect(sample.rssPages == 2074 && sample.startTimeTicks == 35010 && sample.virtualBytes == 17_653_760)
@@ -229,8 +233,9 @@ import Testing
 
 @Suite struct SmallKernelFileParserTests {
     @Test func loadAverageReadsTheFirstThreeFigures() throws {
-        #expect(try ProcLoadAvgParser.parse(FixtureText.read("generated/debian12/proc_loadavg.txt"))
-            == LoadAverage(one: 1.0, five: 0.33, fifteen: 0.13))
+        #expect(
+            try ProcLoadAvgParser.parse(FixtureText.read("generated/debian12/proc_loadavg.txt"))
+                == LoadAverage(one: 1.0, five: 0.33, fifteen: 0.13))
     }
 
     @Test func uptimeReadsSecondsSinceBoot() throws {

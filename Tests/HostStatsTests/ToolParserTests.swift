@@ -11,8 +11,10 @@ import Testing
             #expect(cpu.busyPercent == nil, "\(path): busy without idle")
             return
         }
-        let shares = [cpu.userPercent, cpu.nicePercent, cpu.systemPercent, cpu.iowaitPercent, cpu.irqPercent,
-            cpu.softirqPercent, cpu.stealPercent].compactMap { $0 }
+        let shares = [
+            cpu.userPercent, cpu.nicePercent, cpu.systemPercent, cpu.iowaitPercent, cpu.irqPercent,
+            cpu.softirqPercent, cpu.stealPercent,
+        ].compactMap { $0 }
         #expect(abs(shares.reduce(idle, +) - 100) <= 0.05, "\(path)")
         #expect(cpu.busyPercent! <= cpu.activePercent!)
     }
@@ -166,7 +168,8 @@ import Testing
     }
 
     @Test func procps32MemoryCountsBuffersAndCacheOut() throws {
-        let memory = try #require(try TopParser.parse(FixtureText.read("public/linux-rhel5-procps3.2/top_interactive.txt")).value.memory)
+        let memory = try #require(
+            try TopParser.parse(FixtureText.read("public/linux-rhel5-procps3.2/top_interactive.txt")).value.memory)
         #expect(memory.totalBytes == 65_968_872 * 1024)
         #expect(memory.usedBytes == (65_968_872 - 7_630_208 - 1_144_832 - 39_128_520) * 1024)
         #expect(memory.definition == "total-free-buffers-cached")
@@ -238,7 +241,8 @@ import Testing
 
     @Test func withoutStatisticsItSaysWhatIsMissing() {
         #expect {
-            try IPLinkParser.parse("1: lo: <LOOPBACK,UP> mtu 65536 qdisc noqueue state UNKNOWN\n    link/loopback 00:00:00:00:00:00\n")
+            try IPLinkParser.parse(
+                "1: lo: <LOOPBACK,UP> mtu 65536 qdisc noqueue state UNKNOWN\n    link/loopback 00:00:00:00:00:00\n")
         } throws: { error in
             (error as? ParseError)?.message.contains("-s") == true
         }

@@ -95,7 +95,9 @@ extension CPUStats {
             "steal_percent": .from(stealPercent, JSONValue.double),
             "idle_percent": .from(idlePercent, JSONValue.double),
             "per_core": .array(
-                perCore.map { .object(["core": .number($0.core), "busy_percent": .from($0.busyPercent, JSONValue.double)]) }
+                perCore.map {
+                    .object(["core": .number($0.core), "busy_percent": .from($0.busyPercent, JSONValue.double)])
+                }
             ),
         ])
     }
@@ -166,6 +168,8 @@ extension BlockDeviceStats {
             "reads_per_second": .from(readsPerSecond, JSONValue.double),
             "writes_per_second": .from(writesPerSecond, JSONValue.double),
             "utilization_percent": .from(utilizationPercent, JSONValue.double),
+            "bytes_per_second": .from(bytesPerSecond, JSONValue.double),
+            "transfers_per_second": .from(transfersPerSecond, JSONValue.double),
         ])
     }
 }

@@ -21,11 +21,16 @@ public struct BlockDeviceStats: Sendable, Equatable {
     public var writesPerSecond: Double?
     /// Share of the interval during which the device had requests in flight (iostat `%util`).
     public var utilizationPercent: Double?
+    /// Reads and writes together, for tools that do not split them (macOS iostat `MB/s`).
+    public var bytesPerSecond: Double?
+    /// Requests per second, reads and writes together (iostat `tps`).
+    public var transfersPerSecond: Double?
 
     public init(
         device: String, readBytes: UInt64? = nil, writeBytes: UInt64? = nil, reads: UInt64? = nil,
         writes: UInt64? = nil, readBytesPerSecond: Double? = nil, writeBytesPerSecond: Double? = nil,
-        readsPerSecond: Double? = nil, writesPerSecond: Double? = nil, utilizationPercent: Double? = nil
+        readsPerSecond: Double? = nil, writesPerSecond: Double? = nil, utilizationPercent: Double? = nil,
+        bytesPerSecond: Double? = nil, transfersPerSecond: Double? = nil
     ) {
         self.device = device
         self.readBytes = readBytes
@@ -37,5 +42,7 @@ public struct BlockDeviceStats: Sendable, Equatable {
         self.readsPerSecond = readsPerSecond
         self.writesPerSecond = writesPerSecond
         self.utilizationPercent = utilizationPercent
+        self.bytesPerSecond = bytesPerSecond
+        self.transfersPerSecond = transfersPerSecond
     }
 }

@@ -97,12 +97,14 @@ extension CPUStats {
             busyPercent = share(delta.total - delta.idle - delta.iowait)
             activePercent = share(delta.total - delta.idle)
         }
-        let earlierCores = Dictionary(earlier.perCore.map { ($0.core, $0.ticks) }, uniquingKeysWith: { first, _ in first })
+        let earlierCores = Dictionary(
+            earlier.perCore.map { ($0.core, $0.ticks) }, uniquingKeysWith: { first, _ in first })
         perCore = later.perCore.map { core in
             guard let before = earlierCores[core.core], let delta = core.ticks.delta(since: before), delta.total > 0
             else { return CoreStats(core: core.core, busyPercent: nil) }
             return CoreStats(
-                core: core.core, busyPercent: Double(delta.total - delta.idle - delta.iowait) / Double(delta.total) * 100)
+                core: core.core,
+                busyPercent: Double(delta.total - delta.idle - delta.iowait) / Double(delta.total) * 100)
         }
     }
 }

@@ -13,7 +13,15 @@ extension MemoryStats {
         public static let totalMinusFreeBuffersCached = "total-free-buffers-cached"
         /// `total − free − buffers`: the `-/+ buffers` line of old BusyBox `free`.
         public static let totalMinusFreeBuffers = "total-free-buffers"
-        /// `total − free`: what old `free` and BusyBox print in the `used` column of `Mem:`.
+        /// `total − free`: what old `free` and BusyBox print in the `used` column of `Mem:`, and
+        /// macOS `top`'s `PhysMem: … used`.
         public static let totalMinusFree = "total-free"
+        /// macOS `vm_stat`: app memory (anonymous − purgeable pages) + wired + compressor-occupied
+        /// pages, Activity Monitor's "Memory Used".
+        public static let macOSAppWiredCompressed = "app+wired+compressed"
+        /// macOS `vm_stat` before the compressor (10.8 and older): active + wired pages.
+        public static let activePlusWired = "active+wired"
+        /// FreeBSD `sysctl vm.stats.vm`: total − (free + inactive + laundry) pages.
+        public static let totalMinusFreeInactiveLaundry = "total-free-inactive-laundry"
     }
 }

@@ -111,13 +111,15 @@ public enum DfParser {
         let words = TextScanning.fields(line)
         guard words.count >= 4, !words.contains(where: { UInt64($0) != nil }) else { return nil }
         let lower = words.map { $0.lowercased() }
+        // Words only a df header has; `free` and `ps` headers share `available` and `size`.
         let known = [
-            "filesystem", "dateisystem", "mounted", "eingehängt", "monté", "capacity", "use%", "iuse%", "verw%",
-            "avail", "available", "size", "inodes", "iused",
+            "filesystem", "dateisystem", "sys.", "mounted", "eingehängt", "monté", "montado", "iuse%", "verw%",
         ]
         // `1K-blocks`, `1024-blocks`, `1-blocks`, German `1K-Blöcke`: a block size, a dash, a word.
         let blockSizes = lower.compactMap { word -> UInt64? in
-            guard let dash = word.firstIndex(of: "-"), word[word.index(after: dash)...].allSatisfy(\.isLetter) else { return nil }
+            guard let dash = word.firstIndex(of: "-"), word[word.index(after: dash)...].allSatisfy(\.isLetter) else {
+                return nil
+            }
             let size = word[..<dash]
             guard size.first?.isNumber == true else { return nil }
             return TextScanning.scaledSize(Substring(size))

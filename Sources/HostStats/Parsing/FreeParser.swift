@@ -79,7 +79,8 @@ public enum FreeParser {
             var result: [Figure] = []
             for token in row.values {
                 guard let figure = Self.figure(token, multiplier: multiplier) else {
-                    throw ParseError(source: source, message: "`\(token)` in the `\(row.label)` row is not a size", line: row.line)
+                    throw ParseError(
+                        source: source, message: "`\(token)` in the `\(row.label)` row is not a size", line: row.line)
                 }
                 result.append(figure)
             }
@@ -112,7 +113,9 @@ public enum FreeParser {
         if let adjusted = rows.first(where: { $0.label.hasPrefix("-/+") }) {
             let figures = try figures(adjusted)
             guard figures.count == 2 else {
-                throw ParseError(source: source, message: "the `\(adjusted.label)` row should hold used and free", line: adjusted.line)
+                throw ParseError(
+                    source: source, message: "the `\(adjusted.label)` row should hold used and free",
+                    line: adjusted.line)
             }
             stats.usedBytes = figures[0].bytes
             stats.definition =
@@ -121,10 +124,14 @@ public enum FreeParser {
         } else {
             stats.usedBytes = used.bytes
             let cache: Figure? =
-                value(.buffCache) ?? value(.cache).map { cache in
-                    Figure(bytes: cache.bytes + (value(.buffers)?.bytes ?? 0), slack: cache.slack + (value(.buffers)?.slack ?? 0))
+                value(.buffCache)
+                ?? value(.cache).map { cache in
+                    Figure(
+                        bytes: cache.bytes + (value(.buffers)?.bytes ?? 0),
+                        slack: cache.slack + (value(.buffers)?.slack ?? 0))
                 }
-            let fitting = fittingFormulas(total: total, used: used, free: free, cache: cache, available: value(.available))
+            let fitting = fittingFormulas(
+                total: total, used: used, free: free, cache: cache, available: value(.available))
             if fitting.count == 1 || (fitting.count > 1 && !scaled) {
                 stats.definition = fitting[0]
             } else if fitting.isEmpty {
@@ -143,7 +150,9 @@ public enum FreeParser {
 
     /// The formulas whose result agrees with `used` within the rounding of the figures, best
     /// fit first.
-    static func fittingFormulas(total: Figure, used: Figure, free: Figure, cache: Figure?, available: Figure?) -> [String] {
+    static func fittingFormulas(total: Figure, used: Figure, free: Figure, cache: Figure?, available: Figure?)
+        -> [String]
+    {
         var candidates: [(name: String, error: Double, slack: Double)] = []
         func consider(_ name: String, _ terms: [Figure]) {
             let figure = Double(total.bytes) - terms.reduce(0) { $0 + Double($1.bytes) }
@@ -162,7 +171,8 @@ public enum FreeParser {
         case 7: return [.total, .used, .free, .shared, .buffers, .cache, .available]
         case 5: return [.total, .used, .free, .shared, .buffers]
         default:
-            throw ParseError(source: source, message: "a `Mem:` row of \(count) figures matches no known `free` layout", line: line)
+            throw ParseError(
+                source: source, message: "a `Mem:` row of \(count) figures matches no known `free` layout", line: line)
         }
     }
 

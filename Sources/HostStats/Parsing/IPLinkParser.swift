@@ -29,13 +29,16 @@ public enum IPLinkParser {
             header = nil
             guard fields.count == current.names.count else {
                 throw ParseError(
-                    source: source, message: "\(current.direction) figures do not match the header \(current.names.joined(separator: " "))",
+                    source: source,
+                    message:
+                        "\(current.direction) figures do not match the header \(current.names.joined(separator: " "))",
                     line: index + 1)
             }
             var values: [String: UInt64] = [:]
             for (name, value) in zip(current.names, fields) {
                 guard let number = UInt64(value) else {
-                    throw ParseError(source: source, message: "`\(value)` under \(name) is not a counter", line: index + 1)
+                    throw ParseError(
+                        source: source, message: "`\(value)` under \(name) is not a counter", line: index + 1)
                 }
                 values[String(name)] = number
             }
@@ -51,7 +54,8 @@ public enum IPLinkParser {
             }
         }
         guard !interfaces.isEmpty else {
-            throw .unexpected(source: source, "no `N: name: <…>` interface line", expected: "`ip -s link`", text: text)
+            throw .unexpected(
+                source: source, "no `N: name: <…>` interface line", expected: "`ip -s link`", text: text)
         }
         guard interfaces.contains(where: { $0.rxBytes != nil }) else {
             throw .unexpected(

@@ -47,11 +47,14 @@ public enum IostatParser {
             if let header = cpuHeader {
                 cpuHeader = nil
                 guard fields.count == header.count else {
-                    throw ParseError(source: source, message: "avg-cpu row has \(fields.count) figures for \(header.count) columns", line: index + 1)
+                    throw ParseError(
+                        source: source, message: "avg-cpu row has \(fields.count) figures for \(header.count) columns",
+                        line: index + 1)
                 }
                 for (name, value) in zip(header, fields) {
                     guard let number = TextScanning.localizedDouble(value) else {
-                        throw ParseError(source: source, message: "`\(value)` under \(name) is not a number", line: index + 1)
+                        throw ParseError(
+                            source: source, message: "`\(value)` under \(name) is not a number", line: index + 1)
                     }
                     reports[reports.count - 1].cpu[String(name)] = number
                 }
@@ -70,7 +73,8 @@ public enum IostatParser {
             guard let header = deviceHeader else { continue }
             guard fields.count == header.count + 1 else {
                 throw ParseError(
-                    source: source, message: "row for \(first) has \(fields.count - 1) figures for \(header.count) columns",
+                    source: source,
+                    message: "row for \(first) has \(fields.count - 1) figures for \(header.count) columns",
                     line: index + 1)
             }
             reports[reports.count - 1].devices.append(try device(fields, header: header, line: index + 1))
@@ -84,9 +88,13 @@ public enum IostatParser {
             warnings.append(
                 "iostat printed one report, which covers the time since boot: figures need a second report "
                     + "(`iostat -dxk 1 2`)")
-            return Parsed(Report(devices: names, cpu: reports[0].cpu.isEmpty ? nil : CPUStats(cores: cores)), warnings: warnings)
+            return Parsed(
+                Report(devices: names, cpu: reports[0].cpu.isEmpty ? nil : CPUStats(cores: cores)), warnings: warnings)
         }
         let last = reports[reports.count - 1]
+        if last.devices.contains(where: { $0.readBytesPerSecond == nil && $0.bytesPerSecond == nil }) {
+            warnings.append("iostat device columns without a known read/write rate (rkB/s, kB_read/s, …): rates unknown")
+        }
         return Parsed(Report(devices: last.devices, cpu: cpuStats(last.cpu, cores: cores)), warnings: warnings)
     }
 
@@ -94,12 +102,15 @@ public enum IostatParser {
         guard let idle = values["%idle"] else { return nil }
         let iowait = values["%iowait"]
         return CPUStats(
-            cores: cores, busyPercent: (100 - idle - (iowait ?? 0)).rounded(toPlaces: 4), activePercent: (100 - idle).rounded(toPlaces: 4),
+            cores: cores, busyPercent: (100 - idle - (iowait ?? 0)).rounded(toPlaces: 4),
+            activePercent: (100 - idle).rounded(toPlaces: 4),
             userPercent: values["%user"], nicePercent: values["%nice"], systemPercent: values["%system"],
             iowaitPercent: iowait, stealPercent: values["%steal"], idlePercent: idle)
     }
 
-    private static func device(_ fields: [Substring], header: [Substring], line: Int) throws(ParseError) -> BlockDeviceStats {
+    private static func device(_ fields: [Substring], header: [Substring], line: Int) throws(ParseError)
+        -> BlockDeviceStats
+    {
         var values: [String: Double] = [:]
         for (name, value) in zip(header, fields.dropFirst()) {
             guard let number = TextScanning.localizedDouble(value) else {
@@ -123,6 +134,7 @@ public enum IostatParser {
                 ("wkB/s", kib), ("wMB/s", mib), ("wsec/s", 512), ("kB_wrtn/s", kib), ("MB_wrtn/s", mib),
                 ("Blk_wrtn/s", 512),
             ]),
-            readsPerSecond: values["r/s"], writesPerSecond: values["w/s"], utilizationPercent: values["%util"])
+            readsPerSecond: values["r/s"], writesPerSecond: values["w/s"], utilizationPercent: values["%util"],
+            transfersPerSecond: values["tps"])
     }
 }

@@ -132,7 +132,9 @@ public enum MpstatParser {
             func column(_ names: [String]) throws(ParseError) -> Double? {
                 guard let index = header.firstIndex(where: { names.contains(String($0)) }) else { return nil }
                 guard let value = TextScanning.localizedDouble(values[index]) else {
-                    throw ParseError(source: MpstatParser.source, message: "`\(values[index])` under \(header[index]) is not a number", line: line)
+                    throw ParseError(
+                        source: MpstatParser.source,
+                        message: "`\(values[index])` under \(header[index]) is not a number", line: line)
                 }
                 return value
             }

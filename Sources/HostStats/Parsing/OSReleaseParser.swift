@@ -17,8 +17,14 @@ public enum OSReleaseParser {
             {
                 values[String(trimmed[..<equals])] = unquote(trimmed[trimmed.index(after: equals)...])
             } else {
+                // `Linux web1 6.1.0-18-amd64 x86_64`: a system name, a host, a release that starts
+                // with a digit, and a machine name.
                 let fields = TextScanning.fields(trimmed)
-                if fields.count == 4 { uname = fields }
+                if fields.count == 4, fields[0].allSatisfy(\.isLetter), fields[2].first?.isNumber == true,
+                    fields[3].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+                {
+                    uname = fields
+                }
             }
         }
         guard !values.isEmpty || uname != nil else {
@@ -31,7 +37,8 @@ public enum OSReleaseParser {
         if name == nil, let base = values["NAME"] {
             name = values["VERSION"].map { "\(base) \($0)" } ?? base
         }
-        return OSInfo(family: family, name: name, kernel: uname.map { String($0[2]) }, arch: uname.map { String($0[3]) })
+        return OSInfo(
+            family: family, name: name, kernel: uname.map { String($0[2]) }, arch: uname.map { String($0[3]) })
     }
 
     private static func unquote(_ value: Substring) -> String {

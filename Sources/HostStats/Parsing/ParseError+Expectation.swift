@@ -11,7 +11,9 @@ extension ParseError {
         var message = "\(what): expected the output of \(expected)"
         if text.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
             message = "the input is empty: expected the output of \(expected)"
-        } else if let other = ToolRecognizer.recognize(text), other != source, ToolRecognizer.displayName(other) != source {
+        } else if let other = ToolRecognizer.recognize(text), other != source,
+            ToolRecognizer.displayName(other) != source
+        {
             message += "; this looks like the output of `\(ToolRecognizer.displayName(other))`"
         }
         return ParseError(source: source, message: message, line: line)

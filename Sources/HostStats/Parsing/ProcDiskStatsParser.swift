@@ -58,6 +58,8 @@ public enum ProcDiskStatsParser {
         }
         return SnapshotPart(
             devices: devices,
-            warnings: ["/proc/diskstats holds since-boot counters: per-second rates need two reads and the time between them"])
+            warnings: [
+                "/proc/diskstats holds since-boot counters: per-second rates need two reads and the time between them"
+            ])
     }
 }

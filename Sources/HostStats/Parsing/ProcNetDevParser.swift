@@ -36,14 +36,16 @@ public enum ProcNetDevParser {
             func counter(_ group: [Substring], _ offset: Int, _ column: String) throws(ParseError) -> UInt64? {
                 guard let position = group.firstIndex(of: column[...]) else { return nil }
                 guard let value = UInt64(values[offset + position]) else {
-                    throw ParseError(source: source, message: "`\(values[offset + position])` is not a counter", line: index + 1)
+                    throw ParseError(
+                        source: source, message: "`\(values[offset + position])` is not a counter", line: index + 1)
                 }
                 return value
             }
             let tx = receive.count
             interfaces.append(
                 NetworkInterfaceStats(
-                    interface: name, rxBytes: try counter(receive, 0, "bytes"), txBytes: try counter(transmit, tx, "bytes"),
+                    interface: name, rxBytes: try counter(receive, 0, "bytes"),
+                    txBytes: try counter(transmit, tx, "bytes"),
                     rxErrors: try counter(receive, 0, "errs"), txErrors: try counter(transmit, tx, "errs"),
                     rxDropped: try counter(receive, 0, "drop"), txDropped: try counter(transmit, tx, "drop")))
         }

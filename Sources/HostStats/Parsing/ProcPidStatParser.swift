@@ -30,7 +30,8 @@ public enum ProcPidStatParser {
             }
         }
         if pending != nil {
-            throw ParseError(source: source, message: "truncated line: no `)` closing the process name", line: pendingLine)
+            throw ParseError(
+                source: source, message: "truncated line: no `)` closing the process name", line: pendingLine)
         }
         guard !samples.isEmpty else {
             throw .unexpected(source: source, "no process line", expected: "`cat /proc/[0-9]*/stat`", text: text)
@@ -50,7 +51,8 @@ public enum ProcPidStatParser {
         guard tail.count >= minimumTail else { return nil }
         func number(_ index: Int, _ name: String) throws(ParseError) -> UInt64 {
             guard let value = UInt64(tail[index]) else {
-                throw ParseError(source: source, message: "\(name) `\(tail[index])` of pid \(pid) is not a number", line: line)
+                throw ParseError(
+                    source: source, message: "\(name) `\(tail[index])` of pid \(pid) is not a number", line: line)
             }
             return value
         }
@@ -71,9 +73,11 @@ public enum ProcPidStatParser {
         let processes = try parse(text).map {
             ProcessStats(pid: $0.pid, ppid: $0.ppid, rssBytes: $0.rssPages &* 4096, command: $0.comm)
         }
-        return SnapshotPart(processes: processes, warnings: [
-            "rss_bytes assume 4096-byte pages (check `getconf PAGESIZE` on the host)",
-            "one /proc/PID/stat read holds lifetime CPU ticks only: cpu_percent needs two reads",
-        ])
+        return SnapshotPart(
+            processes: processes,
+            warnings: [
+                "rss_bytes assume 4096-byte pages (check `getconf PAGESIZE` on the host)",
+                "one /proc/PID/stat read holds lifetime CPU ticks only: cpu_percent needs two reads",
+            ])
     }
 }

@@ -20,7 +20,8 @@ public enum ProcStatParser {
                 samples.append(CPUCounters(total: try ticks(fields, line: index + 1)))
             } else if key.hasPrefix("cpu"), let core = Int(key.dropFirst(3)) {
                 guard !samples.isEmpty else {
-                    throw ParseError(source: source, message: "`\(key)` line before the aggregate `cpu` line", line: index + 1)
+                    throw ParseError(
+                        source: source, message: "`\(key)` line before the aggregate `cpu` line", line: index + 1)
                 }
                 samples[samples.count - 1].perCore.append(.init(core: core, ticks: try ticks(fields, line: index + 1)))
             } else if key == "btime", fields.count >= 2, let seconds = Int64(fields[1]), !samples.isEmpty {
@@ -36,7 +37,9 @@ public enum ProcStatParser {
     private static func ticks(_ fields: [Substring], line: Int) throws(ParseError) -> CPUTicks {
         // user nice system idle are always there; later kernels appended the rest one by one.
         guard fields.count >= 5 else {
-            throw ParseError(source: source, message: "`\(fields[0])` line has \(fields.count - 1) counters, expected at least 4", line: line)
+            throw ParseError(
+                source: source, message: "`\(fields[0])` line has \(fields.count - 1) counters, expected at least 4",
+                line: line)
         }
         var values: [UInt64] = []
         for field in fields.dropFirst() {
@@ -65,10 +68,12 @@ public enum ProcStatParser {
             let stats = CPUStats(
                 cores: last.perCore.isEmpty ? nil : last.perCore.count,
                 perCore: last.perCore.map { CoreStats(core: $0.core, busyPercent: nil) })
-            return SnapshotPart(cpu: stats, warnings: [
-                "one /proc/stat sample holds since-boot totals only: CPU percentages need two samples "
-                    + "(e.g. `cat /proc/stat; sleep 1; cat /proc/stat`)"
-            ])
+            return SnapshotPart(
+                cpu: stats,
+                warnings: [
+                    "one /proc/stat sample holds since-boot totals only: CPU percentages need two samples "
+                        + "(e.g. `cat /proc/stat; sleep 1; cat /proc/stat`)"
+                ])
         }
         let earlier = samples[samples.count - 2]
         var elapsedMs: Double?

@@ -24,9 +24,9 @@ public enum PsParser {
         case "UID", "RUID": .uid
         case "%CPU", "PCPU", "CPU": .cpu
         case "%MEM", "PMEM": .memory
-        case "RSS", "RSZ", "RES": .rss
+        case "RSS", "RSZ", "RES", "MEM": .rss
         case "VSZ", "VSIZE", "VIRT": .vsz
-        case "STAT", "S", "STATE": .state
+        case "STAT", "S": .state
         case "COMMAND", "CMD", "ARGS", "COMM", "UCOMM", "UCMD", "BEFEHL", "COMMANDE", "COMANDO": .text
         case "NI", "PRI", "C", "PGID", "SID", "TPGID", "PSR", "NLWP", "THCNT", "SZ", "%CPU)": .number
         default: .word
@@ -35,15 +35,18 @@ public enum PsParser {
 
     public static func parse(_ text: String) throws(ParseError) -> Parsed<[ProcessStats]> {
         let lines = TextScanning.lines(text)
-        guard let headerIndex = lines.firstIndex(where: { line in
-            TextScanning.fields(line).contains { field($0) == .pid }
-        }) else {
+        guard
+            let headerIndex = lines.firstIndex(where: { line in
+                TextScanning.fields(line).contains { field($0) == .pid }
+            })
+        else {
             if let complaint = lines.first(where: { $0.hasPrefix("ps:") || $0.contains("ps: ") }) {
                 throw ParseError(source: source, message: "ps failed: \(complaint.trimmingBlanks())")
             }
             throw .unexpected(source: source, "no header with a `PID` column", expected: "`ps`", text: text)
         }
-        let processes = try table(header: lines[headerIndex], rows: lines[(headerIndex + 1)...], firstLine: headerIndex + 2)
+        let processes = try table(
+            header: lines[headerIndex], rows: lines[(headerIndex + 1)...], firstLine: headerIndex + 2)
         guard !processes.isEmpty else {
             throw .unexpected(source: source, "a header but no process rows", expected: "`ps`", text: text)
         }
@@ -55,7 +58,9 @@ public enum PsParser {
     }
 
     /// The rows under a process-table header (also `top`'s), columns found by header name.
-    static func table(header: Substring, rows: ArraySlice<Substring>, firstLine: Int) throws(ParseError) -> [ProcessStats] {
+    static func table(header: Substring, rows: ArraySlice<Substring>, firstLine: Int) throws(ParseError)
+        -> [ProcessStats]
+    {
         let headers = TextScanning.fields(header)
         let fields = headers.map(field)
         var processes: [ProcessStats] = []
@@ -65,7 +70,8 @@ public enum PsParser {
             guard let values = split(line, fields: fields) else {
                 throw ParseError(
                     source: source,
-                    message: "the row does not fit the columns \(headers.joined(separator: " ")): `\(line.trimmingBlanks().prefix(60))`",
+                    message: "the row does not fit the columns \(headers.joined(separator: " ")): "
+                        + "`\(line.trimmingBlanks().prefix(60))`",
                     line: number)
             }
             processes.append(try process(values, fields: fields, line: number))
@@ -77,7 +83,7 @@ public enum PsParser {
         func value(_ kind: Field) -> Substring? {
             fields.firstIndex(of: kind).map { values[$0] }
         }
-        guard let pidText = value(.pid), let pid = Int(pidText) else {
+        guard let pidText = value(.pid), let pid = processID(pidText) else {
             throw ParseError(source: source, message: "`\(value(.pid) ?? "")` is not a PID", line: line)
         }
         // The last text column is the argument list when there are two (procps `comm,args`).
@@ -88,7 +94,7 @@ public enum PsParser {
             if !rest.isEmpty { command = String(rest) }
         }
         var process = ProcessStats(pid: pid, command: command)
-        process.ppid = value(.ppid).flatMap { Int($0) }
+        process.ppid = value(.ppid).flatMap(processID)
         process.user = (value(.user) ?? value(.uid)).map(String.init)
         process.cpuPercent = value(.cpu).flatMap(percent)
         process.memoryPercent = value(.memory).flatMap(percent)
@@ -125,6 +131,11 @@ public enum PsParser {
         return fill(column: 0, token: 0) ? result : nil
     }
 
+    /// `123`, or macOS top's `123*` (a process it marks).
+    private static func processID(_ token: Substring) -> Int? {
+        Int(token.hasSuffix("*") ? token.dropLast() : token)
+    }
+
     /// `12.3`, `12,3` or BusyBox's `12%`.
     private static func percent(_ token: Substring) -> Double? {
         TextScanning.localizedDouble(token.hasSuffix("%") ? token.dropLast() : token)
@@ -132,11 +143,12 @@ public enum PsParser {
 
     private static func accepts(_ field: Field, _ token: Substring) -> Bool {
         switch field {
-        case .pid, .ppid: return Int(token) != nil
+        case .pid, .ppid: return processID(token) != nil
         case .cpu, .memory: return percent(token) != nil
         case .rss, .vsz: return token == "-" || TextScanning.scaledSize(token, unit: 1024) != nil
         case .number: return token == "-" || Double(token) != nil
-        case .state: return token.allSatisfy { "RSDZTtWXIKPLUE<Nsl+".contains($0) }
+        // Linux and BSD state letters and flags (`Ss+`, `S<Ll`, `IW<`, `R+`, `SNs`, `U`, `Z`).
+        case .state: return token.count <= 8 && token.allSatisfy { $0.isLetter || "<>+".contains($0) }
         case .user, .uid, .word, .text: return true
         }
     }

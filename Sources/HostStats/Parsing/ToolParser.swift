@@ -21,7 +21,10 @@ public struct ToolParser: Sendable {
 
     /// Every registered parser, in the order `--help` lists them.
     public static let all: [ToolParser] = [
-        ToolParser(name: "mpstat", summary: "sysstat mpstat [-P ALL] [-o JSON] INTERVAL COUNT: CPU shares from the summary rows") {
+        ToolParser(
+            name: "mpstat",
+            summary: "sysstat mpstat [-P ALL] [-o JSON] INTERVAL COUNT: CPU shares from the summary rows"
+        ) {
             (text: String) throws(ParseError) in
             let parsed = try MpstatParser.parse(text)
             return SnapshotPart(cpu: parsed.value, warnings: parsed.warnings)
@@ -41,13 +44,21 @@ public struct ToolParser: Sendable {
             let parsed = try PsParser.parse(text)
             return SnapshotPart(processes: parsed.value, warnings: parsed.warnings)
         },
-        ToolParser(name: "iostat", summary: "iostat [-x] [-dk] INTERVAL COUNT: per-device rates and CPU from the last report") {
+        ToolParser(
+            name: "iostat",
+            summary: "iostat (sysstat -x/-dk, or macOS -c/-od) INTERVAL COUNT: per-device rates, CPU, last report"
+        ) {
             (text: String) throws(ParseError) in
+            if isMacIostat(text) { return try MacIostatParser.parse(text).value }
             let parsed = try IostatParser.parse(text)
             return SnapshotPart(cpu: parsed.value.cpu, devices: parsed.value.devices, warnings: parsed.warnings)
         },
-        ToolParser(name: "top", summary: "top -b -n N (procps or BusyBox): uptime, load, CPU, memory and processes") {
-            (text: String) throws(ParseError) in try TopParser.parse(text).value
+        ToolParser(
+            name: "top", summary: "top -b -n N (procps, BusyBox) or macOS top -l N: load, CPU, memory, processes"
+        ) {
+            (text: String) throws(ParseError) in
+            if isMacTop(text) { return try MacTopParser.parse(text).value }
+            return try TopParser.parse(text).value
         },
         ToolParser(name: "uptime", summary: "uptime: seconds up and load averages (Linux, BusyBox, macOS, SunOS)") {
             (text: String) throws(ParseError) in
@@ -55,6 +66,21 @@ public struct ToolParser: Sendable {
             var warnings: [String] = []
             if uptime.seconds == nil { warnings.append("this uptime format gives no duration") }
             return SnapshotPart(uptimeSeconds: uptime.seconds, load: uptime.load, warnings: warnings)
+        },
+        ToolParser(name: "vm_stat", summary: "macOS vm_stat [; sysctl hw.memsize]: memory from page counts") {
+            (text: String) throws(ParseError) in SnapshotPart(memory: try VmStatParser.parse(text))
+        },
+        ToolParser(
+            name: "sysctl", summary: "sysctl hw.memsize hw.ncpu vm.swapusage vm.loadavg kern.boottime (macOS, FreeBSD)"
+        ) {
+            (text: String) throws(ParseError) in try SysctlParser.part(text)
+        },
+        ToolParser(
+            name: "netstat", summary: "netstat -ib[n][d] (macOS, FreeBSD): per-interface counters from <Link#N> rows"
+        ) {
+            (text: String) throws(ParseError) in
+            let parsed = try NetstatParser.parse(text)
+            return SnapshotPart(network: parsed.value, warnings: parsed.warnings)
         },
         ToolParser(name: "ip", summary: "ip -s link: per-interface byte, error and drop counters") {
             (text: String) throws(ParseError) in SnapshotPart(network: try IPLinkParser.parse(text))
@@ -84,4 +110,16 @@ public struct ToolParser: Sendable {
             (text: String) throws(ParseError) in SnapshotPart(os: try OSReleaseParser.parse(text))
         },
     ]
+
+    /// macOS top's summary lines, which procps and BusyBox never print.
+    static func isMacTop(_ text: String) -> Bool {
+        TextScanning.lines(text).prefix(40).contains { $0.hasPrefix("PhysMem:") || $0.hasPrefix("CPU usage:") }
+    }
+
+    /// macOS iostat's group header (`disk0 … cpu`), where sysstat prints `Device` and `avg-cpu:`.
+    static func isMacIostat(_ text: String) -> Bool {
+        let lines = TextScanning.lines(text).prefix(10)
+        return !lines.contains { $0.hasPrefix("Device") || $0.hasPrefix("avg-cpu:") }
+            && lines.contains { TextScanning.fields($0).contains { $0.hasPrefix("disk") || $0 == "cpu" } }
+    }
 }

@@ -18,7 +18,9 @@ public enum TopParser {
         let lines = TextScanning.lines(text)
         let starts = lines.indices.filter { isFrameStart(lines[$0]) }
         guard let start = starts.last else {
-            throw .unexpected(source: source, "no `top - … load average` or BusyBox `Mem:` line", expected: "`top -b -n 1`", text: text)
+            throw .unexpected(
+                source: source, "no `top - … load average` or BusyBox `Mem:` line", expected: "`top -b -n 1`",
+                text: text)
         }
         let frame = lines[start...]
         var part = SnapshotPart()
@@ -85,7 +87,9 @@ public enum TopParser {
 
     /// The words before the first colon, when the line has one early on.
     private static func label(_ line: Substring) -> Substring? {
-        guard let colon = line.firstIndex(of: ":"), line.distance(from: line.startIndex, to: colon) <= 12 else { return nil }
+        guard let colon = line.firstIndex(of: ":"), line.distance(from: line.startIndex, to: colon) <= 12 else {
+            return nil
+        }
         return line[..<colon]
     }
 
@@ -129,20 +133,25 @@ public enum TopParser {
     private static func cpuStats(_ pairs: [(label: String, value: Substring)], cores: Int?) -> CPUStats? {
         var values: [String: Double] = [:]
         for (label, value) in pairs {
-            guard let number = TextScanning.localizedDouble(value.hasSuffix("%") ? value.dropLast() : value) else { continue }
+            guard let number = TextScanning.localizedDouble(value.hasSuffix("%") ? value.dropLast() : value) else {
+                continue
+            }
             values[label] = number
         }
         func first(_ names: String...) -> Double? { names.lazy.compactMap { values[$0] }.first }
         guard let idle = first("id", "idle") else { return nil }
         let iowait = first("wa", "io", "iowait")
         return CPUStats(
-            cores: cores, busyPercent: (100 - idle - (iowait ?? 0)).rounded(toPlaces: 4), activePercent: (100 - idle).rounded(toPlaces: 4),
+            cores: cores, busyPercent: (100 - idle - (iowait ?? 0)).rounded(toPlaces: 4),
+            activePercent: (100 - idle).rounded(toPlaces: 4),
             userPercent: first("us", "usr", "user"), nicePercent: first("ni", "nic", "nice"),
             systemPercent: first("sy", "sys", "system"), iowaitPercent: iowait, irqPercent: first("hi", "irq"),
             softirqPercent: first("si", "sirq"), stealPercent: first("st", "steal"), idlePercent: idle)
     }
 
-    private static func memory(_ line: Substring, swap: Substring?, warnings: inout [String]) throws(ParseError) -> MemoryStats {
+    private static func memory(_ line: Substring, swap: Substring?, warnings: inout [String]) throws(ParseError)
+        -> MemoryStats
+    {
         let colon = line.firstIndex(of: ":")!
         let prefix = TextScanning.fields(line[..<colon]).first.map(String.init) ?? ""
         let multiplier: Double? =
@@ -180,8 +189,12 @@ public enum TopParser {
         guard let free = mem["free"] else {
             throw ParseError(source: source, message: "memory line without a `free` figure: `\(line)`")
         }
-        let total = mem["total"] ?? mem["used"].map { FreeParser.Figure(bytes: $0.bytes + free.bytes, slack: $0.slack + free.slack) }
-        guard let total else { throw ParseError(source: source, message: "memory line without total or used: `\(line)`") }
+        let total =
+            mem["total"]
+            ?? mem["used"].map { FreeParser.Figure(bytes: $0.bytes + free.bytes, slack: $0.slack + free.slack) }
+        guard let total else {
+            throw ParseError(source: source, message: "memory line without total or used: `\(line)`")
+        }
         stats.totalBytes = total.bytes
         stats.freeBytes = free.bytes
         stats.swapTotalBytes = swapFigures["total"]?.bytes
@@ -191,7 +204,8 @@ public enum TopParser {
             stats.cachedBytes = buffCache.bytes
             stats.usedBytes = used.bytes
             let fitting = FreeParser.fittingFormulas(
-                total: total, used: used, free: free, cache: buffCache, available: mem["available"] ?? swapFigures["available"])
+                total: total, used: used, free: free, cache: buffCache,
+                available: mem["available"] ?? swapFigures["available"])
             stats.definition = fitting.first
             if fitting.isEmpty { warnings.append("top's used figure matches no known formula: definition unknown") }
         } else {
@@ -218,7 +232,9 @@ public enum TopParser {
         if word.hasPrefix("cache") { return "cached" }
         if word == "total" || word == "gesamt" { return "total" }
         if word == "free" || word == "frei" || word.hasPrefix("libr") { return "free" }
-        if word == "used" || word == "benutzt" || word == "util" || word.hasPrefix("utilis") || word == "belegt" { return "used" }
+        if word == "used" || word == "benutzt" || word == "util" || word.hasPrefix("utilis") || word == "belegt" {
+            return "used"
+        }
         return word
     }
 }

@@ -22,7 +22,8 @@ public enum UptimeParser {
         }
         let result = Uptime(seconds: duration(line), load: load(line))
         guard result.seconds != nil || result.load != nil else {
-            throw ParseError(source: source, message: "neither a duration nor load averages in `\(line.trimmingBlanks())`")
+            throw ParseError(
+                source: source, message: "neither a duration nor load averages in `\(line.trimmingBlanks())`")
         }
         return result
     }
