@@ -7,6 +7,7 @@ public struct HostListEntry: Sendable, Hashable {
     /// The hosts-file line it came from; nil for a command-line argument.
     public var location: SSHConfigLocation?
 
+    /// An entry as written, with the hosts-file line it came from, if any.
     public init(text: String, location: SSHConfigLocation? = nil) {
         self.text = text
         self.location = location
@@ -28,7 +29,8 @@ public enum HostList {
             let content = words.prefix { !$0.hasPrefix("#") }
             guard let first = content.first else { continue }
             guard content.count == 1 else {
-                throw .config(location, "\"\(content.joined(separator: " "))\" is more than one host; write one per line")
+                throw .config(
+                    location, "\"\(content.joined(separator: " "))\" is more than one host; write one per line")
             }
             entries.append(HostListEntry(text: String(first), location: location))
         }
@@ -89,8 +91,11 @@ public enum HostList {
         }
         let aliases = config.hostAliases(matching: String(patternList))
         guard !aliases.isEmpty else {
-            let files = config.filePaths.isEmpty ? "no ssh_config file was found" : "no Host name in "
-                + config.filePaths.joined(separator: ", ") + " matches it"
+            let files =
+                config.filePaths.isEmpty
+                ? "no ssh_config file was found"
+                : "no Host name in "
+                    + config.filePaths.joined(separator: ", ") + " matches it"
             throw SSHError(.config, "\(place)the pattern \"\(patternList)\" selects no host: \(files)")
         }
         return aliases.map { .remote(SSHDestination(host: $0, user: user, port: port)) }

@@ -18,9 +18,7 @@ extension SSHConfig {
         }
         state.userKnownHostsFiles.offer(overrides.userKnownHostsFiles, from: nil)
         state.strictHostKeyChecking.offer(overrides.strictHostKeyChecking, from: nil)
-        if let timeout = overrides.connectTimeout {
-            state.connectTimeout.offer(Int(timeout.components.seconds), from: nil)
-        }
+        state.connectTimeout.offer(overrides.connectTimeout, from: nil)
         for file in files {
             var active = true
             try state.walk(file.nodes, host: destination.host, active: &active, neverMatch: false)
@@ -61,7 +59,7 @@ struct ResolutionState {
     var userKnownHostsFiles = FirstValue<[String]>()
     var globalKnownHostsFiles = FirstValue<[String]>()
     var strictHostKeyChecking = FirstValue<StrictHostKeyChecking>()
-    var connectTimeout = FirstValue<Int>()
+    var connectTimeout = FirstValue<Duration>()
     var serverAliveInterval = FirstValue<Int>()
     var serverAliveCountMax = FirstValue<Int>()
     var identityAgent = FirstValue<String>()
@@ -117,7 +115,7 @@ struct ResolutionState {
         case .userKnownHostsFiles(let value): userKnownHostsFiles.offer(value, from: location)
         case .globalKnownHostsFiles(let value): globalKnownHostsFiles.offer(value, from: location)
         case .strictHostKeyChecking(let value): strictHostKeyChecking.offer(value, from: location)
-        case .connectTimeout(let value): connectTimeout.offer(value, from: location)
+        case .connectTimeout(let value): connectTimeout.offer(value.map { .seconds($0) }, from: location)
         case .serverAliveInterval(let value): serverAliveInterval.offer(value, from: location)
         case .serverAliveCountMax(let value): serverAliveCountMax.offer(value, from: location)
         case .identityAgent(let value): identityAgent.offer(value, from: location)
@@ -171,7 +169,8 @@ struct ResolutionState {
         var identities: [IdentityFile] = []
         if identityFiles.isEmpty {
             for file in SSHHostConfig.defaultIdentityFiles {
-                identities.append(IdentityFile(path: try path(file, "IdentityFile", nil), configured: file, isDefault: true))
+                identities.append(
+                    IdentityFile(path: try path(file, "IdentityFile", nil), configured: file, isDefault: true))
             }
         } else {
             for entry in identityFiles where entry.configured.lowercased() != "none" {
@@ -225,10 +224,10 @@ struct ResolutionState {
         }
 
         return SSHHostConfig(
-            alias: alias,
             hostName: remoteHost,
             user: user,
             port: port,
+            alias: alias,
             hostKeyAlias: hostKeyAlias.value,
             identityFiles: identities,
             identitiesOnly: identitiesOnly.value ?? false,
@@ -237,7 +236,7 @@ struct ResolutionState {
             globalKnownHostsFiles: try knownHosts(
                 globalKnownHostsFiles, SSHHostConfig.defaultGlobalKnownHostsFiles, "GlobalKnownHostsFile"),
             strictHostKeyChecking: strictHostKeyChecking.value ?? .ask,
-            connectTimeout: connectTimeout.value.map { .seconds($0) },
+            connectTimeout: connectTimeout.value,
             serverAliveInterval: .seconds(serverAliveInterval.value ?? 0),
             serverAliveCountMax: serverAliveCountMax.value ?? SSHHostConfig.defaultServerAliveCountMax,
             identityAgent: agent,

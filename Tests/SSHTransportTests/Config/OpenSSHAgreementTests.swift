@@ -33,8 +33,9 @@ import Testing
             let probe = try ssh.evaluatedConfig(
                 file: "/dev/null", host: "probe", user: nil, port: nil, variables: ["HOME": home.path])
             localUser = try probe.options.value("user")
-            passwordHome = String(try probe.options.value("userknownhostsfile").prefix { $0 != " " }.dropLast(
-                "/.ssh/known_hosts".count))
+            passwordHome = String(
+                try probe.options.value("userknownhostsfile").prefix { $0 != " " }.dropLast(
+                    "/.ssh/known_hosts".count))
         }
 
         func environment(_ scenario: OpenSSHScenario) -> SSHConfigEnvironment {
@@ -113,7 +114,8 @@ import Testing
                 #expect(Set(ours.identityFiles.map(\.configured)).isSubset(of: configured), context)
                 #expect(Set(ours.identityFiles.map(\.path)).isSubset(of: loaded), context)
             } else {
-                #expect(configured.filter { $0.lowercased() != "none" } == ours.identityFiles.map(\.configured), context)
+                #expect(
+                    configured.filter { $0.lowercased() != "none" } == ours.identityFiles.map(\.configured), context)
                 #expect(loaded == ours.identityFiles.map(\.path), context)
             }
 
