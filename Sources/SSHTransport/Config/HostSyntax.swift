@@ -14,6 +14,9 @@ enum HostSyntax {
         "'", "`", "\"", "$", "\\", ";", "&", "<", ">", "|", "(", ")", "{", "}", "/", "@", "[", "]", "#",
     ]
 
+    /// Characters `ssh` refuses in a user name given on its command line.
+    private static let userForbidden: Set<Character> = ["'", "`", "\"", ";", "&", "<", ">", "|", "(", ")", "{", "}"]
+
     static func invalid(_ argument: String, _ reason: String) -> SSHError {
         SSHError(.config, "\"\(argument)\" is not a valid host: \(reason)")
     }
@@ -38,8 +41,11 @@ enum HostSyntax {
         guard !text.isEmpty else {
             throw invalid(argument, "the user before \"@\" is empty; write USER@HOST or leave out the \"@\"")
         }
-        if text.contains(where: { $0.isWhitespace || isControl($0) }) {
-            throw invalid(argument, "the user name contains a space or control character")
+        guard !text.hasPrefix("-") else {
+            throw invalid(argument, "a user name cannot start with \"-\"")
+        }
+        if let bad = text.first(where: { userForbidden.contains($0) || $0.isWhitespace || isControl($0) }) {
+            throw invalid(argument, "the user name contains \"\(bad.isWhitespace ? " " : bad)\"")
         }
         return String(text)
     }

@@ -103,6 +103,10 @@ import Testing
                 #expect(mapped == ours.userKnownHostsFiles.joined(separator: " "), context)
             }
 
+            let globalKnownHosts = ours.globalKnownHostsFiles.joined(separator: " ")
+            #expect(try ssh.value("globalknownhostsfile") == globalKnownHosts, context)
+            #expect(ssh.first("hostkeyalias") == ours.hostKeyAlias, context)
+
             let configured = ssh.values("identityfile")
             let loaded = try workspace.ssh.expandedIdentityFiles(
                 file: configFile, host: invocation.host, user: invocation.user, port: invocation.port,

@@ -59,6 +59,8 @@ struct OpenSSHScenario: Sendable, CustomStringConvertible {
             Host !db* db-*
                 Port 5022
             Host bastion.prod
+                HostKeyAlias bastion-key
+                GlobalKnownHostsFile /etc/ssh/prod_known_hosts
                 IdentitiesOnly yes
                 IdentityFile ~/.ssh/bastion
             Host web? !web3 *.lab
