@@ -37,6 +37,16 @@ public enum HostList {
         return entries
     }
 
+    /// Reads the hosts file at `path` (`--hosts-file`); a missing file is an error.
+    public static func readHostsFile(
+        atPath path: String, fileSystem: any SSHConfigFileSystem = LocalSSHConfigFileSystem()
+    ) throws(SSHError) -> [HostListEntry] {
+        guard let text = try fileSystem.readFile(atPath: path) else {
+            throw SSHError(.config, "the hosts file \(path) does not exist; check the path")
+        }
+        return try parseHostsFile(text, path: path)
+    }
+
     /// The hosts `entries` name, in order, each once (the first spelling kept). A pattern expands to the
     /// config's `Host` names it selects, skipping `Host` entries that are themselves patterns; a `user@` or
     /// `:port` around it applies to every host it yields. A pattern selecting nothing is an error.
