@@ -138,27 +138,8 @@ struct ResolutionState {
             remoteHost = remoteHost.lowercased()
         }
 
-        var tokens: [Character: String] = [
-            "d": environment.homeDirectory, "h": remoteHost, "k": hostKeyAlias.value ?? alias, "n": alias,
-            "p": String(port), "r": user, "u": environment.localUser,
-        ]
-        var unavailable: [Character: String] = [
-            "C": "(the connection hash) is not supported; use %h, %p and %r instead",
-            "j": "(the ProxyJump host) is not supported, as ProxyJump is not",
-        ]
-        if let name = environment.localHostName {
-            tokens["l"] = name
-            tokens["L"] = String(name.prefix { $0 != "." })
-        } else {
-            unavailable["l"] = "(the local host name) is not known here"
-            unavailable["L"] = "(the local host name) is not known here"
-        }
-        if let uid = environment.userID {
-            tokens["i"] = String(uid)
-        } else {
-            unavailable["i"] = "(the local user id) is not known here"
-        }
-        let paths = PercentExpansion(tokens: tokens, variables: environment.variables, unavailable: unavailable)
+        let paths = pathExpansion(
+            remoteHost: remoteHost, port: port, user: user, alias: alias, environment: environment)
         func path(_ text: String, _ keyword: String, _ origin: SSHConfigLocation?) throws(SSHError) -> String {
             try expanded(text, keyword, origin) { text throws(PercentExpansion.Failure) -> String in
                 let home = try PercentExpansion.expandTilde(text, in: environment)
@@ -208,21 +189,6 @@ struct ResolutionState {
             agent = .socket(value)
         }
 
-        var origins: [String: SSHConfigLocation] = [:]
-        let slots: [(String, SSHConfigLocation?)] = [
-            ("hostname", hostName.origin), ("user", self.user.origin), ("port", self.port.origin),
-            ("hostkeyalias", hostKeyAlias.origin), ("identitiesonly", identitiesOnly.origin),
-            ("userknownhostsfile", userKnownHostsFiles.origin),
-            ("globalknownhostsfile", globalKnownHostsFiles.origin),
-            ("stricthostkeychecking", strictHostKeyChecking.origin), ("connecttimeout", connectTimeout.origin),
-            ("serveraliveinterval", serverAliveInterval.origin),
-            ("serveralivecountmax", serverAliveCountMax.origin), ("identityagent", identityAgent.origin),
-            ("identityfile", identityFiles.lazy.compactMap(\.origin).first),
-        ]
-        for case (let keyword, let origin?) in slots {
-            origins[keyword] = origin
-        }
-
         return SSHHostConfig(
             hostName: remoteHost,
             user: user,
@@ -243,6 +209,53 @@ struct ResolutionState {
             otherDirectives: otherDirectives,
             origins: origins
         )
+    }
+
+    /// The `%` tokens (and `${VAR}`) of path keywords, OpenSSH's `DEFAULT_CLIENT_PERCENT_EXPAND_ARGS`.
+    private func pathExpansion(
+        remoteHost: String, port: Int, user: String, alias: String, environment: SSHConfigEnvironment
+    ) -> PercentExpansion {
+        var tokens: [Character: String] = [
+            "d": environment.homeDirectory, "h": remoteHost, "k": hostKeyAlias.value ?? alias, "n": alias,
+            "p": String(port), "r": user, "u": environment.localUser,
+        ]
+        var unavailable: [Character: String] = [
+            "C": "(the connection hash) is not supported; use %h, %p and %r instead",
+            "j": "(the ProxyJump host) is not supported, as ProxyJump is not",
+        ]
+        if let name = environment.localHostName {
+            tokens["l"] = name
+            tokens["L"] = String(name.prefix { $0 != "." })
+        } else {
+            unavailable["l"] = "(the local host name) is not known here"
+            unavailable["L"] = "(the local host name) is not known here"
+        }
+        if let uid = environment.userID {
+            tokens["i"] = String(uid)
+        } else {
+            unavailable["i"] = "(the local user id) is not known here"
+        }
+        return PercentExpansion(tokens: tokens, variables: environment.variables, unavailable: unavailable)
+    }
+
+    /// The line each applied setting came from, by lower-case keyword.
+    private var origins: [String: SSHConfigLocation] {
+        var origins: [String: SSHConfigLocation] = [:]
+        let slots: [(String, SSHConfigLocation?)] = [
+            ("hostname", hostName.origin), ("user", user.origin), ("port", port.origin),
+            ("hostkeyalias", hostKeyAlias.origin), ("identitiesonly", identitiesOnly.origin),
+            ("userknownhostsfile", userKnownHostsFiles.origin),
+            ("globalknownhostsfile", globalKnownHostsFiles.origin),
+            ("stricthostkeychecking", strictHostKeyChecking.origin), ("connecttimeout", connectTimeout.origin),
+            ("serveraliveinterval", serverAliveInterval.origin),
+            ("serveralivecountmax", serverAliveCountMax.origin), ("identityagent", identityAgent.origin),
+            ("identityfile", identityFiles.lazy.compactMap(\.origin).first),
+        ]
+        for case (let keyword, let origin?) in slots {
+            origins[keyword] = origin
+        }
+        return origins
+
     }
 
     private static func agent(_ socket: String?) -> IdentityAgent {
