@@ -5,6 +5,7 @@ public struct FileTarget: Sendable, Hashable, CustomStringConvertible {
     /// The path: absolute, or relative to the user's home directory (`.` is the home directory itself).
     public var path: String
 
+    /// A path on a host, as given.
     public init(host: HostTarget, path: String) {
         self.host = host
         self.path = path

@@ -7,6 +7,7 @@ public struct HostListEntry: Sendable, Hashable {
     /// The hosts-file line it came from; nil for a command-line argument.
     public var location: SSHConfigLocation?
 
+    /// An entry as written, with the hosts-file line it came from, if any.
     public init(text: String, location: SSHConfigLocation? = nil) {
         self.text = text
         self.location = location
@@ -28,11 +29,22 @@ public enum HostList {
             let content = words.prefix { !$0.hasPrefix("#") }
             guard let first = content.first else { continue }
             guard content.count == 1 else {
-                throw .config(location, "\"\(content.joined(separator: " "))\" is more than one host; write one per line")
+                throw .config(
+                    location, "\"\(content.joined(separator: " "))\" is more than one host; write one per line")
             }
             entries.append(HostListEntry(text: String(first), location: location))
         }
         return entries
+    }
+
+    /// Reads the hosts file at `path` (`--hosts-file`); a missing file is an error.
+    public static func readHostsFile(
+        atPath path: String, fileSystem: any SSHConfigFileSystem = LocalSSHConfigFileSystem()
+    ) throws(SSHError) -> [HostListEntry] {
+        guard let text = try fileSystem.readFile(atPath: path) else {
+            throw SSHError(.config, "the hosts file \(path) does not exist; check the path")
+        }
+        return try parseHostsFile(text, path: path)
     }
 
     /// The hosts `entries` name, in order, each once (the first spelling kept). A pattern expands to the
@@ -89,8 +101,11 @@ public enum HostList {
         }
         let aliases = config.hostAliases(matching: String(patternList))
         guard !aliases.isEmpty else {
-            let files = config.filePaths.isEmpty ? "no ssh_config file was found" : "no Host name in "
-                + config.filePaths.joined(separator: ", ") + " matches it"
+            let files =
+                config.filePaths.isEmpty
+                ? "no ssh_config file was found"
+                : "no Host name in "
+                    + config.filePaths.joined(separator: ", ") + " matches it"
             throw SSHError(.config, "\(place)the pattern \"\(patternList)\" selects no host: \(files)")
         }
         return aliases.map { .remote(SSHDestination(host: $0, user: user, port: port)) }

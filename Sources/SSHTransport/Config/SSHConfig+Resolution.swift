@@ -18,9 +18,7 @@ extension SSHConfig {
         }
         state.userKnownHostsFiles.offer(overrides.userKnownHostsFiles, from: nil)
         state.strictHostKeyChecking.offer(overrides.strictHostKeyChecking, from: nil)
-        if let timeout = overrides.connectTimeout {
-            state.connectTimeout.offer(Int(timeout.components.seconds), from: nil)
-        }
+        state.connectTimeout.offer(overrides.connectTimeout, from: nil)
         for file in files {
             var active = true
             try state.walk(file.nodes, host: destination.host, active: &active, neverMatch: false)
@@ -61,7 +59,7 @@ struct ResolutionState {
     var userKnownHostsFiles = FirstValue<[String]>()
     var globalKnownHostsFiles = FirstValue<[String]>()
     var strictHostKeyChecking = FirstValue<StrictHostKeyChecking>()
-    var connectTimeout = FirstValue<Int>()
+    var connectTimeout = FirstValue<Duration>()
     var serverAliveInterval = FirstValue<Int>()
     var serverAliveCountMax = FirstValue<Int>()
     var identityAgent = FirstValue<String>()
@@ -117,7 +115,7 @@ struct ResolutionState {
         case .userKnownHostsFiles(let value): userKnownHostsFiles.offer(value, from: location)
         case .globalKnownHostsFiles(let value): globalKnownHostsFiles.offer(value, from: location)
         case .strictHostKeyChecking(let value): strictHostKeyChecking.offer(value, from: location)
-        case .connectTimeout(let value): connectTimeout.offer(value, from: location)
+        case .connectTimeout(let value): connectTimeout.offer(value.map { .seconds($0) }, from: location)
         case .serverAliveInterval(let value): serverAliveInterval.offer(value, from: location)
         case .serverAliveCountMax(let value): serverAliveCountMax.offer(value, from: location)
         case .identityAgent(let value): identityAgent.offer(value, from: location)
@@ -140,27 +138,8 @@ struct ResolutionState {
             remoteHost = remoteHost.lowercased()
         }
 
-        var tokens: [Character: String] = [
-            "d": environment.homeDirectory, "h": remoteHost, "k": hostKeyAlias.value ?? alias, "n": alias,
-            "p": String(port), "r": user, "u": environment.localUser,
-        ]
-        var unavailable: [Character: String] = [
-            "C": "(the connection hash) is not supported; use %h, %p and %r instead",
-            "j": "(the ProxyJump host) is not supported, as ProxyJump is not",
-        ]
-        if let name = environment.localHostName {
-            tokens["l"] = name
-            tokens["L"] = String(name.prefix { $0 != "." })
-        } else {
-            unavailable["l"] = "(the local host name) is not known here"
-            unavailable["L"] = "(the local host name) is not known here"
-        }
-        if let uid = environment.userID {
-            tokens["i"] = String(uid)
-        } else {
-            unavailable["i"] = "(the local user id) is not known here"
-        }
-        let paths = PercentExpansion(tokens: tokens, variables: environment.variables, unavailable: unavailable)
+        let paths = pathExpansion(
+            remoteHost: remoteHost, port: port, user: user, alias: alias, environment: environment)
         func path(_ text: String, _ keyword: String, _ origin: SSHConfigLocation?) throws(SSHError) -> String {
             try expanded(text, keyword, origin) { text throws(PercentExpansion.Failure) -> String in
                 let home = try PercentExpansion.expandTilde(text, in: environment)
@@ -171,7 +150,8 @@ struct ResolutionState {
         var identities: [IdentityFile] = []
         if identityFiles.isEmpty {
             for file in SSHHostConfig.defaultIdentityFiles {
-                identities.append(IdentityFile(path: try path(file, "IdentityFile", nil), configured: file, isDefault: true))
+                identities.append(
+                    IdentityFile(path: try path(file, "IdentityFile", nil), configured: file, isDefault: true))
             }
         } else {
             for entry in identityFiles where entry.configured.lowercased() != "none" {
@@ -209,9 +189,60 @@ struct ResolutionState {
             agent = .socket(value)
         }
 
+        return SSHHostConfig(
+            hostName: remoteHost,
+            user: user,
+            port: port,
+            alias: alias,
+            hostKeyAlias: hostKeyAlias.value,
+            identityFiles: identities,
+            identitiesOnly: identitiesOnly.value ?? false,
+            userKnownHostsFiles: try knownHosts(
+                userKnownHostsFiles, SSHHostConfig.defaultUserKnownHostsFiles, "UserKnownHostsFile"),
+            globalKnownHostsFiles: try knownHosts(
+                globalKnownHostsFiles, SSHHostConfig.defaultGlobalKnownHostsFiles, "GlobalKnownHostsFile"),
+            strictHostKeyChecking: strictHostKeyChecking.value ?? .ask,
+            connectTimeout: connectTimeout.value,
+            serverAliveInterval: .seconds(serverAliveInterval.value ?? 0),
+            serverAliveCountMax: serverAliveCountMax.value ?? SSHHostConfig.defaultServerAliveCountMax,
+            identityAgent: agent,
+            otherDirectives: otherDirectives,
+            origins: origins
+        )
+    }
+
+    /// The `%` tokens (and `${VAR}`) of path keywords, OpenSSH's `DEFAULT_CLIENT_PERCENT_EXPAND_ARGS`.
+    private func pathExpansion(
+        remoteHost: String, port: Int, user: String, alias: String, environment: SSHConfigEnvironment
+    ) -> PercentExpansion {
+        var tokens: [Character: String] = [
+            "d": environment.homeDirectory, "h": remoteHost, "k": hostKeyAlias.value ?? alias, "n": alias,
+            "p": String(port), "r": user, "u": environment.localUser,
+        ]
+        var unavailable: [Character: String] = [
+            "C": "(the connection hash) is not supported; use %h, %p and %r instead",
+            "j": "(the ProxyJump host) is not supported, as ProxyJump is not",
+        ]
+        if let name = environment.localHostName {
+            tokens["l"] = name
+            tokens["L"] = String(name.prefix { $0 != "." })
+        } else {
+            unavailable["l"] = "(the local host name) is not known here"
+            unavailable["L"] = "(the local host name) is not known here"
+        }
+        if let uid = environment.userID {
+            tokens["i"] = String(uid)
+        } else {
+            unavailable["i"] = "(the local user id) is not known here"
+        }
+        return PercentExpansion(tokens: tokens, variables: environment.variables, unavailable: unavailable)
+    }
+
+    /// The line each applied setting came from, by lower-case keyword.
+    private var origins: [String: SSHConfigLocation] {
         var origins: [String: SSHConfigLocation] = [:]
         let slots: [(String, SSHConfigLocation?)] = [
-            ("hostname", hostName.origin), ("user", self.user.origin), ("port", self.port.origin),
+            ("hostname", hostName.origin), ("user", user.origin), ("port", port.origin),
             ("hostkeyalias", hostKeyAlias.origin), ("identitiesonly", identitiesOnly.origin),
             ("userknownhostsfile", userKnownHostsFiles.origin),
             ("globalknownhostsfile", globalKnownHostsFiles.origin),
@@ -223,27 +254,8 @@ struct ResolutionState {
         for case (let keyword, let origin?) in slots {
             origins[keyword] = origin
         }
+        return origins
 
-        return SSHHostConfig(
-            alias: alias,
-            hostName: remoteHost,
-            user: user,
-            port: port,
-            hostKeyAlias: hostKeyAlias.value,
-            identityFiles: identities,
-            identitiesOnly: identitiesOnly.value ?? false,
-            userKnownHostsFiles: try knownHosts(
-                userKnownHostsFiles, SSHHostConfig.defaultUserKnownHostsFiles, "UserKnownHostsFile"),
-            globalKnownHostsFiles: try knownHosts(
-                globalKnownHostsFiles, SSHHostConfig.defaultGlobalKnownHostsFiles, "GlobalKnownHostsFile"),
-            strictHostKeyChecking: strictHostKeyChecking.value ?? .ask,
-            connectTimeout: connectTimeout.value.map { .seconds($0) },
-            serverAliveInterval: .seconds(serverAliveInterval.value ?? 0),
-            serverAliveCountMax: serverAliveCountMax.value ?? SSHHostConfig.defaultServerAliveCountMax,
-            identityAgent: agent,
-            otherDirectives: otherDirectives,
-            origins: origins
-        )
     }
 
     private static func agent(_ socket: String?) -> IdentityAgent {

@@ -207,7 +207,8 @@ struct ConfigLoader {
                 ignoredUnknown += directive.arguments
             }
             if !OpenSSHKeywords.all.contains(directive.keyword),
-                !ignoredUnknown.contains(where: { HostPattern.matches(directive.keyword, patternList: $0.lowercased()) })
+                !ignoredUnknown.contains(where: { HostPattern.matches(directive.keyword, patternList: $0.lowercased()) }
+                )
             {
                 warnings.append(
                     SSHConfigWarning(

@@ -5,6 +5,7 @@ public struct SSHConfigLocation: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based line number.
     public var line: Int
 
+    /// A line of a file.
     public init(file: String, line: Int) {
         self.file = file
         self.line = line
@@ -24,6 +25,7 @@ public struct SSHConfigDirective: Sendable, Hashable {
     /// The file and line that hold it.
     public var location: SSHConfigLocation
 
+    /// A directive; `keyword` is lower-cased, and `spelling` defaults to it as given.
     public init(keyword: String, spelling: String? = nil, arguments: [String], location: SSHConfigLocation) {
         self.keyword = keyword.lowercased()
         self.spelling = spelling ?? keyword
@@ -39,6 +41,7 @@ public struct SSHConfigWarning: Sendable, Hashable, CustomStringConvertible {
     /// What was not applied and why.
     public var message: String
 
+    /// A warning about a line.
     public init(location: SSHConfigLocation, message: String) {
         self.location = location
         self.message = message

@@ -24,6 +24,7 @@ public struct SSHConfigEnvironment: Sendable {
     /// The home directory of another local user, for `~user/…`.
     public var homeDirectoryOfUser: @Sendable (String) -> String?
 
+    /// Inputs given explicitly, as tests and embedders do; `current()` reads them from the process.
     public init(
         homeDirectory: String,
         localUser: String,

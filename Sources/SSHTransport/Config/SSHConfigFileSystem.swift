@@ -57,6 +57,7 @@ extension SSHConfigFileSystem {
 
 /// The machine's own files, read through Foundation.
 public struct LocalSSHConfigFileSystem: SSHConfigFileSystem {
+    /// The machine's file system.
     public init() {}
 
     public func readFile(atPath path: String) throws(SSHError) -> String? {
@@ -87,6 +88,7 @@ public struct InMemorySSHConfigFileSystem: SSHConfigFileSystem {
     /// The files, by absolute path.
     public var files: [String: String]
 
+    /// Files by absolute path.
     public init(_ files: [String: String] = [:]) {
         self.files = files
     }

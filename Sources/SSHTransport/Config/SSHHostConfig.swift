@@ -35,6 +35,44 @@ public struct SSHHostConfig: Sendable, Hashable {
     /// The line each applied setting came from, by lower-case keyword (`"port"`), for messages.
     public var origins: [String: SSHConfigLocation]
 
+    /// Settings given directly rather than resolved, with `ssh`'s defaults for the rest except the identity
+    /// files, which default to none; `SSHConfig.resolve` is how a user's host is normally turned into one.
+    public init(
+        hostName: String,
+        user: String,
+        port: Int = SSHHostConfig.defaultPort,
+        alias: String? = nil,
+        hostKeyAlias: String? = nil,
+        identityFiles: [IdentityFile] = [],
+        identitiesOnly: Bool = false,
+        userKnownHostsFiles: [String],
+        globalKnownHostsFiles: [String] = [],
+        strictHostKeyChecking: StrictHostKeyChecking = .ask,
+        connectTimeout: Duration? = nil,
+        serverAliveInterval: Duration = .zero,
+        serverAliveCountMax: Int = SSHHostConfig.defaultServerAliveCountMax,
+        identityAgent: IdentityAgent = .disabled,
+        otherDirectives: [SSHConfigDirective] = [],
+        origins: [String: SSHConfigLocation] = [:]
+    ) {
+        self.alias = alias ?? hostName
+        self.hostName = hostName
+        self.user = user
+        self.port = port
+        self.hostKeyAlias = hostKeyAlias
+        self.identityFiles = identityFiles
+        self.identitiesOnly = identitiesOnly
+        self.userKnownHostsFiles = userKnownHostsFiles
+        self.globalKnownHostsFiles = globalKnownHostsFiles
+        self.strictHostKeyChecking = strictHostKeyChecking
+        self.connectTimeout = connectTimeout
+        self.serverAliveInterval = serverAliveInterval
+        self.serverAliveCountMax = serverAliveCountMax
+        self.identityAgent = identityAgent
+        self.otherDirectives = otherDirectives
+        self.origins = origins
+    }
+
     /// The port as `ssh` defaults it.
     public static let defaultPort = 22
     /// Keepalives unanswered before giving up, as `ssh` defaults it.
@@ -65,6 +103,7 @@ public struct IdentityFile: Sendable, Hashable {
     /// missing default file is not worth mentioning, a missing configured one is.
     public var isDefault: Bool
 
+    /// An identity file; `configured` is the value before expansion.
     public init(path: String, configured: String, isDefault: Bool) {
         self.path = path
         self.configured = configured
@@ -109,33 +148,5 @@ public enum IdentityAgent: Sendable, Hashable {
             return path
         }
         return nil
-    }
-}
-
-/// Connection options given on the command line, which win over ssh_config as `ssh`'s do.
-public struct SSHConnectionOverrides: Sendable, Hashable {
-    /// `--user`; a destination's own `user@` still wins.
-    public var user: String?
-    /// `--port`; a destination's own `:port` still wins.
-    public var port: Int?
-    /// `--identity`: tried before the config's `IdentityFile`s, which still follow (as `ssh -i`).
-    public var identityFiles: [String]
-    /// `--known-hosts`: replaces `UserKnownHostsFile`.
-    public var userKnownHostsFiles: [String]?
-    /// `--accept-new-host-key` sets `.acceptNew`.
-    public var strictHostKeyChecking: StrictHostKeyChecking?
-    /// `--connect-timeout`.
-    public var connectTimeout: Duration?
-
-    public init(
-        user: String? = nil, port: Int? = nil, identityFiles: [String] = [], userKnownHostsFiles: [String]? = nil,
-        strictHostKeyChecking: StrictHostKeyChecking? = nil, connectTimeout: Duration? = nil
-    ) {
-        self.user = user
-        self.port = port
-        self.identityFiles = identityFiles
-        self.userKnownHostsFiles = userKnownHostsFiles
-        self.strictHostKeyChecking = strictHostKeyChecking
-        self.connectTimeout = connectTimeout
     }
 }

@@ -6,27 +6,28 @@ import Testing
         .remote(SSHDestination(host: host, user: user, port: port))
     }
 
-    @Test(arguments: [
-        ("web1:/var/log", remote("web1"), "/var/log"),
-        ("web1:", remote("web1"), "."),
-        ("deploy@db1:relative/path", remote("db1", user: "deploy"), "relative/path"),
-        ("[::1]:/path", remote("::1"), "/path"),
-        ("root@[fe80::1%eth0]:/srv", remote("fe80::1%eth0", user: "root"), "/srv"),
-        ("web1:/a:b", remote("web1"), "/a:b"),
-        ("web1:2222/x", remote("web1"), "2222/x"),
-        ("local:/etc", HostTarget.local, "/etc"),
-        ("/var/log", HostTarget.local, "/var/log"),
-        ("relative/file", HostTarget.local, "relative/file"),
-        ("./web1:/x", HostTarget.local, "./web1:/x"),
-        ("dir/web1:x", HostTarget.local, "dir/web1:x"),
-        (":leading", HostTarget.local, ":leading"),
-        ("sftp://deploy@web1:2200/var/log", remote("web1", user: "deploy", port: 2200), "/var/log"),
-        ("sftp://web1/~/notes/a%20b.txt", remote("web1"), "notes/a b.txt"),
-        ("sftp://web1", remote("web1"), "."),
-        ("sftp://web1/", remote("web1"), "/"),
-        ("sftp://[::1]:2222/%E2%82%AC+1", remote("::1", port: 2222), "/€+1"),
-        ("sftp://m%C3%BCller@web1/x", remote("web1", user: "müller"), "/x"),
-    ] as [(String, HostTarget, String)])
+    @Test(
+        arguments: [
+            ("web1:/var/log", remote("web1"), "/var/log"),
+            ("web1:", remote("web1"), "."),
+            ("deploy@db1:relative/path", remote("db1", user: "deploy"), "relative/path"),
+            ("[::1]:/path", remote("::1"), "/path"),
+            ("root@[fe80::1%eth0]:/srv", remote("fe80::1%eth0", user: "root"), "/srv"),
+            ("web1:/a:b", remote("web1"), "/a:b"),
+            ("web1:2222/x", remote("web1"), "2222/x"),
+            ("local:/etc", HostTarget.local, "/etc"),
+            ("/var/log", HostTarget.local, "/var/log"),
+            ("relative/file", HostTarget.local, "relative/file"),
+            ("./web1:/x", HostTarget.local, "./web1:/x"),
+            ("dir/web1:x", HostTarget.local, "dir/web1:x"),
+            (":leading", HostTarget.local, ":leading"),
+            ("sftp://deploy@web1:2200/var/log", remote("web1", user: "deploy", port: 2200), "/var/log"),
+            ("sftp://web1/~/notes/a%20b.txt", remote("web1"), "notes/a b.txt"),
+            ("sftp://web1", remote("web1"), "."),
+            ("sftp://web1/", remote("web1"), "/"),
+            ("sftp://[::1]:2222/%E2%82%AC+1", remote("::1", port: 2222), "/€+1"),
+            ("sftp://m%C3%BCller@web1/x", remote("web1", user: "müller"), "/x"),
+        ] as [(String, HostTarget, String)])
     func scpAndSftpFormsSplitIntoHostAndPath(argument: String, host: HostTarget, path: String) throws {
         let target = try FileTarget(parsing: argument)
         #expect(target.host == host)

@@ -18,6 +18,15 @@ import Testing
         #expect(entries.map { $0.location?.line } == [3, 4, 5])
     }
 
+    @Test func hostsFilesAreReadThroughTheFileSystemAndMustExist() throws {
+        let files = InMemorySSHConfigFileSystem(["/srv/fleet.txt": "web1\nweb2\n"])
+        let entries = try HostList.readHostsFile(atPath: "/srv/fleet.txt", fileSystem: files)
+        #expect(entries.map(\.text) == ["web1", "web2"])
+        #expect(entries.first?.location == SSHConfigLocation(file: "/srv/fleet.txt", line: 1))
+        let error = ConfigTest.error { _ = try HostList.readHostsFile(atPath: "/srv/none.txt", fileSystem: files) }
+        #expect(error?.message == "the hosts file /srv/none.txt does not exist; check the path")
+    }
+
     @Test func twoHostsOnALineAreAnError() {
         let error = ConfigTest.error { _ = try HostList.parseHostsFile("web1\nweb2 web3\n", path: "hosts.txt") }
         #expect(error?.code == .config)
@@ -56,9 +65,8 @@ import Testing
         let config = try ConfigTest.config(fleet)
         let entries = try HostList.parseHostsFile("web1\nweb1:99999\n", path: "hosts.txt")
         let error = ConfigTest.error { _ = try HostList.targets(for: entries, config: config) }
-        #expect(
-            error?.message
-                == "hosts.txt line 2: \"web1:99999\" is not a valid host: the port \"99999\" is not a number from 1 to 65535")
+        let reason = "the port \"99999\" is not a number from 1 to 65535"
+        #expect(error?.message == "hosts.txt line 2: \"web1:99999\" is not a valid host: \(reason)")
     }
 
     @Test func patternsFromAHostsFileExpandToo() throws {

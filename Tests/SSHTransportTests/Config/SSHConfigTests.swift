@@ -145,7 +145,10 @@ import Testing
             "StrictHostKeyChecking \"sometimes\" is not valid; write yes, accept-new, no, off or ask"
         ),
         ("UserKnownHostsFile a none", "UserKnownHostsFile \"none\" must stand alone on its line"),
-        ("IdentityAgent $9bad", "IdentityAgent \"$9bad\" does not name an environment variable; write $NAME or ${NAME}"),
+        (
+            "IdentityAgent $9bad",
+            "IdentityAgent \"$9bad\" does not name an environment variable; write $NAME or ${NAME}"
+        ),
         ("IdentityAgent ${SOCK", "IdentityAgent \"${SOCK\": \"${\" has no closing \"}\""),
         ("Host \"\"", "Host has an empty pattern; remove it"),
     ])

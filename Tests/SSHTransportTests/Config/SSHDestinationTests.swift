@@ -2,24 +2,25 @@ import SSHTransport
 import Testing
 
 @Suite struct SSHDestinationTests {
-    @Test(arguments: [
-        ("web1", "web1", nil, nil),
-        ("deploy@web1", "web1", "deploy", nil),
-        ("web1:2222", "web1", nil, 2222),
-        ("deploy@web1.example.com:2222", "web1.example.com", "deploy", 2222),
-        ("[::1]:2222", "::1", nil, 2222),
-        ("[::1]", "::1", nil, nil),
-        ("root@[fe80::1%eth0]:22", "fe80::1%eth0", "root", 22),
-        ("::1", "::1", nil, nil),
-        ("root@2001:db8::7", "2001:db8::7", "root", nil),
-        ("fe80::1%eth0", "fe80::1%eth0", nil, nil),
-        ("a@b@host", "host", "a@b", nil),
-        ("192.0.2.4:22", "192.0.2.4", nil, 22),
-        ("ssh://deploy@web1:2200", "web1", "deploy", 2200),
-        ("ssh://web1/", "web1", nil, nil),
-        ("sftp://me%40corp;fingerprint=SHA256-x@[::1]:2222", "::1", "me@corp", 2222),
-        ("SSH://WEB1", "WEB1", nil, nil),
-    ] as [(String, String, String?, Int?)])
+    @Test(
+        arguments: [
+            ("web1", "web1", nil, nil),
+            ("deploy@web1", "web1", "deploy", nil),
+            ("web1:2222", "web1", nil, 2222),
+            ("deploy@web1.example.com:2222", "web1.example.com", "deploy", 2222),
+            ("[::1]:2222", "::1", nil, 2222),
+            ("[::1]", "::1", nil, nil),
+            ("root@[fe80::1%eth0]:22", "fe80::1%eth0", "root", 22),
+            ("::1", "::1", nil, nil),
+            ("root@2001:db8::7", "2001:db8::7", "root", nil),
+            ("fe80::1%eth0", "fe80::1%eth0", nil, nil),
+            ("a@b@host", "host", "a@b", nil),
+            ("192.0.2.4:22", "192.0.2.4", nil, 22),
+            ("ssh://deploy@web1:2200", "web1", "deploy", 2200),
+            ("ssh://web1/", "web1", nil, nil),
+            ("sftp://me%40corp;fingerprint=SHA256-x@[::1]:2222", "::1", "me@corp", 2222),
+            ("SSH://WEB1", "WEB1", nil, nil),
+        ] as [(String, String, String?, Int?)])
     func everyCommandLineFormParses(argument: String, host: String, user: String?, port: Int?) throws {
         let destination = try SSHDestination(parsing: argument)
         #expect(destination == SSHDestination(host: host, user: user, port: port))
@@ -36,6 +37,9 @@ import Testing
         ("[::1", "\"[\" has no closing \"]\"; write [ADDRESS]:PORT"),
         ("[::1]2222", "only \":PORT\" may follow \"]\""),
         ("-oProxyCommand=x", "a host name cannot start with \"-\""),
+        ("-l@web1", "a user name cannot start with \"-\""),
+        ("me;id@web1", "the user name contains \";\""),
+        ("my user@web1", "the user name contains \" \""),
         ("web1;reboot", "the host name contains \";\""),
         ("web 1", "the host name contains \" \""),
         ("db-*", "it is a pattern; patterns select Host names from ~/.ssh/config"),
@@ -53,19 +57,5 @@ import Testing
         let destination = try SSHDestination(parsing: argument)
         #expect(destination.description == argument)
         #expect(try SSHDestination(parsing: destination.description) == destination)
-    }
-}
-
-@Suite struct HostTargetTests {
-    @Test func localIsTheMachineItself() throws {
-        #expect(try HostTarget(parsing: "local") == .local)
-        #expect(HostTarget.local.description == "local")
-    }
-
-    @Test func anythingElseIsARemoteDestination() throws {
-        let target = try HostTarget(parsing: "me@localhost:2222")
-        #expect(target == .remote(SSHDestination(host: "localhost", user: "me", port: 2222)))
-        #expect(target.description == "me@localhost:2222")
-        #expect(try HostTarget(parsing: "Local") == .remote(SSHDestination(host: "Local")))
     }
 }

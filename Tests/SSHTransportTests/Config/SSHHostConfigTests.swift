@@ -83,7 +83,9 @@ import Testing
         #expect(try ConfigTest.resolve("Web1", in: "HostName %h.Internal%%\n").hostName == "Web1.Internal%")
         let error = ConfigTest.error { _ = try ConfigTest.resolve("web1", in: "HostName %h.%d\n") }
         #expect(error?.code == .config)
-        #expect(error?.message.hasSuffix("line 1: HostName \"%h.%d\": %d is not a known token; write %% for a percent sign") == true)
+        #expect(
+            error?.message.hasSuffix("line 1: HostName \"%h.%d\": %d is not a known token; write %% for a percent sign")
+                == true)
     }
 
     @Test func identityFilesAccumulateAcrossBlocksWithoutDuplicates() throws {
@@ -137,10 +139,19 @@ import Testing
     @Test(arguments: [
         ("IdentityFile ~/%x", "IdentityFile \"~/%x\": %x is not a known token; write %% for a percent sign"),
         ("IdentityFile ~/k%", "IdentityFile \"~/k%\": a \"%\" ends the value; write %% for a percent sign"),
-        ("IdentityFile ~/%C", "IdentityFile \"~/%C\": %C (the connection hash) is not supported; use %h, %p and %r instead"),
-        ("IdentityFile ${NOPE}/k", "IdentityFile \"${NOPE}/k\": the environment variable NOPE is not set; set it or change the path"),
+        (
+            "IdentityFile ~/%C",
+            "IdentityFile \"~/%C\": %C (the connection hash) is not supported; use %h, %p and %r instead"
+        ),
+        (
+            "IdentityFile ${NOPE}/k",
+            "IdentityFile \"${NOPE}/k\": the environment variable NOPE is not set; set it or change the path"
+        ),
         ("IdentityFile ~carol/k", "IdentityFile \"~carol/k\": \"~carol\" names no local user"),
-        ("UserKnownHostsFile ~/%Z", "UserKnownHostsFile \"~/%Z\": %Z is not a known token; write %% for a percent sign"),
+        (
+            "UserKnownHostsFile ~/%Z",
+            "UserKnownHostsFile \"~/%Z\": %Z is not a known token; write %% for a percent sign"
+        ),
     ])
     func badTokensAreErrorsNamingTheLine(line: String, message: String) {
         let error = ConfigTest.error { _ = try ConfigTest.resolve("web1", in: "Host web1\n  \(line)\n") }
