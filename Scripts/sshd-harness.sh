@@ -59,8 +59,10 @@ port=${3:-$(free_port)}
 
 if [[ $(id -u) -eq 0 ]]; then
     user=hostscope-test
+    created=no
     if ! id "$user" >/dev/null 2>&1; then
         useradd --create-home --shell /bin/sh "$user"
+        created=yes
     fi
     home=$(getent passwd "$user" | cut -d: -f6)
     : >"$home/.profile"
@@ -70,9 +72,18 @@ if [[ $(id -u) -eq 0 ]]; then
     # authorized keys file; keys themselves stay private to root.
     chmod 755 "$dir"
     mkdir -p /run/sshd
-    password=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-    echo "$user:$password" | chpasswd
-    (umask 077 && printf '%s' "$password" >"$dir/password.txt")
+    # One password per machine, kept where only root reads it: harnesses started at the same
+    # time (several test runs) must not reset each other's password.
+    secret=/etc/hostscope-test/password
+    if [[ ! -s "$secret" ]]; then
+        mkdir -p -m 700 /etc/hostscope-test
+        (umask 077 && head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$secret")
+        created=yes
+    fi
+    if [[ $created == yes ]]; then
+        echo "$user:$(cat "$secret")" | chpasswd
+    fi
+    (umask 077 && tr -d '\n' <"$secret" >"$dir/password.txt")
     password_auth=yes
 else
     user=$(id -un)

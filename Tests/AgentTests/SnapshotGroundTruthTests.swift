@@ -196,7 +196,7 @@ struct CuttingRunner: CommandRunner {
 
     func run(_ command: String, timeout: Duration) async throws -> CommandOutput {
         var output = try await base.run(command, timeout: timeout)
-        if command.contains("@@sample") { output.stdout = Array(output.stdout.prefix(output.stdout.count / 2)) }
+        if command.contains("sample;") { output.stdout = Array(output.stdout.prefix(output.stdout.count / 2)) }
         return output
     }
 }

@@ -102,15 +102,17 @@ public actor HostCollector {
             switch kind {
             case .tools:
                 snapshot.collector = "tools"
-                let output = try await run(LinuxToolsProbe.command(sampleSeconds: options.sampleSeconds))
+                let nonce = ProbeOutput.makeNonce()
+                let output = try await run(LinuxToolsProbe.command(sampleSeconds: options.sampleSeconds, nonce: nonce))
                 try LinuxToolsProbe.build(
-                    into: &snapshot, output: ProbeOutput(output.stdoutText), sampleSeconds: options.sampleSeconds,
-                    topProcesses: options.topProcesses)
+                    into: &snapshot, output: ProbeOutput(output.stdoutText, nonce: nonce),
+                    sampleSeconds: options.sampleSeconds, topProcesses: options.topProcesses)
                 appendStderr(output, to: &snapshot)
             case .proc, .auto:
+                let nonce = ProbeOutput.makeNonce()
                 let output = try await run(
-                    LinuxProcProbe.command(sampleSeconds: sampled ? options.sampleSeconds : nil))
-                let result = try LinuxProcProbe.parse(ProbeOutput(output.stdoutText))
+                    LinuxProcProbe.command(sampleSeconds: sampled ? options.sampleSeconds : nil, nonce: nonce))
+                let result = try LinuxProcProbe.parse(ProbeOutput(output.stdoutText, nonce: nonce), platform: platform)
                 let current = result.samples[result.samples.count - 1]
                 let previous = sampled ? (result.samples.count > 1 ? result.samples[0] : nil) : previousSample
                 LinuxSnapshotBuilder.build(

@@ -1,26 +1,33 @@
+import Foundation
+
 /// The `proc` collector's probe: one POSIX `sh` script that reads the kernel's own counters
 /// and gauges, so a snapshot costs one round trip and a handful of processes on the host.
 ///
-/// Each sample is one `head` over `/proc/uptime`, `/proc/stat`, `/proc/net/dev` and
-/// `/proc/diskstats` plus one `cat` of every `/proc/PID/stat`. A one-off snapshot takes two
-/// samples `--sample` apart inside the script (CPU and rates are deltas, never since-boot
-/// averages); `watch` takes one per tick and uses the previous tick's. The gauges follow:
-/// `/proc/meminfo`, `/proc/loadavg`, `df -kPT`, `df -iP` and `ps` for user names and
-/// command lines. Everything runs under `LC_ALL=C`.
+/// A sample is one `grep -aH ''` over `/proc/uptime`, `/proc/stat`, `/proc/net/dev`,
+/// `/proc/diskstats` and every `/proc/PID/stat` (the last sample adds `/proc/meminfo`,
+/// `/proc/loadavg` and every `/proc/PID/cmdline`). grep prefixes each line with its file's
+/// path, which no process name can forge. A one-off snapshot takes two samples `--sample`
+/// apart inside the script (CPU and rates are deltas, never since-boot averages); `watch` takes
+/// one per tick and uses the previous tick's. Then `ls -ldn /proc/[0-9]*` gives process owners,
+/// `df -kPT` and `df -iP` the filesystems. Everything runs under `LC_ALL=C`.
+///
+/// `ps` is not used: it reads several files per process and looks up every owner, which made
+/// it three quarters of the probe's CPU time on the host. User names come from `/etc/passwd`,
+/// read once per connection by ``HostPlatform``.
 public enum LinuxProcProbe {
     /// The script; `sampleSeconds` > 0 takes two samples that far apart, `nil` or 0 one.
-    public static func command(sampleSeconds: Double?) -> String {
+    public static func command(sampleSeconds: Double?, nonce: String) -> String {
+        let marker = "echo " + ProbeOutput.markerPrefix(nonce)
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
-        var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; echo @@self; echo $$; "
+        var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; \(marker)self; echo $$; "
         if let sampleSeconds, sampleSeconds > 0 {
-            script += "echo @@sample; head -n 100000 \(counters); echo @@pids; cat /proc/[0-9]*/stat 2>/dev/null; "
+            script += "\(marker)sample; grep -aH '' \(counters) /proc/[0-9]*/stat 2>/dev/null; "
             script += "sleep \(formatSeconds(sampleSeconds)); "
         }
-        script += "echo @@sample; head -n 100000 \(counters) /proc/meminfo /proc/loadavg; "
-        script += "echo @@pids; cat /proc/[0-9]*/stat 2>/dev/null; "
-        script += "echo @@df; df -kPT; echo @@dfi; df -iP; "
-        script += "echo @@ps; ps -eo pid,ppid,user:32,rss,args; "
-        script += "echo @@end"
+        script += "\(marker)sample; grep -aH '' \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
+        script += "/proc/[0-9]*/cmdline 2>/dev/null; "
+        script += "\(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; "
+        script += "\(marker)df; df -kPT; \(marker)dfi; df -iP; \(marker)end"
         return script
     }
 
@@ -32,20 +39,32 @@ public enum LinuxProcProbe {
 
     /// Reads the probe's output. Counter samples are required; a gauge that could not be read
     /// becomes a warning, and the rest of the snapshot is kept.
-    public static func parse(_ output: ProbeOutput) throws(ParseError) -> LinuxProbeResult {
+    public static func parse(_ output: ProbeOutput, platform: HostPlatform) throws(ParseError) -> LinuxProbeResult {
         guard output.isComplete else {
             throw ParseError(
-                source: "probe", message: "output ended early (no @@end marker): the host cut the command short")
+                source: "probe", message: "output ended early (no end marker): the host cut the command short")
         }
         let sampleTexts = output.sections(named: "sample")
-        let pidTexts = output.sections(named: "pids")
-        guard !sampleTexts.isEmpty, sampleTexts.count == pidTexts.count else {
+        guard !sampleTexts.isEmpty else {
             throw ParseError(source: "probe", message: "no /proc samples in the output: is this a Linux host?")
         }
         var result = LinuxProbeResult()
         result.probePID = output.section("self").flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        for (sampleText, pidText) in zip(sampleTexts, pidTexts) {
-            let files = ProbeOutput.files(in: sampleText)
+        var commandLines: [Int: String] = [:]
+        for sampleText in sampleTexts {
+            var files: [String: String] = [:]
+            var statTexts: [String] = []
+            commandLines = [:]
+            for file in ProbeOutput.prefixedFiles(in: sampleText) {
+                if pid(in: file.path, file: "stat") != nil {
+                    // A newline inside comm spans two grep lines; ps shows it as a space too.
+                    statTexts.append(file.text.replacingOccurrences(of: "\n", with: " "))
+                } else if let pid = pid(in: file.path, file: "cmdline") {
+                    commandLines[pid] = commandLine(file.text)
+                } else {
+                    files[file.path] = file.text + "\n"
+                }
+            }
             guard let uptimeText = files["/proc/uptime"], let statText = files["/proc/stat"] else {
                 throw ParseError(source: "probe", message: "/proc/uptime or /proc/stat could not be read")
             }
@@ -57,7 +76,13 @@ public enum LinuxProcProbe {
             if let text = files["/proc/diskstats"] {
                 do { sample.disks = try ProcDiskStatsParser.parse(text) } catch { result.warnings.append(error.description) }
             }
-            do { sample.processes = try ProcPidStatParser.parse(pidText) } catch { result.warnings.append(error.description) }
+            if !statTexts.isEmpty {
+                do {
+                    sample.processes = try ProcPidStatParser.parse(statTexts.joined(separator: "\n") + "\n")
+                } catch {
+                    result.warnings.append(error.description)
+                }
+            }
             result.samples.append(sample)
             if let text = files["/proc/meminfo"] {
                 do { result.memory = try ProcMemInfoParser.parse(text) } catch { result.warnings.append(error.description) }
@@ -66,6 +91,27 @@ public enum LinuxProcProbe {
                 do { result.load = try ProcLoadAvgParser.parse(text) } catch { result.warnings.append(error.description) }
             }
         }
+
+        var owners: [Int: UInt32] = [:]
+        for line in (output.section("owners") ?? "").split(separator: "\n") {
+            // `dr-xr-xr-x 9 0 0 0 Nov 20 01:10 /proc/1`: the third field is the owner's uid.
+            let fields = TextScanning.fields(line)
+            guard fields.count >= 4, let uid = UInt32(fields[2]), let last = fields.last,
+                let pid = Int(last.split(separator: "/").last ?? "")
+            else { continue }
+            owners[pid] = uid
+        }
+        if let current = result.samples.last {
+            result.processTable = current.processes.map { sample in
+                let uid = owners[sample.pid]
+                return ProcessStats(
+                    pid: sample.pid, ppid: sample.ppid,
+                    user: uid.map { platform.userNames[$0] ?? String($0) },
+                    rssBytes: sample.rssPages &* platform.pageSize,
+                    command: commandLines[sample.pid] ?? "[\(sample.comm)]")
+            }
+        }
+
         if let text = output.section("df") {
             do {
                 let parsed = try DfParser.parse(text)
@@ -75,27 +121,30 @@ public enum LinuxProcProbe {
                 result.warnings.append(error.description)
             }
         }
-        if let text = output.section("dfi"), result.disks != nil {
+        if let text = output.section("dfi"), let inodes = try? DfParser.parse(text).value, var disks = result.disks {
             // Inode counts come from a second df; filesystems without inodes (vfat…) keep nil.
-            if let inodes = try? DfParser.parse(text).value {
-                for index in result.disks!.indices {
-                    let mount = result.disks![index].mount
-                    guard let match = inodes.first(where: { $0.mount == mount }) else { continue }
-                    result.disks![index].inodesTotal = match.inodesTotal ?? match.sizeBytes
-                    result.disks![index].inodesUsed = match.inodesUsed ?? match.usedBytes
-                }
+            for index in disks.indices {
+                guard let match = inodes.first(where: { $0.mount == disks[index].mount }) else { continue }
+                disks[index].inodesTotal = match.inodesTotal ?? match.sizeBytes
+                disks[index].inodesUsed = match.inodesUsed ?? match.usedBytes
             }
-        }
-        if let text = output.section("ps") {
-            do {
-                let parsed = try PsParser.parse(text)
-                result.processTable = parsed.value
-                result.warnings.append(contentsOf: parsed.warnings)
-            } catch {
-                result.warnings.append(error.description)
-            }
+            result.disks = disks
         }
         return result
+    }
+
+    /// The pid of `/proc/PID/<file>`, or nil for any other path.
+    static func pid(in path: String, file: String) -> Int? {
+        guard path.hasPrefix("/proc/"), path.hasSuffix("/" + file) else { return nil }
+        return Int(path.dropFirst(6).dropLast(file.count + 1))
+    }
+
+    /// `/proc/PID/cmdline` (arguments each ended by NUL) as `ps args` shows it: arguments
+    /// joined by spaces; nil when empty (kernel threads, zombies).
+    static func commandLine(_ raw: String) -> String? {
+        let joined = raw.replacingOccurrences(of: "\0", with: " ").replacingOccurrences(of: "\n", with: " ")
+        let trimmed = joined.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : trimmed
     }
 }
 
@@ -127,9 +176,10 @@ public struct LinuxProbeResult: Sendable {
     public var memory: MemoryStats?
     public var load: LoadAverage?
     public var disks: [DiskStats]?
-    /// `ps` rows: user names, resident sizes and command lines by pid.
+    /// Owners, resident sizes and command lines by pid.
     public var processTable: [ProcessStats]?
     /// The probe's own shell; it and its children are left out of the process list.
     public var probePID: Int?
     public var warnings: [String] = []
 }
+

@@ -10,16 +10,17 @@ import Foundation
 /// over each process's lifetime, not the sampling window (the `proc` collector measures the
 /// window).
 public enum LinuxToolsProbe {
-    public static func command(sampleSeconds: Double) -> String {
+    public static func command(sampleSeconds: Double, nonce: String) -> String {
         let interval = max(1, Int(sampleSeconds.rounded(.up)))
+        let marker = "echo " + ProbeOutput.markerPrefix(nonce)
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
-        return "export LC_ALL=C LANG=C S_TIME_FORMAT=ISO; cd / 2>/dev/null; echo @@self; echo $$; "
-            + "echo @@sample; head -n 100000 \(counters); "
-            + "if command -v mpstat >/dev/null 2>&1; then echo @@mpstat; mpstat -P ALL \(interval) 1; "
-            + "else echo @@nompstat; sleep \(interval); fi; "
-            + "echo @@sample; head -n 100000 \(counters) /proc/loadavg; "
-            + "echo @@free; free -b; echo @@df; df -kPT; echo @@dfi; df -iP; "
-            + "echo @@ps; ps -eo pid,ppid,user:32,pcpu,pmem,rss,args --sort=-pcpu; echo @@end"
+        return "export LC_ALL=C LANG=C S_TIME_FORMAT=ISO; cd / 2>/dev/null; \(marker)self; echo $$; "
+            + "\(marker)sample; head -n 100000 \(counters); "
+            + "if command -v mpstat >/dev/null 2>&1; then \(marker)mpstat; mpstat -P ALL \(interval) 1; "
+            + "else \(marker)nompstat; sleep \(interval); fi; "
+            + "\(marker)sample; head -n 100000 \(counters) /proc/loadavg; "
+            + "\(marker)free; free -b; \(marker)df; df -kPT; \(marker)dfi; df -iP; "
+            + "\(marker)ps; ps -eo pid,ppid,user:32,pcpu,pmem,rss,args --sort=-pcpu; \(marker)end"
     }
 
     /// Builds the snapshot sections from the tools' output.
@@ -28,7 +29,7 @@ public enum LinuxToolsProbe {
     ) throws(ParseError) {
         guard output.isComplete else {
             throw ParseError(
-                source: "probe", message: "output ended early (no @@end marker): the host cut the command short")
+                source: "probe", message: "output ended early (no end marker): the host cut the command short")
         }
         let samples = output.sections(named: "sample").map(ProbeOutput.files(in:))
         guard samples.count == 2, let before = samples.first, let after = samples.last,
