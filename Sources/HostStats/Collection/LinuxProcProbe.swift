@@ -53,12 +53,12 @@ public enum LinuxProcProbe {
         var commandLines: [Int: String] = [:]
         for sampleText in sampleTexts {
             var files: [String: String] = [:]
-            var statTexts: [String] = []
+            var processes: [ProcessSample] = []
             commandLines = [:]
             for file in ProbeOutput.prefixedFiles(in: sampleText) {
                 if pid(in: file.path, file: "stat") != nil {
-                    // A newline inside comm spans two grep lines; ps shows it as a space too.
-                    statTexts.append(file.text.replacingOccurrences(of: "\n", with: " "))
+                    // A record that does not parse is a process that vanished mid-read.
+                    if let sample = try? ProcPidStatParser.sample(file.text[...], line: 1) { processes.append(sample) }
                 } else if let pid = pid(in: file.path, file: "cmdline") {
                     commandLines[pid] = commandLine(file.text)
                 } else {
@@ -76,13 +76,7 @@ public enum LinuxProcProbe {
             if let text = files["/proc/diskstats"] {
                 do { sample.disks = try ProcDiskStatsParser.parse(text) } catch { result.warnings.append(error.description) }
             }
-            if !statTexts.isEmpty {
-                do {
-                    sample.processes = try ProcPidStatParser.parse(statTexts.joined(separator: "\n") + "\n")
-                } catch {
-                    result.warnings.append(error.description)
-                }
-            }
+            sample.processes = processes
             result.samples.append(sample)
             if let text = files["/proc/meminfo"] {
                 do { result.memory = try ProcMemInfoParser.parse(text) } catch { result.warnings.append(error.description) }
@@ -135,16 +129,30 @@ public enum LinuxProcProbe {
 
     /// The pid of `/proc/PID/<file>`, or nil for any other path.
     static func pid(in path: String, file: String) -> Int? {
-        guard path.hasPrefix("/proc/"), path.hasSuffix("/" + file) else { return nil }
-        return Int(path.dropFirst(6).dropLast(file.count + 1))
+        let bytes = path.utf8
+        let prefix = "/proc/".utf8
+        guard bytes.count > prefix.count + file.utf8.count + 1, bytes.starts(with: prefix) else { return nil }
+        var value = 0
+        var index = bytes.index(bytes.startIndex, offsetBy: prefix.count)
+        while index < bytes.endIndex, let digit = Optional(bytes[index]), digit >= 48, digit <= 57 {
+            value = value * 10 + Int(digit - 48)
+            index = bytes.index(after: index)
+        }
+        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "/"),
+            bytes[bytes.index(after: index)...].elementsEqual(file.utf8)
+        else { return nil }
+        return value
     }
 
     /// `/proc/PID/cmdline` (arguments each ended by NUL) as `ps args` shows it: arguments
-    /// joined by spaces; nil when empty (kernel threads, zombies).
+    /// joined by spaces, newlines shown as spaces; nil when empty (kernel threads, zombies).
     static func commandLine(_ raw: String) -> String? {
-        let joined = raw.replacingOccurrences(of: "\0", with: " ").replacingOccurrences(of: "\n", with: " ")
-        let trimmed = joined.trimmingCharacters(in: .whitespaces)
-        return trimmed.isEmpty ? nil : trimmed
+        var bytes = Array(raw.utf8)
+        for index in bytes.indices where bytes[index] == 0 || bytes[index] == UInt8(ascii: "\n") {
+            bytes[index] = UInt8(ascii: " ")
+        }
+        while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -27,30 +27,31 @@ public struct ProbeOutput: Sendable {
     }
 
     public init(_ text: String, nonce: String = "") {
-        let prefix = Self.markerPrefix(nonce)
-        var current: Section?
-        var lines: [Substring] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix(prefix) {
-                if var section = current {
-                    section.text = lines.joined(separator: "\n")
-                    sections.append(section)
+        let prefix = Array(Self.markerPrefix(nonce).utf8)
+        var current: (name: String, start: String.Index)?
+        let utf8 = text.utf8
+        var lineStart = utf8.startIndex
+        // Walks the bytes once; section texts are slices of `text` between marker lines.
+        while lineStart < utf8.endIndex {
+            let lineEnd = utf8[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? utf8.endIndex
+            let next = lineEnd < utf8.endIndex ? utf8.index(after: lineEnd) : lineEnd
+            if utf8[lineStart..<lineEnd].starts(with: prefix) {
+                if let section = current {
+                    let end = lineStart > section.start ? utf8.index(before: lineStart) : lineStart
+                    sections.append(Section(name: section.name, text: String(Substring(utf8[section.start..<end]))))
                 }
-                lines = []
-                let name = String(line.dropFirst(prefix.count))
+                let name = String(Substring(utf8[utf8.index(lineStart, offsetBy: prefix.count)..<lineEnd]))
                 if name == "end" {
                     isComplete = true
                     current = nil
                 } else {
-                    current = Section(name: name, text: "")
+                    current = (name, next)
                 }
-            } else if current != nil {
-                lines.append(line)
             }
+            lineStart = next
         }
-        if var section = current {
-            section.text = lines.joined(separator: "\n")
-            sections.append(section)
+        if let section = current {
+            sections.append(Section(name: section.name, text: String(Substring(utf8[section.start..<utf8.endIndex]))))
         }
     }
 
@@ -69,16 +70,18 @@ public struct ProbeOutput: Sendable {
     /// content cannot pose as another file, whatever bytes it holds.
     public static func prefixedFiles(in text: String) -> [(path: String, text: String)] {
         var files: [(path: String, text: String)] = []
-        var index: [Substring: Int] = [:]
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let path = line[..<colon]
-            let content = line[line.index(after: colon)...]
-            if let position = index[path] {
-                files[position].text += "\n" + content
+        var lastPath: Substring.UTF8View?
+        for line in TextScanning.lines(text) {
+            let utf8 = line.utf8
+            guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let path = utf8[utf8.startIndex..<colon]
+            let content = Substring(utf8[utf8.index(after: colon)..<utf8.endIndex])
+            // grep prints a file's lines together, so a continuation is always the last file.
+            if let lastPath, lastPath.elementsEqual(path), !files.isEmpty {
+                files[files.count - 1].text += "\n" + content
             } else {
-                index[path] = files.count
-                files.append((String(path), String(content)))
+                files.append((String(Substring(path)), String(content)))
+                lastPath = path
             }
         }
         return files

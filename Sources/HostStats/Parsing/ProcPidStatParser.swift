@@ -40,30 +40,75 @@ public enum ProcPidStatParser {
     }
 
     /// The sample in `record`, or `nil` when the record may continue on the next line.
-    private static func sample(_ record: Substring, line: Int) throws(ParseError) -> ProcessSample? {
-        guard let open = record.firstIndex(of: "("), let pid = Int(record[..<open].trimmingBlanks()) else {
+    ///
+    /// Works on the UTF-8 bytes: a probe reads every process of the host on every tick, and
+    /// this runs once per process.
+    static func sample(_ record: Substring, line: Int) throws(ParseError) -> ProcessSample? {
+        let bytes = record.utf8
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let pid = decimal(bytes[bytes.startIndex..<open]) else {
             throw .unexpected(
                 source: source, "`\(record.prefix(40))` does not start with `PID (`", expected: "`cat /proc/PID/stat`",
                 text: String(record), line: line)
         }
-        guard let close = record.lastIndex(of: ")") else { return nil }
-        let tail = TextScanning.fields(record[record.index(after: close)...])
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")), close > open else { return nil }
+        // The fields after comm, as byte ranges; only the first `minimumTail` matter.
+        var tail: [Range<Substring.UTF8View.Index>] = []
+        tail.reserveCapacity(minimumTail)
+        var start: Substring.UTF8View.Index?
+        var index = bytes.index(after: close)
+        while index < bytes.endIndex && tail.count < minimumTail {
+            let byte = bytes[index]
+            let blank = byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+            if blank {
+                if let begin = start {
+                    tail.append(begin..<index)
+                    start = nil
+                }
+            } else if start == nil {
+                start = index
+            }
+            index = bytes.index(after: index)
+        }
+        if let begin = start, tail.count < minimumTail { tail.append(begin..<bytes.endIndex) }
         guard tail.count >= minimumTail else { return nil }
-        func number(_ index: Int, _ name: String) throws(ParseError) -> UInt64 {
-            guard let value = UInt64(tail[index]) else {
+        func number(_ position: Int, _ name: String) throws(ParseError) -> UInt64 {
+            guard let value = decimal(bytes[tail[position]]) else {
                 throw ParseError(
-                    source: source, message: "\(name) `\(tail[index])` of pid \(pid) is not a number", line: line)
+                    source: source,
+                    message: "\(name) `\(Substring(bytes[tail[position]]))` of pid \(pid) is not a number", line: line)
             }
             return value
         }
         // Offsets in `tail` are proc(5) field numbers minus 3 (pid, comm, then state at 3).
-        guard let ppid = Int(tail[1]) else {
-            throw ParseError(source: source, message: "ppid `\(tail[1])` of pid \(pid) is not a number", line: line)
-        }
+        let ppid = try number(1, "ppid")
         return ProcessSample(
-            pid: pid, comm: String(record[record.index(after: open)..<close]), state: String(tail[0]), ppid: ppid,
+            pid: Int(pid), comm: String(Substring(bytes[bytes.index(after: open)..<close])),
+            state: String(Substring(bytes[tail[0]])), ppid: Int(ppid),
             cpuTicks: try number(11, "utime") + number(12, "stime"), rssPages: try number(21, "rss"),
             startTimeTicks: try number(19, "starttime"), virtualBytes: try number(20, "vsize"))
+    }
+
+    /// A non-negative decimal, blanks around it allowed; `nil` for anything else.
+    private static func decimal(_ bytes: Substring.UTF8View) -> UInt64? {
+        var value: UInt64 = 0
+        var digits = 0
+        var trailing = false
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                guard !trailing else { return nil }
+                let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times.addingReportingOverflow(UInt64(byte - 48))
+                guard !overflow1, !overflow2 else { return nil }
+                value = sum
+                digits += 1
+            case UInt8(ascii: " "), UInt8(ascii: "\t"):
+                if digits > 0 { trailing = true }
+            default:
+                return nil
+            }
+        }
+        return digits > 0 ? value : nil
     }
 
     /// The snapshot part for `hostscope parse proc-pid-stat`: one process per line with its

@@ -5,14 +5,55 @@
 public enum TextScanning {
     /// The lines of `text`, accepting LF and CRLF, without a trailing empty line.
     public static func lines(_ text: String) -> [Substring] {
-        var result = text.split(separator: "\n", omittingEmptySubsequences: false)
-        if result.last?.isEmpty == true { result.removeLast() }
-        return result.map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        lines(text[...])
+    }
+
+    /// The lines of `text`, accepting LF and CRLF, without a trailing empty line.
+    ///
+    /// Splits on the UTF-8 bytes: splitting on `Character` runs grapheme breaking over every
+    /// byte, which made it the largest cost of reading a probe's output.
+    public static func lines(_ text: Substring) -> [Substring] {
+        var result: [Substring] = []
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index < utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "\n") {
+                var end = index
+                if end > start, utf8[utf8.index(before: end)] == UInt8(ascii: "\r") { end = utf8.index(before: end) }
+                result.append(Substring(utf8[start..<end]))
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        if start < utf8.endIndex {
+            var end = utf8.endIndex
+            if utf8[utf8.index(before: end)] == UInt8(ascii: "\r") { end = utf8.index(before: end) }
+            result.append(Substring(utf8[start..<end]))
+        }
+        return result
     }
 
     /// Splits on runs of ASCII spaces and tabs.
     public static func fields(_ line: Substring) -> [Substring] {
-        line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        var result: [Substring] = []
+        let utf8 = line.utf8
+        var start: Substring.UTF8View.Index?
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                if let begin = start {
+                    result.append(Substring(utf8[begin..<index]))
+                    start = nil
+                }
+            } else if start == nil {
+                start = index
+            }
+            index = utf8.index(after: index)
+        }
+        if let begin = start { result.append(Substring(utf8[begin..<utf8.endIndex])) }
+        return result
     }
 
     public static func fields(_ line: String) -> [Substring] {
