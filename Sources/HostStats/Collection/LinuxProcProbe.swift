@@ -27,7 +27,9 @@ public enum LinuxProcProbe {
         script += "\(marker)sample; grep -aH '' \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
         script += "/proc/[0-9]*/cmdline 2>/dev/null; "
         script += "\(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; "
-        script += "\(marker)df; df -kPT; \(marker)dfi; df -iP; \(marker)end"
+        // GNU df prints sizes and inodes in one run; other dfs take two.
+        script += "\(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
+        script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; \(marker)end"
         return script
     }
 
@@ -106,6 +108,13 @@ public enum LinuxProcProbe {
             }
         }
 
+        if let text = output.section("dfoutput"), !text.isEmpty {
+            do {
+                result.disks = try parseDfOutput(text)
+            } catch {
+                result.warnings.append(error.description)
+            }
+        }
         if let text = output.section("df") {
             do {
                 let parsed = try DfParser.parse(text)
@@ -125,6 +134,57 @@ public enum LinuxProcProbe {
             result.disks = disks
         }
         return result
+    }
+
+    /// The columns the probe asks GNU df for: the numbers sit between the source and the mount
+    /// point, so either may contain spaces and still be told apart.
+    static let dfOutputColumns = "source,fstype,itotal,iused,size,used,avail,target"
+
+    /// Reads `df -k --output=source,fstype,itotal,iused,size,used,avail,target`.
+    ///
+    /// Each row is: source (may hold spaces), type, five numbers (`-` where a filesystem has no
+    /// inodes), mount point (may hold spaces); the first type-and-five-numbers run splits it.
+    static func parseDfOutput(_ text: String) throws(ParseError) -> [DiskStats] {
+        var disks: [DiskStats] = []
+        var seen: [String: Int] = [:]
+        for (number, line) in TextScanning.lines(text).enumerated() where number > 0 && !line.isEmpty {
+            let fields = TextScanning.fieldRanges(line)
+            func value(_ index: Int) -> UInt64?? {
+                let token = line[fields[index]]
+                if token == "-" { return .some(nil) }
+                return UInt64(token).map { .some($0) }
+            }
+            var row: DiskStats?
+            var start = 1
+            while start + 6 < fields.count {
+                if let inodes = value(start + 1), let inodesUsed = value(start + 2), let size = value(start + 3),
+                    let used = value(start + 4), let available = value(start + 5)
+                {
+                    let kib: (UInt64?) -> UInt64? = { $0.map { $0 &* 1024 } }
+                    row = DiskStats(
+                        filesystem: String(line[fields[0].lowerBound..<fields[start - 1].upperBound]),
+                        type: String(line[fields[start]]),
+                        mount: String(line[fields[start + 6].lowerBound..<line.endIndex]),
+                        sizeBytes: kib(size), usedBytes: kib(used), availableBytes: kib(available),
+                        usedPercent: DiskStats.usedPercent(used: kib(used), available: kib(available)),
+                        inodesTotal: inodes == 0 ? nil : inodes, inodesUsed: inodes == 0 ? nil : inodesUsed)
+                    break
+                }
+                start += 1
+            }
+            guard let row else {
+                throw ParseError(
+                    source: "df --output", message: "row has no type followed by five numbers", line: number + 1)
+            }
+            // GNU df lists each mount point once already; keep the last should one repeat.
+            if let index = seen[row.mount] {
+                disks[index] = row
+            } else {
+                seen[row.mount] = disks.count
+                disks.append(row)
+            }
+        }
+        return disks
     }
 
     /// The pid of `/proc/PID/<file>`, or nil for any other path.
