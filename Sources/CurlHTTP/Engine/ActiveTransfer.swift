@@ -245,13 +245,13 @@ final class ActiveTransfer {
                 .closed, "the server closed the connection without answering",
                 "the server may have crashed or rejected the connection; retrying may help"
             )
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_BAD_CONTENT_ENCODING,
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_BAD_CONTENT_ENCODING,
             CURLE_TOO_MANY_REDIRECTS:
             (kind, what, advice) = (
                 .protocolError, "the reply from \(peer) was not valid HTTP for this request",
                 "check that the URL points at an HTTP server of the expected kind"
             )
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_URL_MALFORMAT:
             (kind, what, advice) = (.invalidRequest, "the URL was refused", "check the URL")
         default:
             (kind, what, advice) = (.internalError, "the transfer failed", "retrying may help")

@@ -18,10 +18,12 @@ struct ResponseHeadParser {
             // Trailers of a chunked body: not part of the head.
             return nil
         }
-        var text = Substring(String(decoding: line, as: UTF8.self))
-        while text.last == "\n" || text.last == "\r" {
-            text = text.dropLast()
+        // Strip the line end as bytes: as Characters, "\r\n" is one grapheme that is neither "\r" nor "\n".
+        var bytes = Array(line)
+        while bytes.last == UInt8(ascii: "\n") || bytes.last == UInt8(ascii: "\r") {
+            bytes.removeLast()
         }
+        let text = Substring(String(decoding: bytes, as: UTF8.self))
         if text.hasPrefix("HTTP/") {
             startResponse(statusLine: text)
             return nil
