@@ -281,6 +281,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Length", str(count))
             self.end_headers()
+            if self.command == "HEAD":
+                return
         offset = 0
         while offset < count:
             n = min(size, count - offset)

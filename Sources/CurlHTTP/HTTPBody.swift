@@ -47,7 +47,10 @@ public final class HTTPBody: AsyncSequence, Sendable {
     /// Reads the rest of the body into memory, failing with `tooLarge` (and cancelling the transfer) as soon
     /// as it would exceed `maxBytes`, or before reading when `Content-Length` already says so.
     public func collect(upTo maxBytes: Int) async throws(HTTPError) -> [UInt8] {
-        if let declared = transfer.head?.contentLength, declared > maxBytes {
+        // A HEAD answer, a 204 or a 304 declares the length of a body it does not carry.
+        let carriesBody =
+            transfer.request.method != .head && ![204, 304].contains(transfer.head?.status ?? 200)
+        if carriesBody, let declared = transfer.head?.contentLength, declared > maxBytes {
             let error = transfer.tooLargeError(limit: maxBytes, declared: declared)
             transfer.cancel(error)
             throw error

@@ -1,6 +1,5 @@
-import Foundation
-
 internal import CCurl
+import Foundation
 
 /// The status line and headers of a response, available as soon as the server has sent them.
 public struct HTTPResponseHead: Sendable, Hashable, CustomStringConvertible {

@@ -58,6 +58,11 @@ struct HTTPClientTests {
             #expect(head.status == 200)
             #expect(head.body.isEmpty)
             #expect(head.head.contentLength ?? 0 > 0)
+
+            let large = try await client.execute(
+                HTTPRequest(method: .head, url: server.baseURL + "/bytes?count=100000"), maxBodyBytes: 10)
+            #expect(large.head.contentLength == 100_000)
+            #expect(large.body.isEmpty)
         }
     }
 

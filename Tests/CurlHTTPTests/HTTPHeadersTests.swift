@@ -30,7 +30,8 @@ struct HTTPHeadersTests {
     func redaction() {
         let headers: HTTPHeaders = [
             "Authorization": "Bearer sk-live-1", "x-api-key": "ak-2", "Cookie": "sid=3", "X-Auth-Token": "t-4",
-            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "Content-Type": "application/json",
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "Content-Type": "application/json",
         ]
         var dumped = ""
         dump(headers, to: &dumped)

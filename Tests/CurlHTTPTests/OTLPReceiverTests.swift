@@ -115,9 +115,10 @@ struct OTLPReceiverTests {
 
             let received = try await Self.received(server, client)
             #expect((received["requests"] as? [Any])?.isEmpty == true)
-            #expect((received["attempts"] as? [[String: Any]])?.map { $0["status"] as? Int } == [
-                400, 400, 400, 400, 400, 415,
-            ])
+            #expect(
+                (received["attempts"] as? [[String: Any]])?.map { $0["status"] as? Int } == [
+                    400, 400, 400, 400, 400, 415,
+                ])
         }
     }
 
@@ -181,8 +182,9 @@ struct OTLPReceiverTests {
             #expect(received["span_count"] as? Int == 4)
             let first = (received["requests"] as? [[String: Any]])?.first
             #expect(first?["content_type"] as? String == "application/x-protobuf")
-            let spans = ((first?["resource_spans"] as? [[String: Any]])?.first?["scope_spans"] as? [[String: Any]])?
-                .first?["spans"] as? [[String: Any]]
+            let resource = (first?["resource_spans"] as? [[String: Any]])?.first
+            let scope = (resource?["scope_spans"] as? [[String: Any]])?.first
+            let spans = scope?["spans"] as? [[String: Any]]
             #expect(spans?.map { $0["name"] as? String } == ["exec uptime", "sftp stat"])
             #expect(spans?.first?["trace_id"] as? String == "0102030405060708090a0b0c0d0e0f10")
         }
@@ -210,7 +212,9 @@ struct OTLPReceiverTests {
         if let shared = Repository.shared {
             let validator = Process()
             validator.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            validator.arguments = ["python3", shared.appendingPathComponent("tools/validate_otlp_ndjson.py").path, file.path]
+            validator.arguments = [
+                "python3", shared.appendingPathComponent("tools/validate_otlp_ndjson.py").path, file.path,
+            ]
             let output = Pipe()
             validator.standardOutput = output
             try validator.run()

@@ -81,7 +81,8 @@ public final class PythonServer: @unchecked Sendable {  // Process is only termi
             return StartError(description: "\(script) \(what); its stderr:\n\(stderr)")
         }
         guard let line else {
-            throw failure("printed no ready line within \(readyTimeout) (exit status \(process.isRunning ? "-" : "\(process.terminationStatus)"))")
+            let status = process.isRunning ? "still running" : "exit status \(process.terminationStatus)"
+            throw failure("printed no ready line within \(readyTimeout) (\(status))")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
             let port = object["port"] as? Int

@@ -245,8 +245,8 @@ final class ActiveTransfer {
                 .closed, "the server closed the connection without answering",
                 "the server may have crashed or rejected the connection; retrying may help"
             )
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_BAD_CONTENT_ENCODING,
-            CURLE_TOO_MANY_REDIRECTS:
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3,
+            CURLE_BAD_CONTENT_ENCODING, CURLE_TOO_MANY_REDIRECTS:
             (kind, what, advice) = (
                 .protocolError, "the reply from \(peer) was not valid HTTP for this request",
                 "check that the URL points at an HTTP server of the expected kind"

@@ -1,7 +1,6 @@
+internal import CCurl
 import Foundation
 import Synchronization
-
-internal import CCurl
 
 /// The hand-over point between tasks and the one thread that drives all of a client's curl handles.
 ///
