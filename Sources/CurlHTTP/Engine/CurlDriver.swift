@@ -14,22 +14,31 @@ final class CurlDriver {
     }
 
     func run() {
-        defer { loop.markExited() }
-        guard let multi = MultiHandle() else {
+        var multi = MultiHandle()
+        if let handle = multi {
+            serve(handle)
+        } else {
             failEverything(
                 HTTPError(code: .internalError, message: "libcurl could not be initialised; no request can be sent"))
-            return
         }
-        loop.attach(multi: multi.raw)
-        defer {
-            // Every easy handle leaves the multi handle before it is freed, as curl requires.
-            for transfer in active.values {
-                curl_multi_remove_handle(multi.raw, transfer.easy.raw)
-            }
-            active.removeAll()
-            loop.detach()
-        }
+        // Free the multi handle, and with it the connection cache, before saying the thread is done.
+        multi = nil
+        loop.markExited()
+    }
 
+    private func serve(_ multi: MultiHandle) {
+        loop.attach(multi: multi.raw)
+        drive(multi)
+        // No wakeup may reach the handle once it is freed, and every easy handle leaves it first.
+        loop.detach()
+        for transfer in active.values {
+            curl_multi_remove_handle(multi.raw, transfer.easy.raw)
+        }
+        active.removeAll()
+    }
+
+    /// Runs transfers until shutdown is asked for, then fails the ones still running.
+    private func drive(_ multi: MultiHandle) {
         while true {
             let (commands, shutdown) = loop.takeCommands()
             for command in commands {
