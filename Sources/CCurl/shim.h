@@ -42,4 +42,29 @@ static inline CURLcode hostscope_curl_getinfo_string(CURL *handle, CURLINFO info
     return curl_easy_getinfo(handle, info, value);
 }
 
+// Macros built from other macros, and multi-handle options, are not imported; these give them a typed name.
+
+static inline CURLcode hostscope_curl_global_init(void) {
+    return curl_global_init(CURL_GLOBAL_ALL);
+}
+static const size_t hostscope_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+static const size_t hostscope_curl_error_size = CURL_ERROR_SIZE;
+static inline CURLcode hostscope_curl_unpause(CURL *handle) {
+    return curl_easy_pause(handle, CURLPAUSE_CONT);
+}
+static inline CURLMcode hostscope_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+typedef int (*hostscope_curl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port,
+                                              int local_port);
+static inline CURLcode hostscope_curl_setopt_prereq_callback(CURL *handle, hostscope_curl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+static inline CURLcode hostscope_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode hostscope_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 #endif

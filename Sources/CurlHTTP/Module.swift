@@ -1,1 +1,0 @@
-// The CurlHTTP module; see DESIGN.md for its role.

@@ -1,1 +1,0 @@
-// Tests for CurlHTTP arrive with the module.
