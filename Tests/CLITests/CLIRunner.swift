@@ -57,6 +57,28 @@ enum CLI {
             stderr: String(decoding: stderrData.withLock { $0 }, as: UTF8.self))
     }
 
+    /// Runs a shell command line (for pipelines around the binary).
+    static func runShell(_ script: String, environment: [String: String] = [:]) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "SSH_AUTH_SOCK")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
     /// Connection arguments for the harness server.
     static func harnessArguments(_ server: SSHTestServer) -> [String] {
         ["-i", server.keyPath, "--known-hosts", server.knownHostsPath]

@@ -191,3 +191,21 @@ import Testing
         #expect(file.stderr.contains("/nonexistent/file"))
     }
 }
+
+@Suite(.serialized) struct PasswordPromptTests {
+    @Test(.enabled(if: getuid() == 0, "a non-root sshd cannot check passwords"))
+    func aPasswordTypedAtTheTerminalPromptIsUsedAndNotEchoed() throws {
+        let server = try SSHTestServer.shared()
+        let password = try #require(server.password)
+        // `script` gives hostscope a real terminal; the password is typed once the prompt is up.
+        let command =
+            "\(CLI.binary) snapshot \(server.target) --known-hosts \(server.knownHostsPath) -i /nonexistent -o ndjson"
+        let result = try CLI.runShell(
+            "(sleep 1; printf '%s\\n' \"$HS_PW\") | script -q -e -c '\(command)' /dev/null",
+            environment: ["HS_PW": password, "HOME": NSTemporaryDirectory()])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("\(server.user)@\(server.host)'s password: "))
+        #expect(result.stdout.contains("\"schema\":\"hostscope.snapshot/1\""))
+        #expect(!result.stdout.contains(password))
+    }
+}

@@ -14,7 +14,8 @@ public actor HostConnection: CommandRunner {
     /// How the latest session was established, for spans and `-v` output.
     public private(set) var lastConnectionInfo: SSHConnectionInfo?
     /// Times a broken session was replaced.
-    public private(set) var reconnects = 0
+    public var reconnects: Int { max(0, connects - 1) }
+    private var connects = 0
 
     public init(options: SSHConnectionOptions, maxChannels: Int = 10) {
         self.options = options
@@ -25,7 +26,6 @@ public actor HostConnection: CommandRunner {
     public func connectedSession() async throws -> SSHSession {
         if let session, session.isAlive { return session }
         if let connecting { return try await connecting.value }
-        let hadSession = session != nil
         session = nil
         let task = Task { [options, maxChannels] in try await SSHSession.connect(options, maxChannels: maxChannels) }
         connecting = task
@@ -34,7 +34,7 @@ public actor HostConnection: CommandRunner {
             let fresh = try await task.value
             session = fresh
             lastConnectionInfo = fresh.info
-            if hadSession { reconnects += 1 }
+            connects += 1
             return fresh
         } catch {
             throw Self.classify(error)

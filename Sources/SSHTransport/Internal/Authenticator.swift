@@ -152,7 +152,7 @@ struct Authenticator {
     }
 
     private func authenticateWithPassword(_ session: OpaquePointer, attempts: inout [Attempt]) throws(SSHError) -> String? {
-        guard let password = options.secrets?(.password(user: options.user, host: options.displayName)) else {
+        guard let password = options.secrets?(.password(user: options.user, host: options.hostName)) else {
             attempts.append(Attempt(source: "password", outcome: "none given; use --password-env VAR"))
             return nil
         }
