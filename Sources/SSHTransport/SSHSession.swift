@@ -13,7 +13,7 @@ public final class SSHSession: Sendable {
     /// How the session was established.
     public let info: SSHConnectionInfo
     public let options: SSHConnectionOptions
-    private let loop: SessionLoop
+    let loop: SessionLoop
 
     private init(loop: SessionLoop, info: SSHConnectionInfo) {
         self.loop = loop

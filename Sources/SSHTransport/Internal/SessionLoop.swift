@@ -38,6 +38,12 @@ final class SessionLoop: @unchecked Sendable {
     private var socket: Int32 = -1
     private var operations: [any LoopOperation] = []
     private var capacityLimit: Int
+    /// The SFTP subsystem, started by the first SFTP request and kept for the session.
+    private var sftp: SFTPContext?
+    private var sftpFailure: SSHError?
+    private var sftpStarting = false
+    /// The SFTP operation allowed to call libssh2 (see ``SFTPOperation``).
+    private var activeSFTP: ObjectIdentifier?
 
     /// Linux's POLLRDHUP (peer closed its writing side), which Glibc's module map hides
     /// behind _GNU_SOURCE.
@@ -334,7 +340,7 @@ final class SessionLoop: @unchecked Sendable {
     private func advanceAll(_ session: OpaquePointer) -> SSHError? {
         for _ in 0..<1000 {
             var progressed = false
-            var openChannels = operations.reduce(0) { $0 + ($1.holdsChannel ? 1 : 0) }
+            var openChannels = operations.reduce(sftp != nil || sftpStarting ? 1 : 0) { $0 + ($1.holdsChannel ? 1 : 0) }
             var index = 0
             while index < operations.count {
                 let operation = operations[index]
@@ -373,6 +379,52 @@ final class SessionLoop: @unchecked Sendable {
         return nil
     }
 
+    // MARK: - SFTP (loop thread only)
+
+    enum SFTPReadiness {
+        case pending
+        case ready(SFTPContext)
+        case failed(SSHError)
+    }
+
+    /// The SFTP subsystem, starting it on first use.
+    func sftpContext(_ session: OpaquePointer) -> SFTPReadiness {
+        if let sftp { return .ready(sftp) }
+        if let sftpFailure { return .failed(sftpFailure) }
+        sftpStarting = true
+        guard let handle = libssh2_sftp_init(session) else {
+            let (code, message) = LibSSH2.lastError(session)
+            if code == LibSSH2.eagain { return .pending }
+            sftpStarting = false
+            let error = SSHError(
+                .sftp,
+                "\(options.displayName): the server refused the SFTP subsystem (\(message)); check `Subsystem sftp` in its sshd_config",
+                libssh2Code: code)
+            // A refused subsystem stays refused; a broken transport ends the session anyway.
+            sftpFailure = error
+            return .failed(error)
+        }
+        sftpStarting = false
+        let context = SFTPContext(session: session, sftp: handle, displayName: options.displayName)
+        sftp = context
+        return .ready(context)
+    }
+
+    func claimSFTP(_ operation: AnyObject) -> Bool {
+        let id = ObjectIdentifier(operation)
+        if activeSFTP == nil { activeSFTP = id }
+        return activeSFTP == id
+    }
+
+    func releaseSFTP(_ operation: AnyObject) {
+        if activeSFTP == ObjectIdentifier(operation) { activeSFTP = nil }
+    }
+
+    func sftpHasQueuedData() -> Bool {
+        guard let sftp, let channel = libssh2_sftp_get_channel(sftp.sftp) else { return false }
+        return libssh2_poll_channel_read(channel, 0) != 0
+    }
+
     private func retryRefusedChannels() {
         for case let exec as ExecOperation in operations where exec.refusedForCapacity {
             exec.retryChannel()
@@ -381,6 +433,15 @@ final class SessionLoop: @unchecked Sendable {
 
     private func tearDown(disconnect: Bool) {
         if let session {
+            libssh2_session_set_blocking(session, 1)
+            libssh2_session_set_timeout(session, 1000)
+            if let sftp {
+                // Frees libssh2's SFTP memory, which the session does not own; on a dead
+                // transport these calls fail at once.
+                for handle in sftp.openHandles { libssh2_sftp_close_handle(handle) }
+                libssh2_sftp_shutdown(sftp.sftp)
+                self.sftp = nil
+            }
             defer {
                 // Channels left open (abandoned after a deadline) make libssh2_session_free
                 // try to close them; a shut-down socket makes those attempts fail at once.
@@ -389,8 +450,6 @@ final class SessionLoop: @unchecked Sendable {
                 self.session = nil
             }
             if disconnect {
-                libssh2_session_set_blocking(session, 1)
-                libssh2_session_set_timeout(session, 1000)
                 _ = "closed by hostscope".withCString { reason in
                     "".withCString { language in
                         libssh2_session_disconnect_ex(session, Int32(SSH_DISCONNECT_BY_APPLICATION), reason, language)
