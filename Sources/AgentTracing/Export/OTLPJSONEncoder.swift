@@ -188,12 +188,38 @@ private struct LineWriter {
     /// Rewrites the span starting at `start` with ever smaller budgets until the line fits.
     private mutating func writeTruncated(_ span: FinishedSpan, from start: Int) {
         var truncation = SpanTruncation.none
+        var failing = truncation
         while !fits(), let next = truncation.reduced(for: span, lineBytes: encoder.maximumLineBytes) {
+            failing = truncation
             truncation = next
-            line.removeSubrange(start...)
-            line.appendOTLPSpan(span, truncation: truncation)
+            rewrite(span, from: start, truncation)
         }
         precondition(fits(), "a span with nothing left to cut still exceeds the line limit")
+        guard truncation.maximumStringBytes != .max, truncation.maximumEvents == .max, truncation.maximumLinks == .max,
+            truncation.maximumAttributes == .max
+        else { return }
+        // Halving the string budget can overshoot by half; search between the budget that fits and
+        // the one that did not for the longest strings that still fit.
+        var low = truncation.maximumStringBytes
+        var high = min(failing.maximumStringBytes, encoder.maximumLineBytes)
+        var best = truncation
+        while high - low > max(64, low / 32) {
+            var candidate = truncation
+            candidate.maximumStringBytes = low + (high - low) / 2
+            rewrite(span, from: start, candidate)
+            if fits() {
+                low = candidate.maximumStringBytes
+                best = candidate
+            } else {
+                high = candidate.maximumStringBytes
+            }
+        }
+        rewrite(span, from: start, best)
+    }
+
+    private mutating func rewrite(_ span: FinishedSpan, from start: Int, _ truncation: SpanTruncation) {
+        line.removeSubrange(start...)
+        line.appendOTLPSpan(span, truncation: truncation)
     }
 
     /// Opens the line and/or the resource as needed, or writes the comma between spans.

@@ -101,8 +101,8 @@ public enum Redaction {
 
     /// Substrings that mark a parameter or header name as a credential (`X-Auth-Token`, `client_secret`).
     public static let sensitiveNameFragments: [String] = [
-        "token", "secret", "passw", "apikey", "api_key", "api-key", "signature", "credential", "auth", "cookie",
-        "session",
+        "token", "secret", "passw", "apikey", "api_key", "api-key", "signature", "credential", "authoriz", "auth-",
+        "auth_", "-auth", "_auth", "cookie", "session",
     ]
 
     // MARK: Headers
