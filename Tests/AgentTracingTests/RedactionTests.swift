@@ -125,6 +125,14 @@ import Tracing
         #expect(scrubber.scrub("q=a%20b%2Fc&r=a%20b%2fc") == "q=REDACTED&r=REDACTED")
     }
 
+    @Test func secretsRegisteredLaterApplyFromThenOn() {
+        let scrubber = SecretScrubber(secrets: ["first-secret"])
+        #expect(scrubber.scrub("second-secret") == "second-secret")
+        scrubber.register("second-secret")
+        scrubber.register("second-secret")
+        #expect(scrubber.scrub("first-secret second-secret") == "REDACTED REDACTED")
+    }
+
     @Test func nonAsciiSecretsAreMatchedOnTheirBytes() {
         let scrubber = SecretScrubber(secrets: ["clé-€"])
         #expect(scrubber.scrub("la clé-€ est là") == "la REDACTED est là")

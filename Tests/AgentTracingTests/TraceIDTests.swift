@@ -1,4 +1,6 @@
 import AgentTracing
+import Dispatch
+import Synchronization
 import Testing
 
 @Suite struct TraceIDTests {
@@ -60,6 +62,16 @@ import Testing
         #expect(spans.count == 100_000)
         #expect(traces.count == 100_000)
         #expect(traces.contains { $0.high != 0 } && traces.contains { $0.low != 0 })
+    }
+
+    @Test func threadsDrawingAtOnceNeverShareAnId() {
+        let generator = RandomTraceIDGenerator()
+        let drawn = Mutex<[SpanID]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let ids = (0..<50_000).map { _ in generator.nextSpanID() }
+            drawn.withLock { $0 += ids }
+        }
+        #expect(Set(drawn.withLock { $0 }).count == 200_000)
     }
 
     @Test func aSeedThatMixesToZeroStillGivesAValidId() {

@@ -70,6 +70,8 @@ public final class RecordingSpan: Tracing.Span {
             if let index = state.attributes.firstIndex(where: { $0.key == key }) {
                 state.attributes[index].value = value
             } else if state.attributes.count < maximum {
+                // Most spans carry a handful of attributes: one allocation instead of growing 1, 2, 4, 8.
+                if state.attributes.isEmpty { state.attributes.reserveCapacity(8) }
                 state.attributes.append(Attribute(key, value))
             } else {
                 state.droppedAttributes += 1

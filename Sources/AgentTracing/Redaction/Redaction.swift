@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Redaction of credentials at the source, before a value enters a span.
 ///
 /// What is covered:
@@ -153,35 +161,60 @@ public enum Redaction {
 
     /// The value with the key-based rules applied (URL keys cleaned, credential keys replaced).
     public static func attributeValue(key: String, _ value: AttributeValue) -> AttributeValue {
-        switch key {
-        case "url.full", "url.original", "http.url":
-            return mapStrings(value, url)
-        case "url.query":
-            return mapStrings(value, query)
-        default:
-            break
+        switch value {
+        case .string, .stringArray: break
+        default: return value  // Only text can carry a credential.
         }
-        if key.hasPrefix("http.request.header.") || key.hasPrefix("http.response.header.") {
-            let name = key.split(separator: ".").last.map(String.init) ?? key
-            return isSensitiveHeader(name) ? mapStrings(value) { _ in marker } : value
+        switch rule(forKey: key) {
+        case .none: return value
+        case .url: return mapStrings(value, url)
+        case .query: return mapStrings(value, query)
+        case .header(let name): return isSensitiveHeader(name) ? mapStrings(value) { _ in marker } : value
+        case .credential: return mapStrings(value) { _ in marker }
         }
-        if hasSensitiveLastSegment(key) {
-            return mapStrings(value) { _ in marker }
-        }
-        return value
     }
 
-    /// Whether the key's last dot-separated segment is in ``sensitiveAttributeNames``; checks the
-    /// length first because this runs for every attribute a span records.
-    private static func hasSensitiveLastSegment(_ key: String) -> Bool {
-        let utf8 = key.utf8
-        let start = utf8.lastIndex(of: UInt8(ascii: ".")).map { utf8.index(after: $0) } ?? utf8.startIndex
-        let length = utf8.distance(from: start, to: utf8.endIndex)
-        guard sensitiveAttributeNameLengths.contains(length) else { return false }
-        return sensitiveAttributeNames.contains(String(key[start...]).lowercased())
+    private enum KeyRule {
+        case none, url, query, header(String), credential
     }
 
-    private static let sensitiveAttributeNameLengths = Set(sensitiveAttributeNames.map(\.utf8.count))
+    /// Which rule a key falls under, decided on its bytes without allocating: this runs for every
+    /// string attribute a span records.
+    private static func rule(forKey key: String) -> KeyRule {
+        var key = key
+        return key.withUTF8 { bytes -> KeyRule in
+            switch bytes.count {
+            case 8 where equals(bytes, "url.full") || equals(bytes, "http.url"): return .url
+            case 12 where equals(bytes, "url.original"): return .url
+            case 9 where equals(bytes, "url.query"): return .query
+            default: break
+            }
+            for prefix: StaticString in ["http.request.header.", "http.response.header."]
+            where bytes.count > prefix.utf8CodeUnitCount && hasPrefix(bytes, prefix) {
+                let name = UnsafeBufferPointer(rebasing: bytes[prefix.utf8CodeUnitCount...])
+                return .header(String(decoding: name, as: UTF8.self))
+            }
+            let start = bytes.lastIndex(of: UInt8(ascii: ".")).map { $0 + 1 } ?? 0
+            let segment = bytes[start...]
+            for name in sensitiveAttributeNameBytes where name.count == segment.count {
+                // ASCII case-insensitive: the names are lowercase letters and underscores.
+                if zip(segment, name).allSatisfy({ $0 == $1 || $0 | 0x20 == $1 }) { return .credential }
+            }
+            return .none
+        }
+    }
+
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && hasPrefix(bytes, literal)
+    }
+
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count >= literal.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+        return memcmp(base, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+    }
+
+    /// ``sensitiveAttributeNames`` as lowercase bytes.
+    private static let sensitiveAttributeNameBytes = sensitiveAttributeNames.map { Array($0.utf8) }
 
     private static func mapStrings(_ value: AttributeValue, _ transform: (String) -> String) -> AttributeValue {
         switch value {

@@ -15,54 +15,98 @@ import Synchronization
 /// text, and each secret is also looked for in its percent-encoded forms (upper- and lowercase hex) (as it appears in URLs and
 /// form bodies). An empty registry costs one atomic load per string.
 public final class SecretScrubber: Sendable {
-    private struct State {
-        /// Needles, longest first, so a secret that contains another is replaced whole.
-        var needles: [[UInt8]] = []
-    }
+    /// The published needle table: `[count][(offset, length) × count][bytes]`, longest needle first.
+    ///
+    /// Every string a span records is scrubbed, from any thread, so readers take no lock and touch no
+    /// reference count: they load this pointer and read an immutable table. A registration builds a
+    /// new table and publishes it; old tables stay allocated until the scrubber is released, because
+    /// a reader may still be inside one. Registrations are few (one per credential), so that is little.
+    /// The table's address (0 for none): an integer so the class stays plainly `Sendable`.
+    private let published = Atomic<Int>(0)
+    /// Writers' state: the needles and every table ever published (to free in `deinit`).
+    private let registry = Mutex<Registry>(Registry())
 
-    private let state = Mutex(State())
-    private let needleCount = Atomic<Int>(0)
+    private struct Registry {
+        var needles: [[UInt8]] = []
+        var tables: [UnsafeMutableRawPointer] = []
+    }
 
     /// A scrubber that knows the given secrets (empty strings are ignored).
     public init(secrets: [String] = []) {
         for secret in secrets { register(secret) }
     }
 
+    deinit {
+        registry.withLock { registry in
+            for table in registry.tables { table.deallocate() }
+        }
+    }
+
     /// Adds a secret; from now on it never survives ``scrub(_:)``.
     public func register(_ secret: String) {
         guard !secret.isEmpty else { return }
-        let forms = Set([secret, Self.percentEncoded(secret, uppercase: true), Self.percentEncoded(secret, uppercase: false)].map { Array($0.utf8) })
-        let count = state.withLock { state in
-            for form in forms where !state.needles.contains(form) {
-                state.needles.append(form)
+        let forms = Set(
+            [secret, Self.percentEncoded(secret, uppercase: true), Self.percentEncoded(secret, uppercase: false)]
+                .map { Array($0.utf8) })
+        registry.withLock { registry in
+            let before = registry.needles.count
+            for form in forms where !registry.needles.contains(form) {
+                registry.needles.append(form)
             }
-            state.needles.sort { $0.count > $1.count }
-            return state.needles.count
+            guard registry.needles.count > before else { return }
+            registry.needles.sort { $0.count > $1.count }
+            let table = Self.makeTable(registry.needles)
+            registry.tables.append(table)
+            published.store(Int(bitPattern: table), ordering: .releasing)
         }
-        needleCount.store(count, ordering: .releasing)
+    }
+
+    private static func makeTable(_ needles: [[UInt8]]) -> UnsafeMutableRawPointer {
+        let header = MemoryLayout<Int>.stride * (1 + 2 * needles.count)
+        let size = header + needles.reduce(0) { $0 + $1.count }
+        let table = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<Int>.alignment)
+        table.storeBytes(of: needles.count, as: Int.self)
+        var offset = header
+        for (index, needle) in needles.enumerated() {
+            table.storeBytes(of: offset, toByteOffset: MemoryLayout<Int>.stride * (1 + 2 * index), as: Int.self)
+            table.storeBytes(of: needle.count, toByteOffset: MemoryLayout<Int>.stride * (2 + 2 * index), as: Int.self)
+            needle.withUnsafeBytes { (table + offset).copyMemory(from: $0.baseAddress!, byteCount: needle.count) }
+            offset += needle.count
+        }
+        return table
     }
 
     /// Whether no secret is registered.
-    public var isEmpty: Bool { needleCount.load(ordering: .acquiring) == 0 }
+    public var isEmpty: Bool { published.load(ordering: .acquiring) == 0 }
 
     /// The text with every occurrence of a registered secret replaced by `REDACTED`.
     public func scrub(_ text: String) -> String {
-        guard needleCount.load(ordering: .acquiring) > 0, !text.isEmpty else { return text }
-        let needles = state.withLock { $0.needles }
-        var bytes = Array(text.utf8)
-        var changed = false
-        for needle in needles where needle.count <= bytes.count {
-            if let replaced = Self.replacing(needle, in: bytes) {
-                bytes = replaced
-                changed = true
+        guard let table = UnsafeRawPointer(bitPattern: published.load(ordering: .acquiring)), !text.isEmpty else {
+            return text
+        }
+        let count = table.load(as: Int.self)
+        var current = text
+        for index in 0..<count {
+            let offset = table.load(fromByteOffset: MemoryLayout<Int>.stride * (1 + 2 * index), as: Int.self)
+            let length = table.load(fromByteOffset: MemoryLayout<Int>.stride * (2 + 2 * index), as: Int.self)
+            let needle = UnsafeBufferPointer(start: (table + offset).assumingMemoryBound(to: UInt8.self), count: length)
+            // Native strings are contiguous UTF-8: search them in place and copy only on a match.
+            let replaced = current.utf8.withContiguousStorageIfAvailable { Self.replacing(needle, in: $0) }
+            switch replaced {
+            case .some(.some(let bytes)): current = String(decoding: bytes, as: UTF8.self)
+            case .some(.none): continue
+            case .none:
+                if let bytes = Array(current.utf8).withUnsafeBufferPointer({ Self.replacing(needle, in: $0) }) {
+                    current = String(decoding: bytes, as: UTF8.self)
+                }
             }
         }
-        return changed ? String(decoding: bytes, as: UTF8.self) : text
+        return current
     }
 
     /// Every string of the value scrubbed.
     public func scrub(_ value: AttributeValue) -> AttributeValue {
-        guard needleCount.load(ordering: .acquiring) > 0 else { return value }
+        guard published.load(ordering: .acquiring) != 0 else { return value }
         switch value {
         case .string(let text): return .string(scrub(text))
         case .stringArray(let texts): return .stringArray(texts.map { scrub($0) })
@@ -70,32 +114,31 @@ public final class SecretScrubber: Sendable {
         }
     }
 
-    /// `bytes` with non-overlapping occurrences of `needle` replaced, or `nil` when there are none.
-    private static func replacing(_ needle: [UInt8], in bytes: [UInt8]) -> [UInt8]? {
-        bytes.withUnsafeBufferPointer { haystack -> [UInt8]? in
-            needle.withUnsafeBufferPointer { needle -> [UInt8]? in
-                guard let first = needle.first, let needleBase = needle.baseAddress,
-                    let base = haystack.baseAddress
-                else { return nil }
-                var output: [UInt8]?
-                var copied = 0
-                var position = 0
-                let last = haystack.count - needle.count
-                while position <= last {
-                    if haystack[position] == first, memcmp(base + position, needleBase, needle.count) == 0 {
-                        if output == nil { output = [] }
-                        output!.append(contentsOf: haystack[copied..<position])
-                        output!.append(contentsOf: Redaction.marker.utf8)
-                        position += needle.count
-                        copied = position
-                    } else {
-                        position += 1
-                    }
+    /// The haystack with non-overlapping occurrences of `needle` replaced, or `nil` when there are none.
+    private static func replacing(
+        _ needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>
+    ) -> [UInt8]? {
+        guard needle.count <= haystack.count, let base = haystack.baseAddress else { return nil }
+        do {
+            guard let first = needle.first, let needleBase = needle.baseAddress else { return nil }
+            var output: [UInt8]?
+            var copied = 0
+            var position = 0
+            let last = haystack.count - needle.count
+            while position <= last {
+                if haystack[position] == first, memcmp(base + position, needleBase, needle.count) == 0 {
+                    if output == nil { output = [] }
+                    output!.append(contentsOf: haystack[copied..<position])
+                    output!.append(contentsOf: Redaction.marker.utf8)
+                    position += needle.count
+                    copied = position
+                } else {
+                    position += 1
                 }
-                guard var result = output else { return nil }
-                result.append(contentsOf: haystack[copied...])
-                return result
             }
+            guard var result = output else { return nil }
+            result.append(contentsOf: haystack[copied...])
+            return result
         }
     }
 
