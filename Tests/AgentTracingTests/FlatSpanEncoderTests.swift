@@ -19,7 +19,8 @@ import Tracing
         spans[0].droppedEventCount = 1
         spans[0].droppedLinkCount = 2
         spans[0].events.append(
-            FinishedSpan.Event(name: "crowded", timeNanoseconds: spans[0].startNanoseconds + 1, droppedAttributeCount: 4))
+            FinishedSpan.Event(
+                name: "crowded", timeNanoseconds: spans[0].startNanoseconds + 1, droppedAttributeCount: 4))
         let lines = SampleTraces.lines(encoder.encode(spans))
         #expect(lines.count == spans.count)
         let decoded = try lines.map { line throws(TracingError) in try FinishedSpan(flatJSONLine: line) }
@@ -65,13 +66,18 @@ import Tracing
         #expect(object["attributes"] == ["nan": "NaN", "inf": ["-Infinity"]])
     }
 
+    static let ids = #""trace_id":"00000000000000000000000000000001","span_id":"0000000000000001""#
+    static let times = #""start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:00Z""#
+    static let ok = #""status":{"code":"ok"}"#
+
     @Test(arguments: [
-        #"[]"#,
-        #"{"trace_id":"00000000000000000000000000000000","span_id":"0000000000000001","name":"x","kind":"internal","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:00Z","status":{"code":"ok"}}"#,
-        #"{"trace_id":"00000000000000000000000000000001","span_id":"0000000000000001","name":"x","kind":"sideways","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:00Z","status":{"code":"ok"}}"#,
-        #"{"trace_id":"00000000000000000000000000000001","span_id":"0000000000000001","name":"x","kind":"internal","start":"yesterday","end":"2026-01-01T00:00:00Z","status":{"code":"ok"}}"#,
-        #"{"trace_id":"00000000000000000000000000000001","span_id":"0000000000000001","name":"x","kind":"internal","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:00Z","status":{"code":"ok"},"attributes":{"nested":{"a":1}}}"#,
-        #"{"trace_id":"00000000000000000000000000000001","span_id":"0000000000000001","name":"x","kind":"internal"#,
+        "[]",
+        #"{"trace_id":"00000000000000000000000000000000","span_id":"0000000000000001","name":"x","kind":"internal","#
+            + times + "," + ok + "}",
+        "{" + ids + #","name":"x","kind":"sideways","# + times + "," + ok + "}",
+        "{" + ids + #","name":"x","kind":"internal","start":"yesterday","end":"2026-01-01T00:00:00Z","# + ok + "}",
+        "{" + ids + #","name":"x","kind":"internal","# + times + "," + ok + #","attributes":{"nested":{"a":1}}}"#,
+        "{" + ids + #","name":"x","kind":"internal""#,
     ])
     func malformedLinesAreRejectedWithAReason(line: String) {
         #expect {
@@ -82,9 +88,9 @@ import Tracing
     }
 
     @Test func mixedNumberArraysReadAsDoublesAndEmptyArraysAsStrings() throws {
-        let line = #"""
-            {"trace_id":"00000000000000000000000000000001","span_id":"0000000000000001","parent_span_id":null,"name":"x","kind":"internal","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:00.5+00:00","status":{"code":"ok"},"attributes":{"mixed":[1,2.5],"empty":[]}}
-            """#
+        let line =
+            "{" + Self.ids + #","parent_span_id":null,"name":"x","kind":"internal","start":"2026-01-01T00:00:00Z","#
+            + #""end":"2026-01-01T00:00:00.5+00:00","# + Self.ok + #","attributes":{"mixed":[1,2.5],"empty":[]}}"#
         let span = try FinishedSpan(flatJSONLine: line)
         #expect(span.attributes == [Attribute("mixed", .doubleArray([1, 2.5])), Attribute("empty", .stringArray([]))])
         #expect(span.durationNanoseconds == 500_000_000)

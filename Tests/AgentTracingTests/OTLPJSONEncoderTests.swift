@@ -82,7 +82,11 @@ import Testing
         #expect(Self.attribute("hostscope.retried", in: exec["attributes"]) == ["boolValue": true])
         #expect(
             Self.attribute("hostscope.sizes", in: exec["attributes"])
-                == ["arrayValue": ["values": [["intValue": "1"], ["intValue": "-2"], ["intValue": "9223372036854775807"]]]])
+                == [
+                    "arrayValue": [
+                        "values": [["intValue": "1"], ["intValue": "-2"], ["intValue": "9223372036854775807"]]
+                    ]
+                ])
         #expect(
             Self.attribute("process.command_args", in: exec["attributes"])?["arrayValue"]?["values"]?[2]
                 == ["stringValue": "/proc/meminfo"])
@@ -111,7 +115,9 @@ import Testing
         #expect(SampleTraces.lines(bytes).count > 1)
         #expect(
             listed.allSatisfy {
-                Self.attribute(OTLPJSONEncoder.droppedSpansAttributeKey, in: $0.scope["attributes"]) == ["intValue": "195"]
+                Self.attribute(OTLPJSONEncoder.droppedSpansAttributeKey, in: $0.scope["attributes"]) == [
+                    "intValue": "195"
+                ]
             })
         let without = try Self.listedSpans(encoder.encode(tracer.finishedSpans()))
         #expect(without.allSatisfy { $0.scope["attributes"] == nil })
@@ -150,7 +156,8 @@ import Testing
             ], resource: SampleTraces.resource)
         let small = FinishedSpan(
             traceID: TraceID(high: 9, low: 9)!, spanID: SpanID(10)!, parentSpanID: SpanID(9), name: "small",
-            startNanoseconds: SampleTraces.start, endNanoseconds: SampleTraces.start + 1, resource: SampleTraces.resource)
+            startNanoseconds: SampleTraces.start, endNanoseconds: SampleTraces.start + 1,
+            resource: SampleTraces.resource)
         let bytes = encoder.encode([small, giant, small])
         let lines = SampleTraces.lines(bytes)
         // The giant cannot join the first line, so it starts the second; the last span fits after it.
@@ -164,7 +171,9 @@ import Testing
         #expect(stdout.contains("…[truncated "))
         // The cut keeps as much as fits: the line ends up close to the limit, not at a fraction of it.
         #expect(lines[1].utf8.count > (1 << 20) * 3 / 4)
-        #expect(encoded["events"]?[0]?["attributes"]?[0]?["value"]?["stringValue"]?.stringValue?.contains("…[truncated ") == true)
+        #expect(
+            encoded["events"]?[0]?["attributes"]?[0]?["value"]?["stringValue"]?.stringValue?.contains("…[truncated ")
+                == true)
     }
 
     @Test func aSpanWithTooManyAttributesDropsAndCountsTheRest() throws {

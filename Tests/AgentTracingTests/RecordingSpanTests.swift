@@ -83,7 +83,8 @@ import Tracing
         other.end()
         let span = tracer.startSpan("main")
         span.addEvent("retry", attributes: [Attribute("attempt", 2)])
-        span.addEvent(SpanEvent(name: "library event", at: TraceInstant(nanosecondsSinceEpoch: 42), attributes: ["k": "v"]))
+        span.addEvent(
+            SpanEvent(name: "library event", at: TraceInstant(nanosecondsSinceEpoch: 42), attributes: ["k": "v"]))
         span.addLink(SpanLink(context: other.context, attributes: ["why": "caused by"]))
         span.addLink(SpanLink(context: .topLevel, attributes: [:]))
         span.end()

@@ -8,11 +8,15 @@ import Tracing
         ("https://admin:hunter2@api.example.com:8443/v1/x?y=1", "https://api.example.com:8443/v1/x?y=1"),
         ("https://token@git.example.com/repo.git", "https://git.example.com/repo.git"),
         ("https://api.example.com/v1?api_key=abc&model=m", "https://api.example.com/v1?api_key=REDACTED&model=m"),
-        ("https://s3.example.com/o?X-Amz-Signature=ff&X-Amz-Credential=cc&part=2",
-         "https://s3.example.com/o?X-Amz-Signature=REDACTED&X-Amz-Credential=REDACTED&part=2"),
+        (
+            "https://s3.example.com/o?X-Amz-Signature=ff&X-Amz-Credential=cc&part=2",
+            "https://s3.example.com/o?X-Amz-Signature=REDACTED&X-Amz-Credential=REDACTED&part=2"
+        ),
         ("https://a.example.com/cb#access_token=xyz&state=s", "https://a.example.com/cb#access_token=REDACTED&state=s"),
-        ("https://a.example.com/p?ACCESS%5FTOKEN=1&Sig=2&key=3&author=me",
-         "https://a.example.com/p?ACCESS%5FTOKEN=REDACTED&Sig=REDACTED&key=REDACTED&author=me"),
+        (
+            "https://a.example.com/p?ACCESS%5FTOKEN=1&Sig=2&key=3&author=me",
+            "https://a.example.com/p?ACCESS%5FTOKEN=REDACTED&Sig=REDACTED&key=REDACTED&author=me"
+        ),
         ("http://u:p@[::1]:4318/v1/traces", "http://[::1]:4318/v1/traces"),
         ("/v1/chat?password=x", "/v1/chat?password=REDACTED"),
         ("https://example.com/plain#section", "https://example.com/plain#section"),
@@ -22,9 +26,10 @@ import Tracing
     }
 
     @Test func sensitiveHeadersAreRecognisedWhateverTheirCase() {
-        for name in ["Authorization", "PROXY-AUTHORIZATION", "x-api-key", "Api-Key", "Cookie", "Set-Cookie",
-            "X-Auth-Token", "x-goog-api-key"]
-        {
+        for name in [
+            "Authorization", "PROXY-AUTHORIZATION", "x-api-key", "Api-Key", "Cookie", "Set-Cookie",
+            "X-Auth-Token", "x-goog-api-key",
+        ] {
             #expect(Redaction.isSensitiveHeader(name), "\(name)")
         }
         for name in ["Content-Type", "Accept", "User-Agent", "traceparent", "x-request-id"] {
@@ -34,19 +39,29 @@ import Tracing
 
     @Test func headerListsKeepNamesAndOrderButNotCredentials() {
         let headers = [(name: "Accept", value: "text/event-stream"), (name: "Authorization", value: "Bearer sk-1")]
-        #expect(Redaction.headers(headers).map { "\($0.name)=\($0.value)" } == ["Accept=text/event-stream", "Authorization=REDACTED"])
+        #expect(
+            Redaction.headers(headers).map { "\($0.name)=\($0.value)" } == [
+                "Accept=text/event-stream", "Authorization=REDACTED",
+            ])
         let attributes = Redaction.headerAttributes(headers + [(name: "accept", value: "application/json")])
-        #expect(attributes == [
-            Attribute("http.request.header.accept", .stringArray(["text/event-stream", "application/json"])),
-            Attribute("http.request.header.authorization", .stringArray(["REDACTED"])),
-        ])
+        #expect(
+            attributes == [
+                Attribute("http.request.header.accept", .stringArray(["text/event-stream", "application/json"])),
+                Attribute("http.request.header.authorization", .stringArray(["REDACTED"])),
+            ])
     }
 
     @Test func attributeKeysDecideWhatIsCleaned() {
-        #expect(Redaction.attributeValue(key: "url.full", "https://u:p@h/x?token=1") == .string("https://h/x?token=REDACTED"))
+        #expect(
+            Redaction.attributeValue(key: "url.full", "https://u:p@h/x?token=1")
+                == .string("https://h/x?token=REDACTED"))
         #expect(Redaction.attributeValue(key: "url.query", "a=1&secret=2") == .string("a=1&secret=REDACTED"))
-        #expect(Redaction.attributeValue(key: "http.request.header.x-api-key", .stringArray(["k"])) == .stringArray(["REDACTED"]))
-        #expect(Redaction.attributeValue(key: "http.response.header.content-type", .stringArray(["a/b"])) == .stringArray(["a/b"]))
+        #expect(
+            Redaction.attributeValue(key: "http.request.header.x-api-key", .stringArray(["k"]))
+                == .stringArray(["REDACTED"]))
+        #expect(
+            Redaction.attributeValue(key: "http.response.header.content-type", .stringArray(["a/b"]))
+                == .stringArray(["a/b"]))
         #expect(Redaction.attributeValue(key: "ssh.key.passphrase", "pp") == .string("REDACTED"))
         #expect(Redaction.attributeValue(key: "db.Password", "pp") == .string("REDACTED"))
         #expect(Redaction.attributeValue(key: "gen_ai.usage.input_tokens", 12) == .int(12))
@@ -61,7 +76,8 @@ import Tracing
         let (tracer, _) = SampleTraces.tracer(secrets: [registered])
 
         try? tracer.withSpan("ssh connect as \(registered)", ofKind: .client) { span in
-            span.setAttribute("url.full", "https://admin:\(unregistered)@api.example.com/v1?api_key=\(unregistered)&m=1")
+            span.setAttribute(
+                "url.full", "https://admin:\(unregistered)@api.example.com/v1?api_key=\(unregistered)&m=1")
             span.setAttribute("url.full", "https://user:\(registered)@api.example.com/v1?token=\(registered)")
             span.setAttribute("http.url", "https://api.example.com/v1#access_token=\(unregistered)")
             span.setAttribute("url.query", "signature=\(unregistered)")
@@ -75,10 +91,12 @@ import Tracing
             span.setAttribute("ssh.key.passphrase", unregistered)
             span.setAttribute("llm.api_key", .stringArray([unregistered]))
             span.setAttribute("process.command_args", ["sshpass", "-p", registered, "ssh", "web1"])
-            span.setAttribute("note", "password is \(registered), encoded p=\(registered.addingPercentEncodingForTest())")
+            span.setAttribute(
+                "note", "password is \(registered), encoded p=\(registered.addingPercentEncodingForTest())")
             span.attributes["dictionary"] = "through SpanAttributes: \(registered)"
             span.operationName = "renamed with \(registered)"
-            span.addEvent("stderr \(registered)", attributes: [Attribute("line", .string("Permission denied for \(registered)"))])
+            span.addEvent(
+                "stderr \(registered)", attributes: [Attribute("line", .string("Permission denied for \(registered)"))])
             span.addEvent(SpanEvent(name: "library", attributes: ["k": "\(registered)"]))
             span.addLink(to: span.spanContext, attributes: [Attribute("why", .string(registered))])
             span.setStatus(.error, message: "auth failed with \(registered)")
@@ -144,7 +162,9 @@ extension String {
     func addingPercentEncodingForTest() -> String {
         var output = ""
         for byte in utf8 {
-            if (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || "-._~".utf8.contains(byte) {
+            if (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+                || "-._~".utf8.contains(byte)
+            {
                 output.append(Character(Unicode.Scalar(byte)))
             } else {
                 output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)

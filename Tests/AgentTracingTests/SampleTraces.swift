@@ -68,7 +68,9 @@ enum SampleTraces {
         guard let shared = Repository.shared else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", shared.appendingPathComponent("tools/validate_otlp_ndjson.py").path, "-q", file.path]
+        process.arguments = [
+            "python3", shared.appendingPathComponent("tools/validate_otlp_ndjson.py").path, "-q", file.path,
+        ]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -79,7 +81,8 @@ enum SampleTraces {
     }
 
     static func temporaryFile(_ name: String, _ bytes: [UInt8]) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-\(UUID().uuidString)-\(name)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hostscope-\(UUID().uuidString)-\(name)")
         try Data(bytes).write(to: url)
         return url
     }

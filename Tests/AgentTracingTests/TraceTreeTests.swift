@@ -22,9 +22,10 @@ import Testing
         #expect(tree.focus.children.map(\.span.spanID.rawValue) == [5, 4])
         #expect(tree.focus.children[1].children.map(\.span.spanID.rawValue) == [6])
         #expect(tree.missingAncestorID == nil)
-        #expect(tree.lines.map { "\($0.depth):\($0.span.spanID.rawValue)\($0.isFocus ? "*" : "")" } == [
-            "0:1", "1:2", "2:3*", "3:5", "3:4", "4:6",
-        ])
+        #expect(
+            tree.lines.map { "\($0.depth):\($0.span.spanID.rawValue)\($0.isFocus ? "*" : "")" } == [
+                "0:1", "1:2", "2:3*", "3:5", "3:4", "4:6",
+            ])
     }
 
     @Test func aChainThatLeavesTheSetNamesTheMissingAncestor() throws {

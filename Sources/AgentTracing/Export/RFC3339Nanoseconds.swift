@@ -53,7 +53,8 @@ public enum RFC3339Nanoseconds {
             guard let offsetHours = number((index + 1)..<(index + 3)), index + 5 < bytes.count,
                 bytes[index + 3] == UInt8(ascii: ":"), let offsetMinutes = number((index + 4)..<(index + 6))
             else { return nil }
-            offsetSeconds = Int64(offsetHours * 3600 + offsetMinutes * 60) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
+            offsetSeconds =
+                Int64(offsetHours * 3600 + offsetMinutes * 60) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
             index += 6
         default:
             return nil

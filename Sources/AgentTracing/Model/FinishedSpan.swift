@@ -127,7 +127,8 @@ public struct FinishedSpan: Sendable, Equatable {
         public var attributes: [Attribute]
         public var droppedAttributeCount: Int
 
-        public init(name: String, timeNanoseconds: UInt64, attributes: [Attribute] = [], droppedAttributeCount: Int = 0) {
+        public init(name: String, timeNanoseconds: UInt64, attributes: [Attribute] = [], droppedAttributeCount: Int = 0)
+        {
             self.name = name
             self.timeNanoseconds = timeNanoseconds
             self.attributes = attributes

@@ -17,7 +17,8 @@ extension RingBufferTracer {
         _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract
     ) where Extract.Carrier == Carrier {
         guard let header = extractor.extract(key: TraceParent.headerName, from: carrier),
-            let remote = TraceParent.parse(header, traceState: extractor.extract(key: TraceParent.stateHeaderName, from: carrier))
+            let remote = TraceParent.parse(
+                header, traceState: extractor.extract(key: TraceParent.stateHeaderName, from: carrier))
         else { return }
         context.spanContext = remote
     }

@@ -166,7 +166,8 @@ public final class RecordingSpan: Tracing.Span {
     private func appendEvent(name: String, time: UInt64, attributes: [Attribute]) {
         let name = tracer.sanitize(name)
         let (kept, dropped) = tracer.sanitize(attributes)
-        let event = FinishedSpan.Event(name: name, timeNanoseconds: time, attributes: kept, droppedAttributeCount: dropped)
+        let event = FinishedSpan.Event(
+            name: name, timeNanoseconds: time, attributes: kept, droppedAttributeCount: dropped)
         let maximum = tracer.limits.maximumEvents
         state.withLock { state in
             guard !state.isEnded else { return }

@@ -133,7 +133,8 @@ public final class RingBufferTracer: Tracer, Sendable {
 
     @inline(__always)
     func nanoseconds<Instant: TracerInstant>(_ instant: () -> Instant) -> UInt64 {
-        Instant.self == DefaultTracerClock.Timestamp.self ? clock.nanosecondsSinceEpoch() : instant().nanosecondsSinceEpoch
+        Instant.self == DefaultTracerClock.Timestamp.self
+            ? clock.nanosecondsSinceEpoch() : instant().nanosecondsSinceEpoch
     }
 
     /// A free-text string (name, message) scrubbed of secrets and cut to the string limit.

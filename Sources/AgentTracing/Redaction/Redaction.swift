@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Redaction of credentials at the source, before a value enters a span.
@@ -43,7 +43,8 @@ public enum Redaction {
             output.append(contentsOf: bytes[..<(schemeEnd + 3)])
             rest = bytes[(schemeEnd + 3)...]
             let authorityEnd =
-                rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+                rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+                )
                 ?? rest.endIndex
             var authority = rest[..<authorityEnd]
             if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
@@ -76,7 +77,8 @@ public enum Redaction {
 
     private static func firstIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
         guard needle.count <= bytes.count else { return nil }
-        for start in 0...(bytes.count - needle.count) where bytes[start..<(start + needle.count)].elementsEqual(needle) {
+        for start in 0...(bytes.count - needle.count) where bytes[start..<(start + needle.count)].elementsEqual(needle)
+        {
             return start
         }
         return nil
@@ -124,7 +126,8 @@ public enum Redaction {
     /// Whether a header's value is a credential (case-insensitive).
     public static func isSensitiveHeader(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return sensitiveHeaderNames.contains(lowered) || sensitiveNameFragments.contains(where: { lowered.contains($0) })
+        return sensitiveHeaderNames.contains(lowered)
+            || sensitiveNameFragments.contains(where: { lowered.contains($0) })
     }
 
     /// The headers with credential values replaced by `REDACTED`, order and names kept.
@@ -141,7 +144,9 @@ public enum Redaction {
         for header in headers {
             let key = prefix + header.name.lowercased()
             let value = isSensitiveHeader(header.name) ? marker : header.value
-            if let index = result.firstIndex(where: { $0.key == key }), case .stringArray(var values) = result[index].value {
+            if let index = result.firstIndex(where: { $0.key == key }),
+                case .stringArray(var values) = result[index].value
+            {
                 values.append(value)
                 result[index].value = .stringArray(values)
             } else {
@@ -229,7 +234,8 @@ public enum Redaction {
         var iterator = Array(text.utf8)[...]
         while let byte = iterator.popFirst() {
             if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                let high = hexValue(iterator[iterator.startIndex]), let low = hexValue(iterator[iterator.startIndex + 1])
+                let high = hexValue(iterator[iterator.startIndex]),
+                let low = hexValue(iterator[iterator.startIndex + 1])
             {
                 bytes.append(high << 4 | low)
                 iterator = iterator.dropFirst(2)

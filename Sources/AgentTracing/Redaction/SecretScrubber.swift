@@ -1,19 +1,23 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Replaces registered secret strings (passwords, API keys, passphrases) in text with `REDACTED`.
 ///
 /// The composition root registers every credential it reads (from `--password-env`, a provider's
 /// key variable, a key file's passphrase) before any span can see it; the tracer runs every string a
 /// span records through ``scrub(_:)``. Matching is on UTF-8 bytes, so a secret is found inside any
-/// text, and each secret is also looked for in its percent-encoded forms (upper- and lowercase hex) (as it appears in URLs and
-/// form bodies). An empty registry costs one atomic load per string.
+/// text, and each secret is also looked for in its percent-encoded forms, upper- and lowercase hex
+/// (as it appears in URLs and form bodies). An empty registry costs one atomic load per string.
+///
+/// Secrets shorter than a few characters redact every occurrence of those characters; that is the
+/// price of never letting them through.
 public final class SecretScrubber: Sendable {
     /// The published needle table: `[count][(offset, length) × count][bytes]`, longest needle first.
     ///
