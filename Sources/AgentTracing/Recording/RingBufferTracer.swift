@@ -124,10 +124,10 @@ public final class RingBufferTracer: Tracer, Sendable {
     // MARK: Recording
 
     func record(_ span: FinishedSpan) {
-        // The overwritten span is released here, after the lock: freeing its strings and arrays
-        // under the lock would lengthen every other thread's wait.
-        let evicted = ring.withLock { $0.append(span) }
-        _ = evicted
+        // After the swap `slot` holds the overwritten span (or a copy of this one), released here,
+        // after the lock: freeing strings and arrays under the lock would lengthen other threads' wait.
+        var slot = span
+        ring.withLock { $0.append(&slot) }
         for sink in sinks { sink.spanFinished(span) }
     }
 

@@ -22,18 +22,17 @@ struct SpanRing {
 
     var count: Int { storage.count }
 
-    /// Appends a span; returns the span it overwrote, for the caller to release outside its lock.
-    mutating func append(_ span: FinishedSpan) -> FinishedSpan? {
+    /// Appends a span. When the ring is full the span takes the oldest one's slot and `span` comes
+    /// back holding the overwritten span, for the caller to release outside its lock.
+    mutating func append(_ span: inout FinishedSpan) {
         appended &+= 1
         if storage.count < capacity {
             storage.append(span)
-            return nil
+            return
         }
-        var evicted = span
-        swap(&storage[head], &evicted)
+        swap(&storage[head], &span)
         head = head + 1 == capacity ? 0 : head + 1
         dropped &+= 1
-        return evicted
     }
 
     /// The sequence number of the oldest span held (appended + 1 when empty).
