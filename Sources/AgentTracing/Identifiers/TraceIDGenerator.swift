@@ -42,7 +42,11 @@ public final class RandomTraceIDGenerator: TraceIDGenerator {
     public init(seed: UInt64) {
         self.seed = seed
         var key = pthread_key_t()
+        #if canImport(Darwin)
+        let status = pthread_key_create(&key) { state in state.deallocate() }
+        #else
         let status = pthread_key_create(&key) { state in state?.deallocate() }
+        #endif
         precondition(status == 0, "pthread_key_create failed (\(status)): too many id generators")
         threadState = key
     }
