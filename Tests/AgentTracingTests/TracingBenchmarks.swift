@@ -124,6 +124,15 @@ struct TracingBenchmarks {
         results["record_2threads_cpu_speedup"] = 2 * oneThreadCPU / twoThreadsCPU
         #expect(shared.finishedSpanCount == UInt64(2 * Self.spansPerThread))
 
+        // The same two threads with a tracer each: what the machine allows when nothing is shared.
+        let separate = [Self.tracer(), Self.tracer()]
+        let twoTracers = Self.seconds {
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                for _ in 0..<Self.spansPerThread { Self.recordOne(separate[index]) }
+            }
+        }
+        results["record_2tracers_spans_per_s"] = Double(2 * Self.spansPerThread) / twoTracers
+
         // Memory of a 10 000-span ring while 10 million spans pass through it.
         let before = Self.memory().resident
         let ring = Self.tracer(capacity: 10_000)

@@ -26,6 +26,8 @@ def main(swift_path, python_path):
          number(swift, "record_1thread_spans_per_s"), number(python, "record_1thread_spans_per_s")),
         ("record, 2 threads into one tracer (spans/s, wall)",
          number(swift, "record_2threads_spans_per_s"), number(python, "record_2threads_spans_per_s")),
+        ("2 threads, a tracer each (spans/s, wall): what the machine allowed",
+         number(swift, "record_2tracers_spans_per_s"), "n/a"),
         ("2 threads: wall-time speed-up over 1 thread",
          number(swift, "record_2threads_speedup", 2), number(python, "record_2threads_speedup", 2)),
         ("2 threads: CPU time per span per thread (ns/span)",
