@@ -43,9 +43,9 @@ public final class RandomTraceIDGenerator: TraceIDGenerator {
         self.seed = seed
         var key = pthread_key_t()
         #if canImport(Darwin)
-        let status = pthread_key_create(&key) { state in state.deallocate() }
+            let status = pthread_key_create(&key) { state in state.deallocate() }
         #else
-        let status = pthread_key_create(&key) { state in state?.deallocate() }
+            let status = pthread_key_create(&key) { state in state?.deallocate() }
         #endif
         precondition(status == 0, "pthread_key_create failed (\(status)): too many id generators")
         threadState = key
