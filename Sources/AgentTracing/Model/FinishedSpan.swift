@@ -4,25 +4,37 @@
 /// Times are nanoseconds since the Unix epoch (UTC), as in OTLP. Attribute order is the order in
 /// which they were first set.
 public struct FinishedSpan: Sendable, Equatable {
+    /// The trace this span belongs to.
     public var traceID: TraceID
+    /// This span's id.
     public var spanID: SpanID
-    /// `nil` for a root span.
+    /// The parent span's id; `nil` for a root span.
     public var parentSpanID: SpanID?
     /// W3C `tracestate` inherited from a remote parent ("" when none).
     public var traceState: String
+    /// The operation, e.g. `exec cat` or `chat`.
     public var name: String
+    /// Client, server, internal, producer or consumer.
     public var kind: Kind
+    /// Start, in nanoseconds since the Unix epoch.
     public var startNanoseconds: UInt64
+    /// End, in nanoseconds since the Unix epoch.
     public var endNanoseconds: UInt64
+    /// Unset, ok, or error with a message.
     public var status: Status
+    /// Typed attributes in the order they were first set, keys unique.
     public var attributes: [Attribute]
+    /// Events in the order they were added.
     public var events: [Event]
+    /// Links to other spans.
     public var links: [Link]
     /// The process that recorded the span: `service.name`, `service.version`, `host.name`.
     public var resource: TraceResource
     /// Attributes not kept because of ``SpanLimits`` (or truncation on export).
     public var droppedAttributeCount: Int
+    /// Events not kept because of ``SpanLimits``.
     public var droppedEventCount: Int
+    /// Links not kept because of ``SpanLimits``.
     public var droppedLinkCount: Int
 
     public init(

@@ -12,7 +12,9 @@ public final class RecordingSpan: Tracing.Span {
     public let spanContext: SpanContext
     /// The parent span's id, `nil` for a root span.
     public let parentSpanID: SpanID?
+    /// Client, server, internal, producer or consumer.
     public let kind: FinishedSpan.Kind
+    /// Start, in nanoseconds since the Unix epoch.
     public let startNanoseconds: UInt64
 
     private let tracer: RingBufferTracer
@@ -79,11 +81,17 @@ public final class RecordingSpan: Tracing.Span {
         }
     }
 
+    /// Sets a string attribute.
     public func setAttribute(_ key: String, _ value: String) { setAttribute(key, .string(value)) }
+    /// Sets an integer attribute.
     public func setAttribute(_ key: String, _ value: Int) { setAttribute(key, .int(Int64(value))) }
+    /// Sets an integer attribute.
     public func setAttribute(_ key: String, _ value: Int64) { setAttribute(key, .int(value)) }
+    /// Sets a floating-point attribute.
     public func setAttribute(_ key: String, _ value: Double) { setAttribute(key, .double(value)) }
+    /// Sets a boolean attribute.
     public func setAttribute(_ key: String, _ value: Bool) { setAttribute(key, .bool(value)) }
+    /// Sets a string-array attribute (`process.command_args`).
     public func setAttribute(_ key: String, _ value: [String]) { setAttribute(key, .stringArray(value)) }
 
     /// The attributes set so far, in the order they were first set.
