@@ -1,1 +1,0 @@
-// The AgentTracing module; see DESIGN.md for its role.

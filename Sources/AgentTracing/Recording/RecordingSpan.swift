@@ -1,0 +1,293 @@
+import Synchronization
+import Tracing
+
+/// A live span of ``RingBufferTracer``; becomes a ``FinishedSpan`` in the ring when it ends.
+///
+/// All mutable state sits behind one `Mutex`, so a span may be shared between tasks. Values are
+/// redacted and bounded before the lock is taken. After `end()` every mutation is ignored.
+public final class RecordingSpan: Tracing.Span {
+    /// The context to start children in: the parent's context plus this span's ``SpanContext``.
+    public let context: ServiceContext
+    /// This span's ids and flags.
+    public let spanContext: SpanContext
+    /// The parent span's id, `nil` for a root span.
+    public let parentSpanID: SpanID?
+    /// Client, server, internal, producer or consumer.
+    public let kind: FinishedSpan.Kind
+    /// Start, in nanoseconds since the Unix epoch.
+    public let startNanoseconds: UInt64
+
+    private let tracer: RingBufferTracer
+    private let state: Mutex<State>
+
+    private struct State {
+        var name: String
+        var attributes: [Attribute] = []
+        var events: [FinishedSpan.Event] = []
+        var links: [FinishedSpan.Link] = []
+        var status = FinishedSpan.Status()
+        var droppedAttributes = 0
+        var droppedEvents = 0
+        var droppedLinks = 0
+        var isEnded = false
+    }
+
+    init(
+        name: String, context: ServiceContext, spanContext: SpanContext, parentSpanID: SpanID?,
+        kind: FinishedSpan.Kind, startNanoseconds: UInt64, tracer: RingBufferTracer
+    ) {
+        self.context = context
+        self.spanContext = spanContext
+        self.parentSpanID = parentSpanID
+        self.kind = kind
+        self.startNanoseconds = startNanoseconds
+        self.tracer = tracer
+        state = Mutex(State(name: name))
+    }
+
+    public var traceID: TraceID { spanContext.traceID }
+    public var spanID: SpanID { spanContext.spanID }
+
+    public var isRecording: Bool { state.withLock { !$0.isEnded } }
+
+    public var operationName: String {
+        get { state.withLock { $0.name } }
+        set {
+            let name = tracer.sanitize(newValue)
+            state.withLock { state in
+                guard !state.isEnded else { return }
+                state.name = name
+            }
+        }
+    }
+
+    // MARK: Attributes
+
+    /// Sets one attribute (redacted and bounded first); an existing key keeps its position.
+    public func setAttribute(_ key: String, _ value: AttributeValue) {
+        let value = tracer.sanitize(key: key, value: value)
+        let maximum = tracer.limits.maximumAttributes
+        state.withLock { state in
+            guard !state.isEnded else { return }
+            if let index = state.attributes.firstIndex(where: { $0.key == key }) {
+                state.attributes[index].value = value
+            } else if state.attributes.count < maximum {
+                // Most spans carry a handful of attributes: one allocation instead of growing 1, 2, 4, 8.
+                if state.attributes.isEmpty { state.attributes.reserveCapacity(8) }
+                state.attributes.append(Attribute(key, value))
+            } else {
+                state.droppedAttributes += 1
+            }
+        }
+    }
+
+    /// Sets a string attribute.
+    public func setAttribute(_ key: String, _ value: String) { setAttribute(key, .string(value)) }
+    /// Sets an integer attribute.
+    public func setAttribute(_ key: String, _ value: Int) { setAttribute(key, .int(Int64(value))) }
+    /// Sets an integer attribute.
+    public func setAttribute(_ key: String, _ value: Int64) { setAttribute(key, .int(value)) }
+    /// Sets a floating-point attribute.
+    public func setAttribute(_ key: String, _ value: Double) { setAttribute(key, .double(value)) }
+    /// Sets a boolean attribute.
+    public func setAttribute(_ key: String, _ value: Bool) { setAttribute(key, .bool(value)) }
+    /// Sets a string-array attribute (`process.command_args`).
+    public func setAttribute(_ key: String, _ value: [String]) { setAttribute(key, .stringArray(value)) }
+
+    /// The attributes set so far, in the order they were first set.
+    public var orderedAttributes: [Attribute] { state.withLock { $0.attributes } }
+
+    /// The attributes as swift-distributed-tracing's unordered `SpanAttributes`.
+    ///
+    /// Setting replaces the whole set: keys already present keep their position, new keys are
+    /// appended in key order (a dictionary has none of its own), absent keys are removed.
+    public var attributes: SpanAttributes {
+        get {
+            var result = SpanAttributes()
+            for attribute in orderedAttributes {
+                result.set(attribute.key, value: attribute.value.spanAttribute)
+            }
+            return result
+        }
+        set {
+            var incoming: [String: AttributeValue] = [:]
+            newValue.forEach { key, attribute in
+                if let value = AttributeValue(attribute) {
+                    incoming[key] = tracer.sanitize(key: key, value: value)
+                }
+            }
+            let maximum = tracer.limits.maximumAttributes
+            state.withLock { state in
+                guard !state.isEnded else { return }
+                var merged: [Attribute] = []
+                merged.reserveCapacity(incoming.count)
+                for attribute in state.attributes {
+                    if let value = incoming.removeValue(forKey: attribute.key) {
+                        merged.append(Attribute(attribute.key, value))
+                    }
+                }
+                for key in incoming.keys.sorted() {
+                    if merged.count < maximum {
+                        merged.append(Attribute(key, incoming[key]!))
+                    } else {
+                        state.droppedAttributes += 1
+                    }
+                }
+                state.attributes = merged
+            }
+        }
+    }
+
+    // MARK: Events, links, status
+
+    /// Adds an event stamped by the tracer's clock.
+    public func addEvent(_ name: String, attributes: [Attribute] = []) {
+        appendEvent(name: name, time: tracer.clock.nanosecondsSinceEpoch(), attributes: attributes)
+    }
+
+    /// Adds an event at its own instant (a `SpanEvent` is stamped when it is created).
+    public func addEvent(_ event: SpanEvent) {
+        var attributes: [Attribute] = []
+        event.attributes.forEach { key, value in
+            if let value = AttributeValue(value) { attributes.append(Attribute(key, value)) }
+        }
+        attributes.sort { $0.key < $1.key }
+        appendEvent(name: event.name, time: event.nanosecondsSinceEpoch, attributes: attributes)
+    }
+
+    /// Records an error as an OpenTelemetry `exception` event; the status is left to the caller.
+    public func recordError<Instant: TracerInstant>(
+        _ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant
+    ) {
+        var eventAttributes = [
+            Attribute("exception.type", .string(String(reflecting: type(of: error)))),
+            Attribute("exception.message", .string(String(describing: error))),
+        ]
+        var extra: [Attribute] = []
+        attributes.forEach { key, value in
+            if let value = AttributeValue(value) { extra.append(Attribute(key, value)) }
+        }
+        eventAttributes += extra.sorted { $0.key < $1.key }
+        appendEvent(name: "exception", time: tracer.nanoseconds(instant), attributes: eventAttributes)
+    }
+
+    private func appendEvent(name: String, time: UInt64, attributes: [Attribute]) {
+        let name = tracer.sanitize(name)
+        let (kept, dropped) = tracer.sanitize(attributes)
+        let event = FinishedSpan.Event(
+            name: name, timeNanoseconds: time, attributes: kept, droppedAttributeCount: dropped)
+        let maximum = tracer.limits.maximumEvents
+        state.withLock { state in
+            guard !state.isEnded else { return }
+            if state.events.count < maximum {
+                state.events.append(event)
+            } else {
+                state.droppedEvents += 1
+            }
+        }
+    }
+
+    /// Links this span to another span.
+    public func addLink(to target: SpanContext, attributes: [Attribute] = []) {
+        let (kept, dropped) = tracer.sanitize(attributes)
+        let link = FinishedSpan.Link(
+            traceID: target.traceID, spanID: target.spanID, traceState: target.traceState, attributes: kept,
+            droppedAttributeCount: dropped)
+        let maximum = tracer.limits.maximumLinks
+        state.withLock { state in
+            guard !state.isEnded else { return }
+            if state.links.count < maximum {
+                state.links.append(link)
+            } else {
+                state.droppedLinks += 1
+            }
+        }
+    }
+
+    /// Links to the span whose context the link carries; a context without one is ignored.
+    public func addLink(_ link: SpanLink) {
+        guard let target = link.context.spanContext else { return }
+        var attributes: [Attribute] = []
+        link.attributes.forEach { key, value in
+            if let value = AttributeValue(value) { attributes.append(Attribute(key, value)) }
+        }
+        addLink(to: target, attributes: attributes.sorted { $0.key < $1.key })
+    }
+
+    /// Sets the status with OpenTelemetry's precedence: `ok` is final, and a message is kept only
+    /// with `error`.
+    public func setStatus(_ code: FinishedSpan.Status.Code, message: String? = nil) {
+        let message = code == .error ? message.map { tracer.sanitize($0) } : nil
+        state.withLock { state in
+            guard !state.isEnded, state.status.code != .ok, code != .unset else { return }
+            state.status = FinishedSpan.Status(code: code, message: message)
+        }
+    }
+
+    public func setStatus(_ status: SpanStatus) {
+        setStatus(status.code == .ok ? .ok : .error, message: status.message)
+    }
+
+    // MARK: Ending
+
+    /// Ends the span at the tracer clock's now (or at an explicit ``TraceInstant``) and stores it.
+    /// Later calls do nothing.
+    public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
+        let end = tracer.nanoseconds(instant)
+        let finished: FinishedSpan? = state.withLock { state in
+            guard !state.isEnded else { return nil }
+            state.isEnded = true
+            return FinishedSpan(
+                traceID: spanContext.traceID, spanID: spanContext.spanID, parentSpanID: parentSpanID,
+                traceState: spanContext.traceState, name: state.name, kind: kind, startNanoseconds: startNanoseconds,
+                endNanoseconds: end, status: state.status, attributes: take(&state.attributes),
+                events: take(&state.events), links: take(&state.links), resource: tracer.resource,
+                droppedAttributeCount: state.droppedAttributes, droppedEventCount: state.droppedEvents,
+                droppedLinkCount: state.droppedLinks)
+        }
+        if let finished { tracer.record(finished) }
+    }
+}
+
+/// Moves an array out of state without copying its storage.
+@inline(__always)
+private func take<Element>(_ array: inout [Element]) -> [Element] {
+    var taken: [Element] = []
+    swap(&taken, &array)
+    return taken
+}
+
+extension AttributeValue {
+    /// The value of a swift-distributed-tracing attribute; `nil` for kinds hostscope cannot store.
+    public init?(_ attribute: SpanAttribute) {
+        switch attribute {
+        case .int32(let value): self = .int(Int64(value))
+        case .int64(let value): self = .int(value)
+        case .int32Array(let values): self = .intArray(values.map(Int64.init))
+        case .int64Array(let values): self = .intArray(values)
+        case .double(let value): self = .double(value)
+        case .doubleArray(let values): self = .doubleArray(values)
+        case .bool(let value): self = .bool(value)
+        case .boolArray(let values): self = .boolArray(values)
+        case .string(let value): self = .string(value)
+        case .stringArray(let values): self = .stringArray(values)
+        case .stringConvertible(let value): self = .string(value.description)
+        case .stringConvertibleArray(let values): self = .stringArray(values.map(\.description))
+        default: return nil
+        }
+    }
+
+    /// The value as a swift-distributed-tracing attribute.
+    public var spanAttribute: SpanAttribute {
+        switch self {
+        case .string(let value): .string(value)
+        case .bool(let value): .bool(value)
+        case .int(let value): .int64(value)
+        case .double(let value): .double(value)
+        case .stringArray(let values): .stringArray(values)
+        case .boolArray(let values): .boolArray(values)
+        case .intArray(let values): .int64Array(values)
+        case .doubleArray(let values): .doubleArray(values)
+        }
+    }
+}

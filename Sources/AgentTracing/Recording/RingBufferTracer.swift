@@ -1,0 +1,219 @@
+import Synchronization
+import Tracing
+
+/// hostscope's `Tracer`: records every span into a bounded in-memory ring of ``FinishedSpan``s.
+///
+/// - Ids: W3C-compatible 16-byte trace and 8-byte span ids from the injected ``TraceIDGenerator``;
+///   a child span takes its trace id and parent from the ``SpanContext`` in the `ServiceContext` it
+///   starts in (a local span, or a remote one extracted from `traceparent`).
+/// - Time: span starts, ends and events read the injected ``TracingClock``. Instants passed as
+///   `DefaultTracerClock` timestamps (the swift-distributed-tracing default argument) mean "now" and
+///   are read from that clock too; an instant of any other `TracerInstant` type, such as
+///   ``TraceInstant``, is used as given.
+/// - Overflow: the ring overwrites its oldest span when full (see ``capacity``) and counts it in
+///   ``droppedSpanCount``; memory is bounded by `capacity` spans of at most ``SpanLimits`` each.
+/// - Secrets: every value is redacted at the source (``Redaction`` rules by key, then the
+///   ``SecretScrubber``) before it is stored.
+/// - Seams: ``FinishedSpanSink``s hear of each finished span as it ends, and
+///   ``finishedSpans(after:limit:)`` lets a batching reader poll with its own cursor instead.
+public final class RingBufferTracer: Tracer, Sendable {
+    public typealias Span = RecordingSpan
+
+    /// The most finished spans held at once.
+    public let capacity: Int
+    /// `service.name`, `service.version`, `host.name` stamped on every span.
+    public let resource: TraceResource
+    /// Per-span bounds.
+    public let limits: SpanLimits
+    /// The registry of secrets scrubbed from every recorded string.
+    public let scrubber: SecretScrubber
+
+    let clock: any TracingClock
+    private let idGenerator: any TraceIDGenerator
+    private let sinks: [any FinishedSpanSink]
+    private let ring: Mutex<SpanRing>
+
+    /// A tracer holding at most `capacity` finished spans.
+    public init(
+        capacity: Int = 10_000,
+        resource: TraceResource,
+        limits: SpanLimits = SpanLimits(),
+        clock: any TracingClock = SystemTracingClock(),
+        idGenerator: any TraceIDGenerator = RandomTraceIDGenerator(),
+        scrubber: SecretScrubber = SecretScrubber(),
+        sinks: [any FinishedSpanSink] = []
+    ) {
+        self.capacity = capacity
+        self.resource = resource
+        self.limits = limits
+        self.clock = clock
+        self.idGenerator = idGenerator
+        self.scrubber = scrubber
+        self.sinks = sinks
+        ring = Mutex(SpanRing(capacity: capacity))
+    }
+
+    // MARK: Tracer
+
+    public func startSpan<Instant: TracerInstant>(
+        _ operationName: String,
+        context: @autoclosure () -> ServiceContext,
+        ofKind kind: SpanKind,
+        at instant: @autoclosure () -> Instant,
+        function: String,
+        file fileID: String,
+        line: UInt
+    ) -> RecordingSpan {
+        let start = nanoseconds(instant)
+        var context = context()
+        let spanContext: SpanContext
+        let parentSpanID: SpanID?
+        if let parent = context.spanContext {
+            spanContext = SpanContext(
+                traceID: parent.traceID, spanID: idGenerator.nextSpanID(), traceFlags: parent.traceFlags,
+                traceState: parent.traceState)
+            parentSpanID = parent.spanID
+        } else {
+            spanContext = SpanContext(traceID: idGenerator.nextTraceID(), spanID: idGenerator.nextSpanID())
+            parentSpanID = nil
+        }
+        context.spanContext = spanContext
+        return RecordingSpan(
+            name: sanitize(operationName), context: context, spanContext: spanContext, parentSpanID: parentSpanID,
+            kind: FinishedSpan.Kind(kind), startNanoseconds: start, tracer: self)
+    }
+
+    /// Tells every sink to flush; the ring itself holds nothing back.
+    public func forceFlush() {
+        for sink in sinks { sink.forceFlush() }
+    }
+
+    // MARK: Reading the ring
+
+    /// The finished spans held now, oldest first.
+    public func finishedSpans() -> [FinishedSpan] {
+        ring.withLock { $0.all() }
+    }
+
+    /// Up to `limit` spans finished after `cursor` (0 for "from the start"), oldest first, with the
+    /// cursor to pass next time and how many spans were overwritten before this reader saw them.
+    public func finishedSpans(after cursor: UInt64, limit: Int = .max) -> FinishedSpanBatch {
+        ring.withLock { $0.spans(after: cursor, limit: limit) }
+    }
+
+    /// Spans overwritten because the ring was full, since the tracer started. Never decreases.
+    public var droppedSpanCount: UInt64 { ring.withLock { $0.dropped } }
+
+    /// Spans finished since the tracer started (held or not).
+    public var finishedSpanCount: UInt64 { ring.withLock { $0.appended } }
+
+    /// Spans held now.
+    public var count: Int { ring.withLock { $0.count } }
+
+    /// Empties the ring, returning what it held (oldest first); counts and cursors go on.
+    @discardableResult
+    public func removeAll() -> [FinishedSpan] {
+        let removed = ring.withLock { ring -> [FinishedSpan] in
+            let spans = ring.all()
+            _ = ring.removeAll()
+            return spans
+        }
+        return removed
+    }
+
+    // MARK: Recording
+
+    func record(_ span: FinishedSpan) {
+        // After the swap `slot` holds the overwritten span (or a copy of this one), released here,
+        // after the lock: freeing strings and arrays under the lock would lengthen other threads' wait.
+        var slot = span
+        ring.withLock { $0.append(&slot) }
+        for sink in sinks { sink.spanFinished(span) }
+    }
+
+    @inline(__always)
+    func nanoseconds<Instant: TracerInstant>(_ instant: () -> Instant) -> UInt64 {
+        Instant.self == DefaultTracerClock.Timestamp.self
+            ? clock.nanosecondsSinceEpoch() : instant().nanosecondsSinceEpoch
+    }
+
+    /// A free-text string (name, message) scrubbed of secrets and cut to the string limit.
+    func sanitize(_ text: String) -> String {
+        let scrubbed = scrubber.scrub(text)
+        return scrubbed.utf8.count > limits.maximumStringBytes
+            ? SpanLimits.truncate(scrubbed, toBytes: limits.maximumStringBytes) : scrubbed
+    }
+
+    /// An attribute value after the key rules, the secret scrubber and the string limit.
+    func sanitize(key: String, value: AttributeValue) -> AttributeValue {
+        let redacted = scrubber.scrub(Redaction.attributeValue(key: key, value))
+        let limit = limits.maximumStringBytes
+        switch redacted {
+        case .string(let text) where text.utf8.count > limit:
+            return .string(SpanLimits.truncate(text, toBytes: limit))
+        case .stringArray(let texts) where texts.contains(where: { $0.utf8.count > limit }):
+            return .stringArray(texts.map { SpanLimits.truncate($0, toBytes: limit) })
+        default:
+            return redacted
+        }
+    }
+
+    /// Attributes for an event or link: sanitized, de-duplicated (last wins) and bounded.
+    func sanitize(_ attributes: [Attribute]) -> (attributes: [Attribute], dropped: Int) {
+        var result: [Attribute] = []
+        result.reserveCapacity(min(attributes.count, limits.maximumAttributesPerEvent))
+        var dropped = 0
+        for attribute in attributes {
+            let value = sanitize(key: attribute.key, value: attribute.value)
+            if let index = result.firstIndex(where: { $0.key == attribute.key }) {
+                result[index].value = value
+            } else if result.count < limits.maximumAttributesPerEvent {
+                result.append(Attribute(attribute.key, value))
+            } else {
+                dropped += 1
+            }
+        }
+        return (result, dropped)
+    }
+}
+
+/// Hears of every finished span as it ends, on the thread that ended it.
+///
+/// The seam for persistence and push exporters: an implementation must not block, only hand the
+/// span to its own queue (a batching persister wakes on its own schedule).
+public protocol FinishedSpanSink: Sendable {
+    /// Called once per span, after it is in the ring.
+    func spanFinished(_ span: FinishedSpan)
+    /// Called by `RingBufferTracer.forceFlush()`, e.g. before the process exits.
+    func forceFlush()
+}
+
+extension FinishedSpanSink {
+    public func forceFlush() {}
+}
+
+/// An explicit instant for `startSpan(at:)`, `end(at:)` and events, bypassing the tracer's clock.
+public struct TraceInstant: TracerInstant {
+    public let nanosecondsSinceEpoch: UInt64
+
+    public init(nanosecondsSinceEpoch: UInt64) {
+        self.nanosecondsSinceEpoch = nanosecondsSinceEpoch
+    }
+
+    public static func < (lhs: TraceInstant, rhs: TraceInstant) -> Bool {
+        lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch
+    }
+}
+
+extension FinishedSpan.Kind {
+    /// The kind for a swift-distributed-tracing `SpanKind`.
+    public init(_ kind: SpanKind) {
+        switch kind {
+        case .server: self = .server
+        case .client: self = .client
+        case .producer: self = .producer
+        case .consumer: self = .consumer
+        case .internal: self = .internal
+        }
+    }
+}

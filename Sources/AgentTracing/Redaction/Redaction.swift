@@ -1,0 +1,259 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Redaction of credentials at the source, before a value enters a span.
+///
+/// What is covered:
+/// - URLs (``url(_:)``): userinfo (`user:password@`) is removed; the values of query and fragment
+///   parameters whose names look like credentials (``isSensitiveParameter(_:)``) become `REDACTED`.
+/// - Headers (``headers(_:)``, ``headerAttributes(_:prefix:)``): values of `Authorization`,
+///   `Proxy-Authorization`, `x-api-key`, `api-key`, `Cookie`, `Set-Cookie` and any header whose name
+///   looks like a credential (``isSensitiveHeader(_:)``) become `REDACTED`.
+/// - Span attributes (``attributeValue(key:_:)``, applied by every span of ``RingBufferTracer``):
+///   `url.full`, `url.original`, `http.url` are cleaned as URLs and `url.query` as a query;
+///   `http.request.header.*` / `http.response.header.*` follow the header rule; attributes whose last
+///   key segment names a credential (`password`, `passphrase`, `secret`, `token`, `api_key`,
+///   `authorization`, …) are replaced whole.
+/// - Registered secret strings (``SecretScrubber``): every string a span records (name, attribute and
+///   event values, status and error messages, link attributes) has occurrences of a registered
+///   secret, or of its percent-encoded form, replaced by `REDACTED`.
+///
+/// Not covered: secrets that were never registered and hide in free text (a command line with
+/// a password typed inline), or in encodings other than the two above; register such values.
+public enum Redaction {
+    /// What replaces a redacted value.
+    public static let marker = "REDACTED"
+
+    // MARK: URLs
+
+    /// The URL without userinfo and with credential-like query and fragment parameters redacted.
+    ///
+    /// Text without a `scheme://` prefix is treated as a path with an optional query.
+    public static func url(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var rest = bytes[...]
+        if let schemeEnd = firstIndex(of: Array("://".utf8), in: bytes) {
+            output.append(contentsOf: bytes[..<(schemeEnd + 3)])
+            rest = bytes[(schemeEnd + 3)...]
+            let authorityEnd =
+                rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+                )
+                ?? rest.endIndex
+            var authority = rest[..<authorityEnd]
+            if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+                authority = authority[(at + 1)...]
+            }
+            output.append(contentsOf: authority)
+            rest = rest[authorityEnd...]
+        }
+        var fragment: ArraySlice<UInt8>?
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = rest[(hash + 1)...]
+            rest = rest[..<hash]
+        }
+        if let question = rest.firstIndex(of: UInt8(ascii: "?")) {
+            output.append(contentsOf: rest[...question])
+            output.append(contentsOf: query(String(decoding: rest[(question + 1)...], as: UTF8.self)).utf8)
+        } else {
+            output.append(contentsOf: rest)
+        }
+        if let fragment {
+            output.append(UInt8(ascii: "#"))
+            if fragment.contains(UInt8(ascii: "=")) {
+                output.append(contentsOf: query(String(decoding: fragment, as: UTF8.self)).utf8)
+            } else {
+                output.append(contentsOf: fragment)
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard needle.count <= bytes.count else { return nil }
+        for start in 0...(bytes.count - needle.count) where bytes[start..<(start + needle.count)].elementsEqual(needle)
+        {
+            return start
+        }
+        return nil
+    }
+
+    /// A query string (without `?`) with credential-like parameter values redacted.
+    public static func query(_ text: String) -> String {
+        guard !text.isEmpty else { return text }
+        return text.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
+            guard let equals = parameter.firstIndex(of: "=") else { return String(parameter) }
+            let name = parameter[..<equals]
+            return isSensitiveParameter(percentDecoded(name)) ? String(name) + "=" + marker : String(parameter)
+        }.joined(separator: "&")
+    }
+
+    /// Whether a query parameter with this (decoded) name carries a credential.
+    public static func isSensitiveParameter(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return sensitiveParameterNames.contains(lowered)
+            || sensitiveNameFragments.contains(where: { lowered.contains($0) })
+    }
+
+    /// Parameter names that are credentials whatever else they could mean.
+    public static let sensitiveParameterNames: Set<String> = [
+        "token", "key", "api_key", "apikey", "api-key", "access_token", "refresh_token", "id_token", "password",
+        "passwd", "pwd", "pass", "secret", "client_secret", "sig", "signature", "auth", "authorization", "code",
+        "session", "sessionid", "awsaccesskeyid", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+        "x-goog-signature", "x-goog-credential", "credential", "private_key",
+    ]
+
+    /// Substrings that mark a parameter or header name as a credential (`X-Auth-Token`, `client_secret`).
+    public static let sensitiveNameFragments: [String] = [
+        "token", "secret", "passw", "apikey", "api_key", "api-key", "signature", "credential", "authoriz", "auth-",
+        "auth_", "-auth", "_auth", "cookie", "session",
+    ]
+
+    // MARK: Headers
+
+    /// Header names whose values are credentials.
+    public static let sensitiveHeaderNames: Set<String> = [
+        "authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "set-cookie", "x-auth-token",
+        "x-amz-security-token", "x-goog-api-key", "x-csrf-token",
+    ]
+
+    /// Whether a header's value is a credential (case-insensitive).
+    public static func isSensitiveHeader(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return sensitiveHeaderNames.contains(lowered)
+            || sensitiveNameFragments.contains(where: { lowered.contains($0) })
+    }
+
+    /// The headers with credential values replaced by `REDACTED`, order and names kept.
+    public static func headers(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        headers.map { isSensitiveHeader($0.name) ? ($0.name, marker) : $0 }
+    }
+
+    /// OpenTelemetry header attributes (`http.request.header.<lowercased name>` as string arrays),
+    /// credential values redacted, repeated headers merged in order.
+    public static func headerAttributes(
+        _ headers: [(name: String, value: String)], prefix: String = "http.request.header."
+    ) -> [Attribute] {
+        var result: [Attribute] = []
+        for header in headers {
+            let key = prefix + header.name.lowercased()
+            let value = isSensitiveHeader(header.name) ? marker : header.value
+            if let index = result.firstIndex(where: { $0.key == key }),
+                case .stringArray(var values) = result[index].value
+            {
+                values.append(value)
+                result[index].value = .stringArray(values)
+            } else {
+                result.append(Attribute(key, .stringArray([value])))
+            }
+        }
+        return result
+    }
+
+    // MARK: Attributes
+
+    /// Last key segments that name a credential: `db.password`, `ssh.passphrase`, `llm.api_key`.
+    public static let sensitiveAttributeNames: Set<String> = [
+        "password", "passphrase", "secret", "token", "api_key", "apikey", "authorization", "access_token",
+        "refresh_token", "private_key", "cookie", "credentials",
+    ]
+
+    /// The value with the key-based rules applied (URL keys cleaned, credential keys replaced).
+    public static func attributeValue(key: String, _ value: AttributeValue) -> AttributeValue {
+        switch value {
+        case .string, .stringArray: break
+        default: return value  // Only text can carry a credential.
+        }
+        switch rule(forKey: key) {
+        case .none: return value
+        case .url: return mapStrings(value, url)
+        case .query: return mapStrings(value, query)
+        case .header(let name): return isSensitiveHeader(name) ? mapStrings(value) { _ in marker } : value
+        case .credential: return mapStrings(value) { _ in marker }
+        }
+    }
+
+    private enum KeyRule {
+        case none, url, query, header(String), credential
+    }
+
+    /// Which rule a key falls under, decided on its bytes without allocating: this runs for every
+    /// string attribute a span records.
+    private static func rule(forKey key: String) -> KeyRule {
+        var key = key
+        return key.withUTF8 { bytes -> KeyRule in
+            switch bytes.count {
+            case 8 where equals(bytes, "url.full") || equals(bytes, "http.url"): return .url
+            case 12 where equals(bytes, "url.original"): return .url
+            case 9 where equals(bytes, "url.query"): return .query
+            default: break
+            }
+            for prefix: StaticString in ["http.request.header.", "http.response.header."]
+            where bytes.count > prefix.utf8CodeUnitCount && hasPrefix(bytes, prefix) {
+                let name = UnsafeBufferPointer(rebasing: bytes[prefix.utf8CodeUnitCount...])
+                return .header(String(decoding: name, as: UTF8.self))
+            }
+            let start = bytes.lastIndex(of: UInt8(ascii: ".")).map { $0 + 1 } ?? 0
+            let segment = bytes[start...]
+            for name in sensitiveAttributeNameBytes where name.count == segment.count {
+                // ASCII case-insensitive: the names are lowercase letters and underscores.
+                if zip(segment, name).allSatisfy({ $0 == $1 || $0 | 0x20 == $1 }) { return .credential }
+            }
+            return .none
+        }
+    }
+
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && hasPrefix(bytes, literal)
+    }
+
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count >= literal.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+        return memcmp(base, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+    }
+
+    /// ``sensitiveAttributeNames`` as lowercase bytes.
+    private static let sensitiveAttributeNameBytes = sensitiveAttributeNames.map { Array($0.utf8) }
+
+    private static func mapStrings(_ value: AttributeValue, _ transform: (String) -> String) -> AttributeValue {
+        switch value {
+        case .string(let text): .string(transform(text))
+        case .stringArray(let texts): .stringArray(texts.map(transform))
+        default: value
+        }
+    }
+
+    static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "%"), iterator.count >= 2,
+                let high = hexValue(iterator[iterator.startIndex]),
+                let low = hexValue(iterator[iterator.startIndex + 1])
+            {
+                bytes.append(high << 4 | low)
+                iterator = iterator.dropFirst(2)
+            } else if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

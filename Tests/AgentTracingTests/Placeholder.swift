@@ -1,1 +1,0 @@
-// Tests for AgentTracing arrive with the module.

@@ -1,0 +1,122 @@
+import AgentTracing
+import Testing
+import Tracing
+
+@Suite struct RecordingSpanTests {
+    @Test func attributesKeepTheOrderTheyWereFirstSetIn() throws {
+        let (tracer, _) = SampleTraces.tracer()
+        let span = tracer.startSpan("ordered")
+        span.setAttribute("z", "last letter")
+        span.setAttribute("a", 1)
+        span.setAttribute("z", "replaced in place")
+        span.end()
+        let finished = try #require(tracer.finishedSpans().first)
+        #expect(finished.attributes == [Attribute("z", "replaced in place"), Attribute("a", 1)])
+    }
+
+    @Test func theSpanAttributesPropertyMergesIntoTheOrderedSet() throws {
+        let (tracer, _) = SampleTraces.tracer()
+        let span = tracer.startSpan("dictionary")
+        span.setAttribute("kept", "x")
+        span.setAttribute("removed", "y")
+        span.attributes = ["new.b": 2, "kept": "x2", "new.a": true, "int32": .int32(7), "list": .stringArray(["a"])]
+        span.attributes["later"] = "added through the subscript"
+        #expect(span.attributes.get("kept") == .string("x2"))
+        span.end()
+        let finished = try #require(tracer.finishedSpans().first)
+        #expect(finished.attributes.map(\.key) == ["kept", "int32", "list", "new.a", "new.b", "later"])
+        #expect(finished[attribute: "int32"] == .int(7))
+        #expect(finished[attribute: "new.a"] == .bool(true))
+    }
+
+    @Test func nothingChangesAfterTheSpanEnds() throws {
+        let (tracer, _) = SampleTraces.tracer()
+        let span = tracer.startSpan("ended")
+        span.end()
+        span.setAttribute("late", 1)
+        span.addEvent("late event")
+        span.setStatus(.error, message: "late")
+        span.operationName = "renamed"
+        span.end()
+        #expect(!span.isRecording)
+        #expect(tracer.finishedSpans().count == 1)
+        let finished = try #require(tracer.finishedSpans().first)
+        #expect(finished.name == "ended")
+        #expect(finished.attributes.isEmpty && finished.events.isEmpty && finished.status.code == .unset)
+    }
+
+    @Test func okStatusIsFinalAndOnlyErrorsKeepAMessage() throws {
+        let (tracer, _) = SampleTraces.tracer()
+        let first = tracer.startSpan("ok first")
+        first.setStatus(.ok, message: "ignored")
+        first.setStatus(.error, message: "too late")
+        first.end()
+        let second = tracer.startSpan("error then unset")
+        second.setStatus(SpanStatus(code: .error, message: "exit status 2"))
+        second.setStatus(.unset)
+        second.end()
+        let spans = tracer.finishedSpans()
+        #expect(spans[0].status == FinishedSpan.Status(code: .ok))
+        #expect(spans[1].status == FinishedSpan.Status(code: .error, message: "exit status 2"))
+    }
+
+    @Test func thrownErrorsBecomeExceptionEventsAndAnErrorStatus() throws {
+        struct ProbeFailed: Error, CustomStringConvertible {
+            var description: String { "probe failed on web1" }
+        }
+        let (tracer, _) = SampleTraces.tracer()
+        #expect(throws: ProbeFailed.self) {
+            try tracer.withSpan("probe") { _ in throw ProbeFailed() }
+        }
+        let finished = try #require(tracer.finishedSpans().first)
+        #expect(finished.status.code == .error)
+        let event = try #require(finished.events.first)
+        #expect(event.name == "exception")
+        #expect(event.attributes["exception.message"] == .string("probe failed on web1"))
+        #expect(event.attributes["exception.type"]?.stringValue?.hasSuffix("ProbeFailed") == true)
+        #expect(event.timeNanoseconds > finished.startNanoseconds && event.timeNanoseconds < finished.endNanoseconds)
+    }
+
+    @Test func eventsAndLinksAreRecordedWithTheirAttributes() throws {
+        let (tracer, _) = SampleTraces.tracer()
+        let other = tracer.startSpan("other")
+        other.end()
+        let span = tracer.startSpan("main")
+        span.addEvent("retry", attributes: [Attribute("attempt", 2)])
+        span.addEvent(
+            SpanEvent(name: "library event", at: TraceInstant(nanosecondsSinceEpoch: 42), attributes: ["k": "v"]))
+        span.addLink(SpanLink(context: other.context, attributes: ["why": "caused by"]))
+        span.addLink(SpanLink(context: .topLevel, attributes: [:]))
+        span.end()
+        let finished = try #require(tracer.finishedSpans().last)
+        #expect(finished.events.map(\.name) == ["retry", "library event"])
+        #expect(finished.events[1].timeNanoseconds == 42)
+        #expect(finished.events[1].attributes == [Attribute("k", "v")])
+        #expect(finished.links.count == 1)
+        #expect(finished.links.first?.spanID == other.spanID)
+        #expect(finished.links.first?.attributes == [Attribute("why", "caused by")])
+    }
+
+    @Test func limitsDropAndCountWhatDoesNotFit() throws {
+        let limits = SpanLimits(
+            maximumAttributes: 2, maximumEvents: 1, maximumLinks: 1, maximumAttributesPerEvent: 1,
+            maximumStringBytes: 40)
+        let (tracer, _) = SampleTraces.tracer(limits: limits)
+        let span = tracer.startSpan("limited")
+        for index in 0..<5 { span.setAttribute("key\(index)", index) }
+        span.setAttribute("key0", String(repeating: "é", count: 100))
+        span.addEvent("kept", attributes: [Attribute("a", 1), Attribute("b", 2)])
+        span.addEvent("dropped")
+        span.addLink(to: span.spanContext)
+        span.addLink(to: span.spanContext)
+        span.end()
+        let finished = try #require(tracer.finishedSpans().first)
+        #expect(finished.attributes.map(\.key) == ["key0", "key1"])
+        #expect(finished.droppedAttributeCount == 3)
+        #expect(finished.droppedEventCount == 1)
+        #expect(finished.droppedLinkCount == 1)
+        #expect(finished.events.first?.droppedAttributeCount == 1)
+        // 200 bytes cut to 40: 16 bytes (8 × "é") and the 24-byte marker.
+        #expect(finished[attribute: "key0"] == .string(String(repeating: "é", count: 8) + "…[truncated 184 bytes]"))
+    }
+}
