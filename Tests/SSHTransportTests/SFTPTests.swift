@@ -13,14 +13,15 @@ struct SFTPTree {
         let manager = FileManager.default
         try manager.createDirectory(atPath: root + "/sub/deeper", withIntermediateDirectories: true)
         try "hello\nworld\n".write(toFile: root + "/hello.txt", atomically: true, encoding: .utf8)
-        var generator = SystemRandomNumberGenerator()
-        large = (0..<3_000_123).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        // One read of /dev/urandom: per-byte random calls would hold a cooperative thread for
+        // seconds and starve other tests.
+        let random = FileHandle(forReadingAtPath: "/dev/urandom")
+        large = Array(random?.readData(ofLength: 3_000_123) ?? Data())
+        try random?.close()
         try Data(large).write(to: URL(fileURLWithPath: root + "/large.bin"))
         try manager.createSymbolicLink(atPath: root + "/link", withDestinationPath: "hello.txt")
         try "inner".write(toFile: root + "/sub/deeper/inner.txt", atomically: true, encoding: .utf8)
         // A name that is not valid UTF-8 (Latin-1 "é").
-        let odd = root + "/caf\u{FFFD}"
-        _ = odd
         let oddPath = Array((root + "/caf").utf8) + [0xE9]
         let fd = oddPath.withUnsafeBufferPointer { buffer -> Int32 in
             let terminated = Array(buffer) + [0]
@@ -38,9 +39,12 @@ struct SFTPTree {
     let server: SSHTestServer
     let tree: SFTPTree
 
+    /// Built once: Swift Testing makes a suite instance per test.
+    private static let sharedTree = Result { try SFTPTree() }
+
     init() throws {
         server = try SSHTestServer.shared()
-        tree = try SFTPTree()
+        tree = try Self.sharedTree.get()
     }
 
     @Test func statDescribesFilesDirectoriesAndLinks() async throws {
