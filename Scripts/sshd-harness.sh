@@ -3,6 +3,8 @@
 #
 #   Scripts/sshd-harness.sh start DIR [PORT]   start sshd (and an ssh-agent); write DIR/env
 #   Scripts/sshd-harness.sh stop DIR           stop both by pid
+#   Scripts/sshd-harness.sh stop-sshd DIR      stop sshd and every connection it serves, keep its files
+#   Scripts/sshd-harness.sh resume-sshd DIR    start that sshd again (same port and host key)
 #
 # What a started harness gives (all paths inside DIR, listed in DIR/env as shell assignments):
 #   - sshd on 127.0.0.1:PORT with a fresh ed25519 host key, internal-sftp, MaxSessions 128,
@@ -19,7 +21,7 @@ set -euo pipefail
 command=${1:-}
 dir=${2:-}
 if [[ -z "$command" || -z "$dir" ]]; then
-    echo "usage: $0 start|stop DIR [PORT]" >&2
+    echo "usage: $0 start|stop|stop-sshd|resume-sshd DIR [PORT]" >&2
     exit 2
 fi
 
@@ -41,8 +43,30 @@ if [[ "$command" == stop ]]; then
     stop
     exit 0
 fi
+if [[ "$command" == stop-sshd ]]; then
+    if [[ -f "$dir/sshd.pid" ]]; then
+        listener=$(cat "$dir/sshd.pid")
+        # The per-connection processes are the listener's children: end them too, as a host
+        # going down would.
+        pkill -KILL -P "$listener" 2>/dev/null || true
+        kill -KILL "$listener" 2>/dev/null || true
+        rm -f "$dir/sshd.pid"
+    fi
+    exit 0
+fi
+if [[ "$command" == resume-sshd ]]; then
+    sshd_bin=$(command -v sshd || echo /usr/sbin/sshd)
+    "$sshd_bin" -f "$dir/sshd_config" -E "$dir/sshd.log"
+    port=$(awk '/^Port /{print $2}' "$dir/sshd_config")
+    for _ in $(seq 1 100); do
+        if [[ -s "$dir/sshd.pid" ]] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then exit 0; fi
+        sleep 0.05
+    done
+    echo "sshd did not start again; see $dir/sshd.log" >&2
+    exit 1
+fi
 if [[ "$command" != start ]]; then
-    echo "usage: $0 start|stop DIR [PORT]" >&2
+    echo "usage: $0 start|stop|stop-sshd|resume-sshd DIR [PORT]" >&2
     exit 2
 fi
 

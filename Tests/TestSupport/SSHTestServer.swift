@@ -80,20 +80,57 @@ public struct SSHTestServer: Sendable {
             passwordAuthentication: values["HOSTSCOPE_TEST_SSH_PASSWORD_AUTH"] == "yes")
     }
 
+    /// A server of its own, for tests that stop and restart it; stop it with ``stop()``.
+    public static func startDedicated() throws -> SSHTestServer {
+        let directory = NSTemporaryDirectory() + "hostscope-sshd-dedicated-\(UUID().uuidString)"
+        guard run(["/bin/bash", harnessScript, "start", directory]) == 0 else {
+            throw HarnessError(description: "Scripts/sshd-harness.sh start failed for \(directory)")
+        }
+        return try load(directory)
+    }
+
+    /// Stops sshd and every connection it serves, keeping its port and host key.
+    public func stopSSHD() {
+        Self.run(["/bin/bash", Self.harnessScript, "stop-sshd", directory])
+    }
+
+    /// Starts a stopped sshd again.
+    public func resumeSSHD() throws {
+        guard Self.run(["/bin/bash", Self.harnessScript, "resume-sshd", directory]) == 0 else {
+            throw HarnessError(description: "sshd in \(directory) did not start again")
+        }
+    }
+
+    /// Stops a dedicated server and its agent.
+    public func stop() {
+        Self.run(["/bin/bash", Self.harnessScript, "stop", directory])
+    }
+
+    static var harnessScript: String { Repository.root.appendingPathComponent("Scripts/sshd-harness.sh").path }
+
     /// Runs a program and waits; returns its exit status.
+    ///
+    /// Spawned with `posix_spawn` and reaped with `waitpid`: Foundation's `Process` on Linux
+    /// notices a child's exit through a socket the child inherits, and daemons the harness
+    /// script starts (sshd, ssh-agent) inherit it too, so `waitUntilExit` would wait for them.
     @discardableResult
     public static func run(_ arguments: [String], environment: [String: String]? = nil) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        if let environment { process.environment = environment }
-        do {
-            try process.run()
-        } catch {
-            return -1
+        var pid: pid_t = 0
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        guard posix_spawn(&pid, arguments[0], &actions, nil, &argv, &envp) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return -1 }
         }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }
 

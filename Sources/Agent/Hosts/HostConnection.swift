@@ -17,6 +17,9 @@ public actor HostConnection: CommandRunner {
     public var reconnects: Int { max(0, connects - 1) }
     private var connects = 0
 
+    /// Whether a live session is open now.
+    public var isConnected: Bool { session?.isAlive ?? false }
+
     public init(options: SSHConnectionOptions, maxChannels: Int = 10) {
         self.options = options
         self.maxChannels = maxChannels
@@ -51,6 +54,12 @@ public actor HostConnection: CommandRunner {
                 durationSeconds: Double(result.duration.components.seconds)
                     + Double(result.duration.components.attoseconds) / 1e18)
         } catch {
+            // A command that timed out may mean a hung server rather than a slow command:
+            // start the next command on a fresh connection.
+            if let ssh = error as? SSHError, ssh.code == .timeout {
+                self.session = nil
+                await session.close()
+            }
             if !session.isAlive { self.session = nil }
             throw Self.classify(error)
         }

@@ -1,0 +1,215 @@
+import Foundation
+import HostStats
+import SSHTransport
+
+/// What `watch` runs: which hosts, how often, for how long.
+public struct WatchPlan: Sendable {
+    public var hosts: [ResolvedHost]
+    public var interval: Duration
+    /// Ticks per host; `nil` runs until ``duration`` ends or the watch is cancelled.
+    public var count: Int?
+    /// How long to run; `nil` runs until ``count`` ticks or cancellation.
+    public var duration: Duration?
+    public var collector: CollectorOptions
+    /// The longest wait between reconnect attempts to a failing host.
+    public var maximumBackoff: Duration
+
+    public init(
+        hosts: [ResolvedHost], interval: Duration, count: Int? = nil, duration: Duration? = nil,
+        collector: CollectorOptions = CollectorOptions(), maximumBackoff: Duration = .seconds(30)
+    ) {
+        self.hosts = hosts
+        self.interval = interval
+        self.count = count
+        self.duration = duration
+        self.collector = collector
+        self.maximumBackoff = maximumBackoff
+    }
+
+    /// Every command and connect must end within a tick, so a slow host yields a timeout
+    /// record for its tick instead of pushing its next tick back.
+    var tickBudget: Duration { interval * 0.8 }
+}
+
+/// One host's state for a live status display.
+public struct HostWatchStatus: Sendable, Equatable {
+    public enum State: String, Sendable {
+        case connecting, ok, failing, waiting
+    }
+
+    public var host: String
+    public var state: State
+    public var ticks = 0
+    public var errors = 0
+    public var lastTick: Date?
+    public var cpuBusyPercent: Double?
+    public var memoryUsedPercent: Double?
+    public var lastError: String?
+    /// When the next connection attempt of a failing host is due.
+    public var nextAttempt: Date?
+}
+
+/// Capped exponential backoff for reconnecting to a failing host: the first retry waits one
+/// interval, each further failure doubles the wait up to the cap, a success resets it.
+public struct ReconnectBackoff: Sendable, Equatable {
+    public let initial: Duration
+    public let maximum: Duration
+    public private(set) var current: Duration?
+    public private(set) var nextAttempt: ContinuousClock.Instant?
+
+    public init(initial: Duration, maximum: Duration) {
+        self.initial = initial
+        self.maximum = max(initial, maximum)
+    }
+
+    /// Whether a connection may be attempted at `now`.
+    public func allowsAttempt(at now: ContinuousClock.Instant) -> Bool {
+        nextAttempt.map { now >= $0 } ?? true
+    }
+
+    public mutating func failed(at now: ContinuousClock.Instant) {
+        let wait = current.map { min($0 * 2, maximum) } ?? initial
+        current = wait
+        nextAttempt = now + wait
+    }
+
+    public mutating func succeeded() {
+        current = nil
+        nextAttempt = nil
+    }
+}
+
+/// Runs `watch`: each host on its own loop of fixed-rate ticks (due at start + k × interval, so
+/// lateness never accumulates), each tick yielding exactly one record — a snapshot or an error
+/// record — so gaps are visible. A slow or dead host never delays the others; a host whose
+/// connection fails is retried with capped exponential backoff, and the ticks in between are
+/// error records naming the last failure and the next attempt.
+public struct FleetWatch: Sendable {
+    public let plan: WatchPlan
+
+    public init(plan: WatchPlan) {
+        self.plan = plan
+    }
+
+    /// Runs to the end of the plan or until the task is cancelled. `record` receives every
+    /// record from one task at a time, in the order they complete; `status` every change of a
+    /// host's state.
+    public func run(
+        record: @escaping @Sendable (SnapshotRecord) async -> Void,
+        status: @escaping @Sendable (HostWatchStatus) async -> Void = { _ in }
+    ) async {
+        let (stream, continuation) = AsyncStream<Event>.makeStream()
+        let start = ContinuousClock.now + .milliseconds(10)
+        let hosts = plan.hosts
+        let producers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for host in hosts {
+                    group.addTask { await runHost(host, start: start, events: continuation) }
+                }
+            }
+            continuation.finish()
+        }
+        // One consumer keeps writes to files and the database in a single order.
+        for await event in stream {
+            switch event {
+            case .record(let value): await record(value)
+            case .status(let value): await status(value)
+            }
+        }
+        producers.cancel()
+    }
+
+    enum Event: Sendable {
+        case record(SnapshotRecord)
+        case status(HostWatchStatus)
+    }
+
+    private func runHost(_ host: ResolvedHost, start: ContinuousClock.Instant, events: AsyncStream<Event>.Continuation)
+        async
+    {
+        var options = plan.collector
+        options.commandTimeout = min(options.commandTimeout, plan.tickBudget)
+        let name = host.displayName
+        let connection: HostConnection?
+        let runner: any CommandRunner
+        switch host {
+        case .local:
+            connection = nil
+            runner = LocalCommandRunner()
+        case .ssh(var ssh):
+            ssh.connectTimeout = min(ssh.connectTimeout, plan.tickBudget)
+            ssh.keepaliveInterval = ssh.keepaliveInterval ?? max(plan.interval, .seconds(15))
+            let made = HostConnection(options: ssh)
+            connection = made
+            runner = made
+        }
+        let collector = HostCollector(host: name, runner: runner, options: options)
+        var backoff = ReconnectBackoff(initial: plan.interval, maximum: plan.maximumBackoff)
+        var lastFailure: CollectionFailure?
+        var state = HostWatchStatus(host: name, state: .connecting)
+        events.yield(.status(state))
+        let end = plan.duration.map { start + $0 }
+        var tick = 0
+        while !Task.isCancelled {
+            if let count = plan.count, tick >= count { break }
+            let due = start + plan.interval * tick
+            if let end, due > end { break }
+            do {
+                try await Task.sleep(until: due, clock: .continuous)
+            } catch {
+                break
+            }
+            tick += 1
+            let now = ContinuousClock.now
+            let result: SnapshotRecord
+            if let failure = lastFailure, !backoff.allowsAttempt(at: now), let next = backoff.nextAttempt {
+                let wait = now.duration(to: next)
+                result = .failure(
+                    CollectionFailure(
+                        host: name, collectedAt: Date(), kind: failure.kind,
+                        message: "\(failure.message) (next attempt in \(Self.describe(wait)))"))
+            } else {
+                result = await collector.tick()
+                switch result {
+                case .snapshot:
+                    backoff.succeeded()
+                    lastFailure = nil
+                case .failure(let failure):
+                    let connected = await connection?.isConnected ?? true
+                    if !connected {
+                        backoff.failed(at: .now)
+                        lastFailure = failure
+                        await collector.reset()
+                    }
+                }
+            }
+            state.ticks += 1
+            state.lastTick = result.collectedAt
+            switch result {
+            case .snapshot(let snapshot):
+                state.state = .ok
+                state.cpuBusyPercent = snapshot.cpu?.busyPercent
+                state.memoryUsedPercent = snapshot.memory?.usedPercent
+                state.lastError = nil
+                state.nextAttempt = nil
+            case .failure(let failure):
+                state.errors += 1
+                state.state = lastFailure == nil ? .failing : .waiting
+                state.lastError = "\(failure.kind.rawValue): \(failure.message)"
+                state.nextAttempt = backoff.nextAttempt.map { Date().addingTimeInterval(Self.seconds(ContinuousClock.now.duration(to: $0))) }
+            }
+            events.yield(.record(result))
+            events.yield(.status(state))
+        }
+        await connection?.close()
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let value = max(0, seconds(duration))
+        return value < 10 ? String(format: "%.1f s", value) : "\(Int(value.rounded())) s"
+    }
+}

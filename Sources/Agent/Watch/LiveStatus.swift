@@ -1,0 +1,73 @@
+import Foundation
+
+/// The live one-line-per-host view `watch` draws on a terminal: a progress line while hosts
+/// connect, then each host's last tick, CPU, memory and errors, redrawn in place.
+public actor LiveStatus {
+    private var statuses: [String: HostWatchStatus] = [:]
+    private let order: [String]
+    private var drawnLines = 0
+    private var lastDraw: ContinuousClock.Instant?
+    private let write: @Sendable (String) -> Void
+    private let width: Int
+    private let started = Date()
+
+    public init(hosts: [String], width: Int, write: @escaping @Sendable (String) -> Void) {
+        order = hosts
+        self.width = width
+        self.write = write
+    }
+
+    public func update(_ status: HostWatchStatus) {
+        statuses[status.host] = status
+        // At most four redraws a second, however many hosts report.
+        if let lastDraw, lastDraw.duration(to: .now) < .milliseconds(250) { return }
+        draw()
+    }
+
+    /// Draws the final state (called once at the end).
+    public func finish() {
+        draw()
+    }
+
+    /// The text of the view, without cursor movement.
+    public func render() -> [String] {
+        let connected = order.filter { (statuses[$0]?.ticks ?? 0) > 0 }.count
+        let failing = order.filter { statuses[$0].map { $0.state == .failing || $0.state == .waiting } ?? false }.count
+        var lines = [
+            "watching \(order.count) host\(order.count == 1 ? "" : "s") · \(connected) reporting · \(failing) failing · "
+                + "running \(ByteFormat.uptime(Date().timeIntervalSince(started)))"
+        ]
+        let nameWidth = min(28, max(4, order.map(\.count).max() ?? 4))
+        for host in order {
+            let status = statuses[host] ?? HostWatchStatus(host: host, state: .connecting)
+            let name = TerminalText.truncate(TerminalText.sanitize(host), to: nameWidth)
+                .padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+            let last = status.lastTick.map { Self.clock.string(from: $0) } ?? "--:--:--"
+            var line = "\(name)  \(status.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(last)"
+            line += "  cpu " + ByteFormat.percent(status.cpuBusyPercent).padding(toLength: 6, withPad: " ", startingAt: 0)
+            line += "  mem " + ByteFormat.percent(status.memoryUsedPercent).padding(toLength: 6, withPad: " ", startingAt: 0)
+            line += "  ticks \(status.ticks)  errors \(status.errors)"
+            if let error = status.lastError, status.state != .ok {
+                line += "  " + TerminalText.sanitize(error)
+            }
+            lines.append(TerminalText.truncate(line, to: width))
+        }
+        return lines
+    }
+
+    private func draw() {
+        lastDraw = .now
+        let lines = render()
+        var text = ""
+        if drawnLines > 0 { text += "\u{1B}[\(drawnLines)A" }
+        for line in lines { text += "\r\u{1B}[2K" + line + "\n" }
+        drawnLines = lines.count
+        write(text)
+    }
+
+    private static let clock: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter
+    }()
+}

@@ -1,0 +1,162 @@
+import Agent
+import Foundation
+import HostStats
+import SSHTransport
+import Synchronization
+import TestSupport
+import Testing
+
+/// Collects what a watch emits.
+final class WatchLog: Sendable {
+    private let records = Mutex<[(SnapshotRecord, ContinuousClock.Instant)]>([])
+
+    func add(_ record: SnapshotRecord) {
+        records.withLock { $0.append((record, .now)) }
+    }
+
+    func of(_ host: String) -> [SnapshotRecord] {
+        records.withLock { $0.filter { $0.0.host == host }.map(\.0) }
+    }
+
+    func arrivals(_ host: String) -> [ContinuousClock.Instant] {
+        records.withLock { $0.filter { $0.0.host == host }.map(\.1) }
+    }
+}
+
+func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
+    .ssh(
+        SSHConnectionOptions(
+            displayName: "harness", hostName: server.host, port: server.port, user: server.user,
+            identityFiles: [server.keyPath], identitiesOnly: true, knownHostsFiles: [server.knownHostsPath]))
+}
+
+@Suite(.serialized) struct FleetWatchTests {
+    @Test func everyTickOfEveryHostYieldsOneRecordAtAFixedRate() async throws {
+        let server = try SSHTestServer.shared()
+        let log = WatchLog()
+        let plan = WatchPlan(hosts: [.local, harnessHost(server)], interval: .milliseconds(400), count: 4)
+        await FleetWatch(plan: plan).run(record: { log.add($0) })
+        for host in ["local", "harness"] {
+            let records = log.of(host)
+            #expect(records.count == 4)
+            guard case .snapshot(let first) = records.first else {
+                Issue.record("\(host): first tick failed")
+                continue
+            }
+            #expect(first.cpu?.busyPercent == nil, "the first tick has no earlier counters")
+            for case .snapshot(let snapshot) in records.dropFirst() { #expect(snapshot.cpu?.busyPercent != nil) }
+            // Ticks are due at start + k × interval: their stamps are 400 ms apart, not drifting.
+            let stamps = records.map(\.collectedAt.timeIntervalSince1970)
+            for (earlier, later) in zip(stamps, stamps.dropFirst()) {
+                #expect(abs((later - earlier) - 0.4) < 0.15, "\(host) ticks \(stamps)")
+            }
+            #expect(abs((stamps.last! - stamps.first!) - 1.2) < 0.1, "no accumulated lateness")
+        }
+    }
+
+    @Test func aDeadHostYieldsErrorRecordsWithBackoffAndDoesNotDelayTheOthers() async throws {
+        let log = WatchLog()
+        let dead = ResolvedHost.ssh(
+            SSHConnectionOptions(displayName: "dead", hostName: "127.0.0.1", port: 1, user: "x", knownHostsFiles: []))
+        let plan = WatchPlan(hosts: [.local, dead], interval: .milliseconds(300), count: 6)
+        let start = ContinuousClock.now
+        await FleetWatch(plan: plan).run(record: { log.add($0) })
+        #expect(start.duration(to: .now) < .seconds(4))
+        #expect(log.of("local").allSatisfy { if case .snapshot = $0 { true } else { false } })
+        let deadRecords = log.of("dead")
+        #expect(deadRecords.count == 6)
+        let messages = deadRecords.compactMap { record -> String? in
+            if case .failure(let failure) = record, failure.kind == .connect { return failure.message }
+            return nil
+        }
+        #expect(messages.count == 6)
+        #expect(messages.contains { $0.contains("next attempt in") })
+    }
+
+    @Test func aHostThatNeverSendsABannerTimesOutWithinItsTicks() async throws {
+        let listener = try SilentListener()
+        let log = WatchLog()
+        let silent = ResolvedHost.ssh(
+            SSHConnectionOptions(
+                displayName: "silent", hostName: "127.0.0.1", port: listener.port, user: "x", knownHostsFiles: []))
+        let plan = WatchPlan(hosts: [.local, silent], interval: .milliseconds(500), count: 3)
+        let start = ContinuousClock.now
+        await FleetWatch(plan: plan).run(record: { log.add($0) })
+        #expect(start.duration(to: .now) < .seconds(4), "a silent host must not hang the watch")
+        #expect(log.of("local").count == 3)
+        let kinds = log.of("silent").compactMap { record -> FailureKind? in
+            if case .failure(let failure) = record { return failure.kind }
+            return nil
+        }
+        #expect(kinds.count == 3)
+        #expect(kinds.first == .timeout)
+    }
+
+    @Test func aHostWhoseSSHDStopsAndComesBackRecovers() async throws {
+        let server = try SSHTestServer.startDedicated()
+        defer { server.stop() }
+        let log = WatchLog()
+        let plan = WatchPlan(
+            hosts: [.local, harnessHost(server)], interval: .milliseconds(400), count: 14,
+            maximumBackoff: .milliseconds(800))
+        let watch = Task { await FleetWatch(plan: plan).run(record: { log.add($0) }) }
+        try await Task.sleep(for: .milliseconds(1300))
+        server.stopSSHD()
+        try await Task.sleep(for: .milliseconds(1600))
+        try server.resumeSSHD()
+        await watch.value
+        let records = log.of("harness")
+        #expect(records.count == 14)
+        let outcomes = records.map { record -> Bool in if case .snapshot = record { true } else { false } }
+        // Snapshots first, then error records while it is down, then snapshots again.
+        #expect(outcomes.first == true)
+        #expect(outcomes.contains(false))
+        #expect(outcomes.last == true, "no recovery: \(outcomes)")
+        #expect(log.of("local").count == 14)
+        #expect(log.of("local").allSatisfy { if case .snapshot = $0 { true } else { false } })
+    }
+
+    @Test func backoffDoublesUpToItsCapAndResetsOnSuccess() {
+        var backoff = ReconnectBackoff(initial: .seconds(5), maximum: .seconds(30))
+        let now = ContinuousClock.now
+        #expect(backoff.allowsAttempt(at: now))
+        var waits: [Duration] = []
+        for _ in 0..<5 {
+            backoff.failed(at: now)
+            waits.append(backoff.current!)
+        }
+        #expect(waits == [.seconds(5), .seconds(10), .seconds(20), .seconds(30), .seconds(30)])
+        #expect(!backoff.allowsAttempt(at: now + .seconds(29)))
+        #expect(backoff.allowsAttempt(at: now + .seconds(30)))
+        backoff.succeeded()
+        #expect(backoff.allowsAttempt(at: now))
+        #expect(backoff.current == nil)
+    }
+}
+
+/// A TCP listener on loopback that accepts connections and never says anything.
+final class SilentListener: Sendable {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let fd = descriptor
+        withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(fd, $0, length) }
+        }
+        listen(descriptor, 64)
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit {
+        close(descriptor)
+    }
+}
