@@ -144,11 +144,16 @@ public final class StorageDatabase: Sendable {
         try await read { db in IntegrityReport(lines: try String.fetchAll(db, sql: "PRAGMA integrity_check")) }
     }
 
-    /// Closes the connections; pending writes finish first. Later calls fail.
+    /// Checkpoints the WAL into the file and closes the connections; pending writes finish
+    /// first. Later calls fail.
     public func close() async throws(StorageError) {
         let pool = self.pool
         do {
-            try await BlockingQueue.run { try pool.close() }
+            try await BlockingQueue.run {
+                // Leaves a self-contained file for copying; skipped when another process is reading.
+                _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+                try pool.close()
+            }
         } catch {
             throw StorageError(error, path: path, operation: .write)
         }

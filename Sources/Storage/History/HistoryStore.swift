@@ -132,8 +132,9 @@ public struct HistoryStore: Sendable {
 
     // MARK: - Conversions
 
+    /// To the nearest millisecond, so that a date read back converts to the same number.
     static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     static func date(milliseconds: Int64) -> Date {

@@ -197,9 +197,13 @@ public struct SpanStore: Sendable {
 
     // MARK: - Rows
 
+    /// A `Date` holds a `Double`, good to about a microsecond today: rounding to whole
+    /// microseconds means a date built from whole microseconds converts back to exactly that instant.
     static func nanoseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1e9).rounded(.down)
-        return value >= 9.2e18 ? .max : value <= -9.2e18 ? .min : Int64(value)
+        let microseconds = (date.timeIntervalSince1970 * 1e6).rounded()
+        guard microseconds < 9.2e15 else { return .max }
+        guard microseconds > -9.2e15 else { return .min }
+        return Int64(microseconds) * 1000
     }
 
     private struct FetchedSpan: Sendable {
