@@ -66,14 +66,17 @@ import Testing
         #expect(result.stderr.isEmpty)
         let expected = fixture.records.filter { $0.host == "web2" }.map { $0.jsonValue.jsonString + "\n" }.joined()
         #expect(result.stdout == expected)
-        #expect(result.stdout.contains(#""error":{"kind":"connect","message":"cannot connect to web2: connection refused"}"#))
+        #expect(
+            result.stdout.contains(
+                #""error":{"kind":"connect","message":"cannot connect to web2: connection refused"}"#))
     }
 
     @Test func sinceAndUntilTakeRFC3339TimesAndIncludeBothEnds() async throws {
         let fixture = try await Self.fleet()
         defer { fixture.remove() }
         let result = try CLI.run([
-            "history", "web1", "--db", fixture.path, "-o", "ndjson", "--since", Self.stamp(10), "--until", Self.stamp(30),
+            "history", "web1", "--db", fixture.path, "-o", "ndjson", "--since", Self.stamp(10), "--until",
+            Self.stamp(30),
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let stamps = try result.stdout.split(separator: "\n").map { try JSONParser.parse(String($0))["collected_at"] }
@@ -85,8 +88,9 @@ import Testing
             "--until", "2026-11-18T13:07:00+02:00",
         ])
         #expect(offset.status == 0, "\(offset.stderr)")
-        #expect(try offset.stdout.split(separator: "\n").map { try JSONParser.parse(String($0))["collected_at"] }
-            == [.string(Self.stamp(20))])
+        #expect(
+            try offset.stdout.split(separator: "\n").map { try JSONParser.parse(String($0))["collected_at"] }
+                == [.string(Self.stamp(20))])
     }
 
     @Test func sinceTakesADurationBackFromNow() async throws {
@@ -161,7 +165,9 @@ import Testing
         let result = try CLI.run(["history", "web9", "--db", fixture.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "hostscope: no history for web9 at \(fixture.path); hosts with history: db-1, web1, web2\n")
+        #expect(
+            result.stderr == "hostscope: no history for web9 at \(fixture.path); hosts with history: db-1, web1, web2\n"
+        )
         let pattern = try CLI.run(["history", "mail-*", "--db", fixture.path])
         #expect(pattern.status == 1)
         #expect(pattern.stderr.hasPrefix("hostscope: no host matching 'mail-*' at \(fixture.path)"))
@@ -189,7 +195,8 @@ import Testing
         #expect(fromXDG.status == 0, "\(fromXDG.stderr)")
         #expect(fromXDG.stdout == fromVariable.stdout)
         let overridden = try CLI.run(
-            ["history", "db-1", "--db", fixture.directory + "/other.sqlite"], environment: ["HOSTSCOPE_DB": fixture.path])
+            ["history", "db-1", "--db", fixture.directory + "/other.sqlite"],
+            environment: ["HOSTSCOPE_DB": fixture.path])
         #expect(overridden.status == 1, "--db wins over HOSTSCOPE_DB")
         #expect(overridden.stderr.contains("other.sqlite"))
     }

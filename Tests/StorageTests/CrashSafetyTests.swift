@@ -153,11 +153,13 @@ import Testing
         #expect(try await database.meta.integer("span_batches") == Int64(spanBatches))
         for batch in [0, spanBatches - 1] {
             let trace = try await database.spans.trace(String(format: "%032x", batch + 1))
-            #expect(trace == Self.spanBatch(batch).map { span in
-                var stored = span
-                stored.traceID = stored.traceID.lowercased()
-                return stored
-            })
+            #expect(
+                trace
+                    == Self.spanBatch(batch).map { span in
+                        var stored = span
+                        stored.traceID = stored.traceID.lowercased()
+                        return stored
+                    })
         }
         // And the file takes new writes after the crash.
         try await database.history.append(Self.historyBatch(lastHistory + 1))

@@ -8,7 +8,9 @@ import Testing
     }
 
     @Test func withoutXDGDataHomeTheDatabaseLivesUnderLocalShare() {
-        #expect(DatabaseLocation.path(environment: ["HOME": "/home/ann"]) == "/home/ann/.local/share/hostscope/hostscope.sqlite")
+        #expect(
+            DatabaseLocation.path(environment: ["HOME": "/home/ann"])
+                == "/home/ann/.local/share/hostscope/hostscope.sqlite")
         // The XDG specification says a relative value is invalid and must be ignored.
         #expect(
             DatabaseLocation.path(environment: ["HOME": "/home/ann", "XDG_DATA_HOME": "data"])
@@ -26,7 +28,8 @@ import Testing
     }
 
     @Test func aLeadingTildeIsExpandedAgainstHome() {
-        #expect(DatabaseLocation.path(explicit: "~/x.sqlite", environment: ["HOME": "/home/ann"]) == "/home/ann/x.sqlite")
+        #expect(
+            DatabaseLocation.path(explicit: "~/x.sqlite", environment: ["HOME": "/home/ann"]) == "/home/ann/x.sqlite")
         #expect(
             DatabaseLocation.path(environment: ["HOME": "/home/ann", "HOSTSCOPE_DB": "~/db/h.sqlite"])
                 == "/home/ann/db/h.sqlite")

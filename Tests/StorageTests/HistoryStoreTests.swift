@@ -10,7 +10,9 @@ import Testing
     @Test func recordsReadBackAsTheExactJSONWatchProduced() async throws {
         let directory = try TemporaryDirectory()
         let database = try await StorageDatabase.fresh(in: directory)
-        let records = [Records.snapshot("web1", at: 0.125, busy: 33.25), Records.failure("web2", at: 0.5, kind: .hostKey)]
+        let records = [
+            Records.snapshot("web1", at: 0.125, busy: 33.25), Records.failure("web2", at: 0.5, kind: .hostKey),
+        ]
         try await database.history.append(records)
 
         let stored = try await database.history.page(HistoryQuery(), limit: 10).records
@@ -123,7 +125,8 @@ import Testing
         var exactPages: [Int] = []
         var exactCursor: HistoryCursor?
         repeat {
-            let page = try await database.history.page(HistoryQuery(until: Records.at(9.9)), after: exactCursor, limit: 50)
+            let page = try await database.history.page(
+                HistoryQuery(until: Records.at(9.9)), after: exactCursor, limit: 50)
             exactPages.append(page.records.count)
             exactCursor = page.next
         } while exactCursor != nil

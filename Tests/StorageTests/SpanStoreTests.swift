@@ -106,7 +106,8 @@ import Testing
         #expect(try await spans.recent(SpanFilter(kind: "tool")).map(\.name) == ["grep.search"])
         #expect(try await spans.recent(SpanFilter(errorsOnly: true)).map(\.spanID.last) == ["4", "2"])
         #expect(
-            try await spans.recent(SpanFilter(host: "web1", kind: "ssh", errorsOnly: false, limit: 1)).map(\.spanID.last)
+            try await spans.recent(SpanFilter(host: "web1", kind: "ssh", errorsOnly: false, limit: 1)).map(
+                \.spanID.last)
                 == ["5"])
         #expect(try await spans.recent(SpanFilter(limit: 0)).isEmpty)
     }
@@ -116,8 +117,10 @@ import Testing
         let database = try await StorageDatabase.fresh(in: directory)
         let batch = (1...5).map { Self.span(String(format: "%016x", $0), start: Int64($0)) }
         #expect(try await database.spans.insert(batch, incrementing: ["dropped_spans": 2]) == 5)
-        #expect(try await database.spans.insert(batch + [Self.span("00000000000000ff", start: 9)],
-            incrementing: ["dropped_spans": 3]) == 1)
+        #expect(
+            try await database.spans.insert(
+                batch + [Self.span("00000000000000ff", start: 9)],
+                incrementing: ["dropped_spans": 3]) == 1)
         #expect(try await database.spans.count() == 6)
         #expect(try await database.meta.integer("dropped_spans") == 5)
         // Counters alone are written too.
@@ -157,10 +160,12 @@ import Testing
     @Test func pruneRemovesExactlyTheSpansThatStartedBeforeTheCutoff() async throws {
         let directory = try TemporaryDirectory()
         let database = try await StorageDatabase.fresh(in: directory)
-        try await database.spans.insert((0..<(SpanStore.pruneChunk + 100)).map {
-            Self.span(String(format: "%016x", $0 + 1), start: Int64($0))
-        })
-        #expect(try await database.spans.prune(olderThan: Self.date(Int64(SpanStore.pruneChunk))) == SpanStore.pruneChunk)
+        try await database.spans.insert(
+            (0..<(SpanStore.pruneChunk + 100)).map {
+                Self.span(String(format: "%016x", $0 + 1), start: Int64($0))
+            })
+        #expect(
+            try await database.spans.prune(olderThan: Self.date(Int64(SpanStore.pruneChunk))) == SpanStore.pruneChunk)
         #expect(try await database.spans.count() == 100)
         let oldest = try await database.spans.page(limit: 1).spans.first
         #expect(oldest?.startUnixNano == Self.base + Int64(SpanStore.pruneChunk) * 1_000_000)

@@ -23,10 +23,12 @@ enum Records {
     static let epoch = Date(timeIntervalSince1970: 1_795_000_000)
 
     /// A full snapshot of `host` collected `seconds` after ``epoch``; `processes` adds bulk.
-    static func snapshot(_ host: String, at seconds: Double, busy: Double = 12.5, processes: Int = 3) -> SnapshotRecord {
+    static func snapshot(_ host: String, at seconds: Double, busy: Double = 12.5, processes: Int = 3) -> SnapshotRecord
+    {
         var snapshot = Snapshot(
             host: host, collectedAt: epoch.addingTimeInterval(seconds), collector: "proc", durationMs: 4.25,
-            os: OSInfo(family: "linux", name: "Debian GNU/Linux 12 (bookworm)", kernel: "6.1.0-18-amd64", arch: "x86_64"),
+            os: OSInfo(
+                family: "linux", name: "Debian GNU/Linux 12 (bookworm)", kernel: "6.1.0-18-amd64", arch: "x86_64"),
             uptimeSeconds: 86_400, load: LoadAverage(one: 0.12, five: 0.2, fifteen: 0.31),
             cpu: CPUStats(
                 cores: 2, sampleMs: 250, busyPercent: busy, activePercent: busy + 0.5, userPercent: 9, nicePercent: 0,

@@ -24,6 +24,7 @@ public final class StorageDatabase: Sendable {
         /// Concurrent reader connections (each reader sees a consistent snapshot of the file).
         public var maximumReaderCount: Int
 
+        /// The defaults suit `watch` and `history`: a 5 s busy timeout, no size cap, two readers.
         public init(busyTimeout: Duration = .seconds(5), maximumSizeBytes: Int64? = nil, maximumReaderCount: Int = 2) {
             self.busyTimeout = busyTimeout
             self.maximumSizeBytes = maximumSizeBytes
@@ -75,7 +76,8 @@ public final class StorageDatabase: Sendable {
             switch mode {
             case .existingOnly:
                 throw StorageError(
-                    code: .notFound, message: "no database at \(path): run `hostscope watch` first, or "
+                    code: .notFound,
+                    message: "no database at \(path): run `hostscope watch` first, or "
                         + StorageError.otherFileAdvice, path: path)
             case .createIfMissing:
                 try createDirectories(for: path)
@@ -192,6 +194,7 @@ public struct IntegrityReport: Sendable, Equatable {
     /// SQLite's lines: `["ok"]` for a sound file, else one line per problem.
     public var lines: [String]
 
+    /// A report of SQLite's `integrity_check` lines.
     public init(lines: [String]) {
         self.lines = lines
     }

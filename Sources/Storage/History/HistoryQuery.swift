@@ -21,12 +21,14 @@ public enum HostFilter: Sendable, Equatable {
 
 /// Snapshot records of some hosts over a time range, oldest first.
 public struct HistoryQuery: Sendable, Equatable {
+    /// The hosts covered.
     public var hosts: HostFilter
     /// Records collected at or after this moment.
     public var since: Date?
     /// Records collected at or before this moment.
     public var until: Date?
 
+    /// A query; by default every host over the whole history.
     public init(hosts: HostFilter = .all, since: Date? = nil, until: Date? = nil) {
         self.hosts = hosts
         self.since = since
@@ -45,6 +47,7 @@ public struct HistoryCursor: Sendable, Hashable {
 
 /// One page of a history query.
 public struct HistoryPage: Sendable, Equatable {
+    /// The records, oldest first.
     public var records: [StoredRecord]
     /// Where to continue, or `nil` when this was the last page.
     public var next: HistoryCursor?

@@ -7,6 +7,7 @@ public struct HistoryRecords: AsyncSequence, Sendable {
     let query: HistoryQuery
     let pageSize: Int
 
+    /// An iterator that reads the first page when first asked for a record.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(store: store, query: query, pageSize: pageSize)
     }
@@ -27,6 +28,7 @@ public struct HistoryRecords: AsyncSequence, Sendable {
             self.pageSize = pageSize
         }
 
+        /// The next record, reading the next page when this one is used up.
         public mutating func next() async throws(StorageError) -> StoredRecord? {
             if index == buffer.count {
                 guard !exhausted else { return nil }

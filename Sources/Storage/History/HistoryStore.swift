@@ -159,7 +159,8 @@ public struct HistoryStore: Sendable {
         case .exact(let hosts):
             // No host at all matches nothing, rather than everything.
             filter.conditions.append(
-                hosts.isEmpty ? "0" : "host IN (" + Array(repeating: "?", count: hosts.count).joined(separator: ", ") + ")")
+                hosts.isEmpty
+                    ? "0" : "host IN (" + Array(repeating: "?", count: hosts.count).joined(separator: ", ") + ")")
             filter.arguments += StatementArguments(hosts)
         case .pattern(let pattern):
             filter.conditions.append("host GLOB ?")

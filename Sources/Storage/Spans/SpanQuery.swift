@@ -15,6 +15,7 @@ public struct SpanFilter: Sendable, Equatable {
     /// At most this many spans.
     public var limit: Int
 
+    /// A filter; by default the 100 newest spans of any kind.
     public init(
         since: Date? = nil, host: String? = nil, namePrefix: String? = nil, kind: String? = nil,
         errorsOnly: Bool = false, limit: Int = 100
@@ -36,6 +37,7 @@ public struct SpanCursor: Sendable, Hashable {
 
 /// One page of an export, oldest first.
 public struct SpanPage: Sendable, Equatable {
+    /// The spans, oldest first.
     public var spans: [StoredSpan]
     /// Where to continue, or `nil` when this was the last page.
     public var next: SpanCursor?

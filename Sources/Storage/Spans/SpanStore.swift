@@ -88,7 +88,8 @@ public struct SpanStore: Sendable {
             arguments += [filter.limit]
             let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             return try Self.fetch(
-                db, sql: "SELECT \(Self.columns) FROM span \(whereClause) ORDER BY start_unix_nano DESC, id DESC LIMIT ?",
+                db,
+                sql: "SELECT \(Self.columns) FROM span \(whereClause) ORDER BY start_unix_nano DESC, id DESC LIMIT ?",
                 arguments: arguments
             ).map(\.span)
         }
@@ -128,7 +129,8 @@ public struct SpanStore: Sendable {
             let shown = matches.prefix(5).map(\.spanID).joined(separator: ", ")
             throw StorageError(
                 code: .ambiguousPrefix,
-                message: "span id prefix \(idOrPrefix) matches several spans (\(shown)\(matches.count > 5 ? ", …" : "")); "
+                message:
+                    "span id prefix \(idOrPrefix) matches several spans (\(shown)\(matches.count > 5 ? ", …" : "")); "
                     + "type more digits", path: database.path)
         }
         return matches.first
@@ -164,7 +166,9 @@ public struct SpanStore: Sendable {
                 db, sql: "SELECT \(Self.columns) FROM span \(whereClause) ORDER BY start_unix_nano, id LIMIT ?",
                 arguments: arguments)
         }
-        let next = fetched.count == limit ? fetched.last.map { SpanCursor(startUnixNano: $0.span.startUnixNano, id: $0.id) } : nil
+        let next =
+            fetched.count == limit
+            ? fetched.last.map { SpanCursor(startUnixNano: $0.span.startUnixNano, id: $0.id) } : nil
         return SpanPage(spans: fetched.map(\.span), next: next)
     }
 
@@ -221,52 +225,10 @@ public struct SpanStore: Sendable {
                     id: row[0],
                     span: StoredSpan(
                         traceID: row[1], spanID: row[2], parentSpanID: row[3], name: row[4], kind: row[5],
-                        startUnixNano: row[6], endUnixNano: row[7], statusCode: SpanStatusCode(rawValue: status) ?? .unset,
+                        startUnixNano: row[6], endUnixNano: row[7],
+                        statusCode: SpanStatusCode(rawValue: status) ?? .unset,
                         host: row[9], service: row[10], json: row[11])))
         }
         return spans
-    }
-}
-
-/// Spans of a time range, oldest first, fetched a page at a time as they are iterated.
-public struct StoredSpans: AsyncSequence, Sendable {
-    public typealias Element = StoredSpan
-    public typealias Failure = StorageError
-
-    let store: SpanStore
-    let since: Date?
-    let until: Date?
-    let pageSize: Int
-
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(sequence: self)
-    }
-
-    /// Holds one page and where the next one starts.
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        let sequence: StoredSpans
-        private var buffer: [StoredSpan] = []
-        private var index = 0
-        private var cursor: SpanCursor?
-        private var exhausted = false
-
-        init(sequence: StoredSpans) {
-            self.sequence = sequence
-        }
-
-        public mutating func next() async throws(StorageError) -> StoredSpan? {
-            if index == buffer.count {
-                guard !exhausted else { return nil }
-                let page = try await sequence.store.page(
-                    since: sequence.since, until: sequence.until, after: cursor, limit: sequence.pageSize)
-                buffer = page.spans
-                index = 0
-                cursor = page.next
-                exhausted = page.next == nil
-                guard !buffer.isEmpty else { return nil }
-            }
-            defer { index += 1 }
-            return buffer[index]
-        }
     }
 }

@@ -10,15 +10,21 @@ public enum SpanStatusCode: Int, Sendable, Equatable, CaseIterable {
 /// The tracing module owns the span model; this type takes its values plainly so that storage
 /// does not depend on it. Ids are lower-case hex (W3C: 32 digits for a trace, 16 for a span).
 public struct StoredSpan: Sendable, Equatable {
+    /// 32 hex digits.
     public var traceID: String
+    /// 16 hex digits; unique in the table.
     public var spanID: String
     /// `nil` for a root span.
     public var parentSpanID: String?
+    /// The operation, such as `exec` or `POST`.
     public var name: String
     /// hostscope's category of the span: `ssh`, `sftp`, `http`, `chat`, `tool`, `snapshot` …
     public var kind: String
+    /// Start, in nanoseconds since the Unix epoch.
     public var startUnixNano: Int64
+    /// End, in nanoseconds since the Unix epoch.
     public var endUnixNano: Int64
+    /// Unset, ok or error.
     public var statusCode: SpanStatusCode
     /// The host the span concerns (`host.name`), when it concerns one.
     public var host: String?
@@ -27,6 +33,7 @@ public struct StoredSpan: Sendable, Equatable {
     /// The flat span JSON (`--format spans`), stored as given.
     public var json: String
 
+    /// A span to store; ids may be given in either case and are stored lower-case.
     public init(
         traceID: String, spanID: String, parentSpanID: String?, name: String, kind: String, startUnixNano: Int64,
         endUnixNano: Int64, statusCode: SpanStatusCode, host: String?, service: String? = nil, json: String

@@ -60,7 +60,8 @@ struct HistoryCommand: AsyncParsableCommand {
     @Argument(help: "Host, glob pattern or all (default: all).")
     var host: String?
 
-    @Option(help: ArgumentHelp("Earliest record: a duration back from now (2h) or an RFC 3339 time.", valueName: "time"))
+    @Option(
+        help: ArgumentHelp("Earliest record: a duration back from now (2h) or an RFC 3339 time.", valueName: "time"))
     var since: TimeArgument?
 
     @Option(help: ArgumentHelp("Latest record: a duration back from now or an RFC 3339 time.", valueName: "time"))
@@ -69,7 +70,8 @@ struct HistoryCommand: AsyncParsableCommand {
     @Option(name: [.customShort("o"), .long], help: "csv, json (one array) or ndjson (one record per line).")
     var format: HistoryFormat = .csv
 
-    @Option(name: .customLong("csv-layout"), help: "CSV layout: wide (host-level columns) or long (per disk/interface).")
+    @Option(
+        name: .customLong("csv-layout"), help: "CSV layout: wide (host-level columns) or long (per disk/interface).")
     var csvLayout: CSVLayout = .wide
 
     @Option(name: .customLong("db"), help: ArgumentHelp("The history database file.", valueName: "file"))
@@ -90,7 +92,7 @@ struct HistoryCommand: AsyncParsableCommand {
         let store: StorageDatabase
         do {
             store = try await StorageDatabase.open(at: path, mode: .existingOnly)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             throw Output.fail("no history yet at \(path): run `hostscope watch` first", .failure)
         } catch {
             throw Output.fail(error.message, .failure)
