@@ -49,6 +49,25 @@ import Testing
         #expect(try await database.history.count() == 1)
     }
 
+    /// The races are narrow; sixty rounds reproduce them reliably when the retries in `open` are removed.
+    @Test func manyConnectionsOpeningOneNewFileAtOnceAllSucceed() async throws {
+        for round in 0..<60 {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("race-\(round).sqlite")
+            // Each open is its own connection set, contending for the new file's schema as processes would.
+            let databases = try await withThrowingTaskGroup(of: StorageDatabase.self) { group in
+                for _ in 0..<6 { group.addTask { try await StorageDatabase.open(at: path) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(databases.count == 6)
+            for database in databases {
+                #expect(try await database.appliedMigrations() == Self.allMigrations)
+            }
+            try await databases[0].history.append([Records.snapshot("web1", at: 0)])
+            #expect(try await databases[5].history.count() == 1)
+        }
+    }
+
     @Test func theFileIsInWALModeWithNormalSynchronousAndABusyTimeout() async throws {
         let directory = try TemporaryDirectory()
         let database = try await StorageDatabase.fresh(

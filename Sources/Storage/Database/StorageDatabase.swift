@@ -99,7 +99,7 @@ public final class StorageDatabase: Sendable {
                 try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumSize / pageSize))")
             }
         }
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        let pool = try openPool(path: path, configuration: configuration, busyTimeout: options.busyTimeout)
         let migrator = StorageSchema.migrator
         let (superseded, complete) = try pool.read { db in
             (try migrator.hasBeenSuperseded(db), try migrator.hasCompletedMigrations(db))
@@ -113,8 +113,45 @@ public final class StorageDatabase: Sendable {
                     + StorageError.otherFileAdvice, path: path)
         }
         // Readers of an up-to-date file never take the write lock for a migration check.
-        if !complete { try migrator.migrate(pool) }
+        if !complete { try migrate(pool, with: migrator) }
         return StorageDatabase(path: path, pool: pool)
+    }
+
+    /// Turning a new file to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY at once
+    /// instead of calling the busy handler when two connections do that together; so wait and
+    /// retry here, within the busy timeout. This runs on ``BlockingQueue``, where sleeping is fine.
+    private static func openPool(path: String, configuration: Configuration, busyTimeout: Duration) throws
+        -> DatabasePool
+    {
+        let deadline = ContinuousClock.now + busyTimeout
+        var pause = Duration.milliseconds(2)
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                guard ContinuousClock.now + pause < deadline else { throw error }
+                usleep(UInt32(pause / .microseconds(1)))
+                pause = min(pause * 2, .milliseconds(100))
+            }
+        }
+    }
+
+    /// GRDB reads the applied migrations before the transaction of each one, so two processes
+    /// migrating a new file at once can both try the same migration; the loser's fails ("table
+    /// … already exists") after the winner's commit. Reading the applied list again and going on
+    /// from there settles it.
+    private static func migrate(_ pool: DatabasePool, with migrator: DatabaseMigrator) throws {
+        var attempt = 0
+        while true {
+            do {
+                try migrator.migrate(pool)
+                return
+            } catch {
+                attempt += 1
+                if try pool.read({ try migrator.hasCompletedMigrations($0) }) { return }
+                if attempt >= migrator.migrations.count + 1 { throw error }
+            }
+        }
     }
 
     /// `mkdir -p` with the failing directory and errno in the error.
