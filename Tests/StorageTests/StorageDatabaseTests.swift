@@ -105,6 +105,27 @@ import Testing
         #expect(try await reopened.appliedMigrations() == Self.allMigrations)
     }
 
+    @Test func closingLeavesAFileThatCanBeCopiedAlone() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("hostscope.sqlite")
+        let database = try await StorageDatabase.open(at: path)
+        try await database.history.append((0..<100).map { Records.snapshot("web\($0)", at: 1) })
+        try await database.close()
+        let walSize = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
+        #expect(walSize == 0, "the WAL was checkpointed into the main file")
+        // The main file alone, as `cp hostscope.sqlite` would take it, holds every row.
+        let copy = directory.file("copy/hostscope.sqlite")
+        try FileManager.default.createDirectory(atPath: directory.file("copy"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        #expect(try await StorageDatabase.open(at: copy, mode: .existingOnly).history.count() == 100)
+        do {
+            _ = try await database.history.count()
+            Issue.record("a closed database answered")
+        } catch {
+            #expect(error.path == path)
+        }
+    }
+
     @Test func aDatabaseOfAnOlderSchemaIsMigratedKeepingItsRows() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("old.sqlite")

@@ -183,14 +183,20 @@ public final class StorageDatabase: Sendable {
         try await read { db in IntegrityReport(lines: try String.fetchAll(db, sql: "PRAGMA integrity_check")) }
     }
 
-    /// Checkpoints the WAL into the file and closes the connections; pending writes finish
-    /// first. Later calls fail.
+    /// Checkpoints the WAL into the main file (unless another process is reading) and closes the
+    /// connections; pending writes finish first. Later calls fail.
     public func close() async throws(StorageError) {
         let pool = self.pool
         do {
             try await BlockingQueue.run {
-                // Leaves a self-contained file for copying; skipped when another process is reading.
-                _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+                // GRDB closes its writer before its read-only readers, so SQLite's own checkpoint
+                // on the last close never runs: do it here, leaving a self-contained file. With no
+                // busy timeout it never waits for a reader in another process (a long `history`
+                // export); the WAL then stays, and the next writer carries on from it.
+                _ = try? pool.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA busy_timeout = 0")
+                    try db.checkpoint(.truncate)
+                }
                 try pool.close()
             }
         } catch {

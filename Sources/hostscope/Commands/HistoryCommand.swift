@@ -92,7 +92,7 @@ struct HistoryCommand: AsyncParsableCommand {
         let store: StorageDatabase
         do {
             store = try await StorageDatabase.open(at: path, mode: .existingOnly)
-        } catch  where error.code == .notFound {
+        } catch where error.code == .notFound {
             throw Output.fail("no history yet at \(path): run `hostscope watch` first", .failure)
         } catch {
             throw Output.fail(error.message, .failure)
