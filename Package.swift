@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "hostscope",
             dependencies: [
-                "Agent", "OrderedJSON", "HostStats",
+                "Agent", "OrderedJSON", "HostStats", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -65,7 +65,9 @@ let package = Package(
             name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"]),
         .testTarget(name: "SSHTransportTests", dependencies: ["SSHTransport", "TestSupport"]),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "HostStats"]),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: ["Storage", "HostStats", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [
@@ -73,7 +75,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "HostStats", "SSHTransport", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
     ]
 )

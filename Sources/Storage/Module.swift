@@ -1,1 +1,0 @@
-// The Storage module; see DESIGN.md for its role.

@@ -1,0 +1,234 @@
+import Foundation
+import GRDB
+
+/// Finished spans, so that `trace` commands in one process see what a `watch` in another recorded.
+public struct SpanStore: Sendable {
+    let database: StorageDatabase
+
+    static let pruneChunk = 5_000
+
+    private static let columns = """
+        id, trace_id, span_id, parent_span_id, name, kind, start_unix_nano, end_unix_nano, status_code, host, \
+        service, json
+        """
+
+    /// Stores `spans` in one transaction and adds `counters` (such as dropped spans) to the
+    /// meta table in the same one. Returns how many spans were new: a span id already stored
+    /// (a batch retried after a failure) is kept as it was.
+    @discardableResult
+    public func insert(_ spans: [StoredSpan], incrementing counters: [String: Int64] = [:]) async throws(StorageError)
+        -> Int
+    {
+        guard !spans.isEmpty || !counters.isEmpty else { return 0 }
+        var rows: [StoredSpan] = []
+        rows.reserveCapacity(spans.count)
+        for span in spans {
+            var row = span
+            row.traceID = span.traceID.lowercased()
+            row.spanID = span.spanID.lowercased()
+            row.parentSpanID = span.parentSpanID.flatMap { $0.isEmpty ? nil : $0.lowercased() }
+            guard !row.spanID.isEmpty, !row.traceID.isEmpty else {
+                throw StorageError(
+                    code: .invalidArgument, message: "a span needs a trace id and a span id (span \"\(span.name)\")",
+                    path: database.path)
+            }
+            rows.append(row)
+        }
+        let prepared = rows
+        return try await database.write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO span
+                        (trace_id, span_id, parent_span_id, name, kind, start_unix_nano, end_unix_nano, status_code,
+                         host, service, json)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            var inserted = 0
+            for row in prepared {
+                try statement.execute(arguments: [
+                    row.traceID, row.spanID, row.parentSpanID, row.name, row.kind, row.startUnixNano,
+                    row.endUnixNano, row.statusCode.rawValue, row.host, row.service, row.json,
+                ])
+                inserted += db.changesCount
+            }
+            for (key, amount) in counters.sorted(by: { $0.key < $1.key }) {
+                try MetaStore.increment(db, key: key, by: amount)
+            }
+            return inserted
+        }
+    }
+
+    /// The newest spans first (by start time), narrowed by `filter`.
+    public func recent(_ filter: SpanFilter = SpanFilter()) async throws(StorageError) -> [StoredSpan] {
+        guard filter.limit > 0 else { return [] }
+        return try await database.read { db in
+            var conditions: [String] = []
+            var arguments = StatementArguments()
+            if let since = filter.since {
+                conditions.append("start_unix_nano >= ?")
+                arguments += [Self.nanoseconds(since)]
+            }
+            if let host = filter.host {
+                conditions.append("host = ?")
+                arguments += [host]
+            }
+            if let prefix = filter.namePrefix, !prefix.isEmpty {
+                // substr compares bytes exactly, unlike LIKE (case-folding) or GLOB (wildcards).
+                conditions.append("substr(name, 1, length(?)) = ?")
+                arguments += [prefix, prefix]
+            }
+            if let kind = filter.kind {
+                conditions.append("kind = ?")
+                arguments += [kind]
+            }
+            if filter.errorsOnly {
+                conditions.append("status_code = ?")
+                arguments += [SpanStatusCode.error.rawValue]
+            }
+            arguments += [filter.limit]
+            let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            return try Self.fetch(
+                db,
+                sql: "SELECT \(Self.columns) FROM span \(whereClause) ORDER BY start_unix_nano DESC, id DESC LIMIT ?",
+                arguments: arguments
+            ).map(\.span)
+        }
+    }
+
+    /// Every stored span of a trace, by start time.
+    public func trace(_ traceID: String) async throws(StorageError) -> [StoredSpan] {
+        let id = traceID.lowercased()
+        return try await database.read { db in
+            try Self.fetch(
+                db, sql: "SELECT \(Self.columns) FROM span WHERE trace_id = ? ORDER BY start_unix_nano, id",
+                arguments: [id]
+            ).map(\.span)
+        }
+    }
+
+    /// The span whose id is `idOrPrefix` or starts with it; `nil` when none does.
+    ///
+    /// A prefix that matches several spans throws ``StorageError/Code/ambiguousPrefix`` naming
+    /// some of them, so that a person can type a few more digits.
+    public func span(id idOrPrefix: String) async throws(StorageError) -> StoredSpan? {
+        let prefix = idOrPrefix.lowercased()
+        guard !prefix.isEmpty, prefix.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            throw StorageError(
+                code: .invalidArgument, message: "\"\(idOrPrefix)\" is not a span id: expected hexadecimal digits",
+                path: database.path)
+        }
+        // Hex digits sort below "g", so [prefix, prefix + "g") is exactly the ids starting with it.
+        let matches = try await database.read { db in
+            try Self.fetch(
+                db, sql: "SELECT \(Self.columns) FROM span WHERE span_id >= ? AND span_id < ? ORDER BY span_id LIMIT 6",
+                arguments: [prefix, prefix + "g"]
+            ).map(\.span)
+        }
+        if let exact = matches.first(where: { $0.spanID == prefix }) { return exact }
+        guard matches.count <= 1 else {
+            let shown = matches.prefix(5).map(\.spanID).joined(separator: ", ")
+            throw StorageError(
+                code: .ambiguousPrefix,
+                message:
+                    "span id prefix \(idOrPrefix) matches several spans (\(shown)\(matches.count > 5 ? ", …" : "")); "
+                    + "type more digits", path: database.path)
+        }
+        return matches.first
+    }
+
+    /// Up to `limit` spans that started in [`since`, `until`], oldest first, after `cursor`.
+    public func page(
+        since: Date? = nil, until: Date? = nil, after cursor: SpanCursor? = nil, limit: Int
+    ) async throws(StorageError) -> SpanPage {
+        guard limit > 0 else {
+            throw StorageError(
+                code: .invalidArgument, message: "a span page needs a limit of at least 1, not \(limit)",
+                path: database.path)
+        }
+        let fetched = try await database.read { db in
+            var conditions: [String] = []
+            var arguments = StatementArguments()
+            if let since {
+                conditions.append("start_unix_nano >= ?")
+                arguments += [Self.nanoseconds(since)]
+            }
+            if let until {
+                conditions.append("start_unix_nano <= ?")
+                arguments += [Self.nanoseconds(until)]
+            }
+            if let cursor {
+                conditions.append("(start_unix_nano > ? OR (start_unix_nano = ? AND id > ?))")
+                arguments += [cursor.startUnixNano, cursor.startUnixNano, cursor.id]
+            }
+            arguments += [limit]
+            let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            return try Self.fetch(
+                db, sql: "SELECT \(Self.columns) FROM span \(whereClause) ORDER BY start_unix_nano, id LIMIT ?",
+                arguments: arguments)
+        }
+        let next =
+            fetched.count == limit
+            ? fetched.last.map { SpanCursor(startUnixNano: $0.span.startUnixNano, id: $0.id) } : nil
+        return SpanPage(spans: fetched.map(\.span), next: next)
+    }
+
+    /// The spans that started in [`since`, `until`], oldest first, read `pageSize` at a time (for export).
+    public func spans(since: Date? = nil, until: Date? = nil, pageSize: Int = 1_000) -> StoredSpans {
+        StoredSpans(store: self, since: since, until: until, pageSize: max(1, pageSize))
+    }
+
+    /// How many spans are stored.
+    public func count() async throws(StorageError) -> Int {
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM span") ?? 0 }
+    }
+
+    /// Deletes the spans that started before `cutoff` and returns how many.
+    @discardableResult
+    public func prune(olderThan cutoff: Date) async throws(StorageError) -> Int {
+        let limit = Self.nanoseconds(cutoff)
+        var total = 0
+        while true {
+            let deleted = try await database.write { db in
+                try db.execute(
+                    sql: "DELETE FROM span WHERE id IN (SELECT id FROM span WHERE start_unix_nano < ? LIMIT ?)",
+                    arguments: [limit, Self.pruneChunk])
+                return db.changesCount
+            }
+            total += deleted
+            if deleted < Self.pruneChunk { return total }
+        }
+    }
+
+    // MARK: - Rows
+
+    /// A `Date` holds a `Double`, good to about a microsecond today: rounding to whole
+    /// microseconds means a date built from whole microseconds converts back to exactly that instant.
+    static func nanoseconds(_ date: Date) -> Int64 {
+        let microseconds = (date.timeIntervalSince1970 * 1e6).rounded()
+        guard microseconds < 9.2e15 else { return .max }
+        guard microseconds > -9.2e15 else { return .min }
+        return Int64(microseconds) * 1000
+    }
+
+    private struct FetchedSpan: Sendable {
+        var id: Int64
+        var span: StoredSpan
+    }
+
+    private static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> [FetchedSpan] {
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        var spans: [FetchedSpan] = []
+        while let row = try rows.next() {
+            let status: Int = row[8]
+            spans.append(
+                FetchedSpan(
+                    id: row[0],
+                    span: StoredSpan(
+                        traceID: row[1], spanID: row[2], parentSpanID: row[3], name: row[4], kind: row[5],
+                        startUnixNano: row[6], endUnixNano: row[7],
+                        statusCode: SpanStatusCode(rawValue: status) ?? .unset,
+                        host: row[9], service: row[10], json: row[11])))
+        }
+        return spans
+    }
+}

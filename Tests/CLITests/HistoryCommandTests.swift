@@ -1,0 +1,235 @@
+import Foundation
+import HostStats
+import OrderedJSON
+import Storage
+import Testing
+
+@Suite struct HistoryCommandTests {
+    /// A database in a fresh temp directory, filled through the Storage API as `watch` fills it.
+    struct Fixture {
+        let directory: String
+        let path: String
+        let records: [SnapshotRecord]
+
+        init(records: [SnapshotRecord]) async throws {
+            directory = NSTemporaryDirectory() + "hostscope-history-\(UUID().uuidString)"
+            path = directory + "/data/hostscope/hostscope.sqlite"
+            self.records = records
+            let database = try await StorageDatabase.open(at: path)
+            try await database.history.append(records)
+            try await database.close()
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static let start = Date(timeIntervalSince1970: 1_795_000_000)
+
+    static func snapshot(_ host: String, at seconds: Double, busy: Double) -> SnapshotRecord {
+        .snapshot(
+            Snapshot(
+                host: host, collectedAt: start.addingTimeInterval(seconds), collector: "proc", durationMs: 3.5,
+                load: LoadAverage(one: 0.5, five: 0.25, fifteen: 0.125),
+                cpu: CPUStats(cores: 2, busyPercent: busy, idlePercent: 100 - busy),
+                memory: MemoryStats(totalBytes: 1_000, usedBytes: 250, usedPercent: 25),
+                disks: [DiskStats(filesystem: "/dev/vda1", type: "ext4", mount: "/", sizeBytes: 100, usedBytes: 10)],
+                network: [NetworkInterfaceStats(interface: "eth0", rxBytes: 7, txBytes: 9)],
+                warnings: ["comma, and \"quote\""]))
+    }
+
+    static func failure(_ host: String, at seconds: Double) -> SnapshotRecord {
+        .failure(
+            CollectionFailure(
+                host: host, collectedAt: start.addingTimeInterval(seconds), kind: .connect,
+                message: "cannot connect to \(host): connection refused"))
+    }
+
+    static func stamp(_ seconds: Double) -> String { Timestamp.format(start.addingTimeInterval(seconds)) }
+
+    /// web1 and web2 every 10 s from 0 to 50 s, web2 failing at 30 s, and db-1 at 25 s.
+    static func fleet() async throws -> Fixture {
+        var records: [SnapshotRecord] = []
+        for tick in 0..<6 {
+            let seconds = Double(tick * 10)
+            records.append(snapshot("web1", at: seconds, busy: Double(tick) + 0.5))
+            records.append(tick == 3 ? failure("web2", at: seconds) : snapshot("web2", at: seconds, busy: 50))
+        }
+        records.append(snapshot("db-1", at: 25, busy: 99.25))
+        return try await Fixture(records: records)
+    }
+
+    @Test func ndjsonPrintsTheStoredObjectsOfOneHostInTimeOrder() async throws {
+        let fixture = try await Self.fleet()
+        defer { fixture.remove() }
+        let result = try CLI.run(["history", "web2", "--db", fixture.path, "--format", "ndjson"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        let expected = fixture.records.filter { $0.host == "web2" }.map { $0.jsonValue.jsonString + "\n" }.joined()
+        #expect(result.stdout == expected)
+        #expect(
+            result.stdout.contains(
+                #""error":{"kind":"connect","message":"cannot connect to web2: connection refused"}"#))
+    }
+
+    @Test func sinceAndUntilTakeRFC3339TimesAndIncludeBothEnds() async throws {
+        let fixture = try await Self.fleet()
+        defer { fixture.remove() }
+        let result = try CLI.run([
+            "history", "web1", "--db", fixture.path, "-o", "ndjson", "--since", Self.stamp(10), "--until",
+            Self.stamp(30),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stamps = try result.stdout.split(separator: "\n").map { try JSONParser.parse(String($0))["collected_at"] }
+        #expect(stamps == [10, 20, 30].map { .string(Self.stamp($0)) })
+        // A time with an offset names the same instant: 13:07:00+02:00 is the 20 s tick (11:07:00Z).
+        #expect(Self.stamp(20) == "2026-11-18T11:07:00.000Z")
+        let offset = try CLI.run([
+            "history", "web1", "--db", fixture.path, "-o", "ndjson", "--since", "2026-11-18T13:07:00+02:00",
+            "--until", "2026-11-18T13:07:00+02:00",
+        ])
+        #expect(offset.status == 0, "\(offset.stderr)")
+        #expect(
+            try offset.stdout.split(separator: "\n").map { try JSONParser.parse(String($0))["collected_at"] }
+                == [.string(Self.stamp(20))])
+    }
+
+    @Test func sinceTakesADurationBackFromNow() async throws {
+        let now = Date()
+        let records = [-3.0 * 3600, -1.0 * 3600, -60].map { offset in
+            Self.snapshot("web1", at: now.timeIntervalSince(Self.start) + offset, busy: 1)
+        }
+        let fixture = try await Fixture(records: records)
+        defer { fixture.remove() }
+        let recent = try CLI.run(["history", "web1", "--db", fixture.path, "-o", "ndjson", "--since", "2h"])
+        #expect(recent.status == 0, "\(recent.stderr)")
+        #expect(recent.stdout.split(separator: "\n").count == 2)
+        let older = try CLI.run(["history", "web1", "--db", fixture.path, "-o", "ndjson", "--until", "30m"])
+        #expect(older.stdout.split(separator: "\n").count == 2)
+        let window = try CLI.run(["history", "--db", fixture.path, "-o", "ndjson", "--since", "2h", "--until", "30m"])
+        #expect(window.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test func jsonIsOnePrettyArrayOfTheSameObjects() async throws {
+        let fixture = try await Self.fleet()
+        defer { fixture.remove() }
+        let result = try CLI.run(["history", "web1", "--db", fixture.path, "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let values = fixture.records.filter { $0.host == "web1" }.map(\.jsonValue)
+        #expect(result.stdout == JSONValue.array(values).prettyJSONString + "\n")
+        #expect(try JSONParser.parse(result.stdout).arrayValue?.count == 6)
+
+        let empty = try CLI.run(["history", "web1", "--db", fixture.path, "-o", "json", "--since", Self.stamp(1000)])
+        #expect(empty.status == 0)
+        #expect(empty.stdout == "[]\n")
+    }
+
+    @Test func csvHasTheSnapshotColumnsAndAnErrorRowForAFailedTick() async throws {
+        let fixture = try await Self.fleet()
+        defer { fixture.remove() }
+        let wide = try CLI.run(["history", "web2", "--db", fixture.path])
+        #expect(wide.status == 0, "\(wide.stderr)")
+        let web2 = fixture.records.filter { $0.host == "web2" }
+        #expect(wide.stdout == SnapshotCSV.wideHeader + web2.map(SnapshotCSV.wideRow).joined())
+        let rows = wide.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 7)
+        #expect(rows[4].hasPrefix("\(Self.stamp(30)),web2,connect,"))
+        #expect(rows[1].contains(#""comma, and ""quote""""#))
+
+        let long = try CLI.run(["history", "db-1", "--db", fixture.path, "--csv-layout", "long"])
+        #expect(long.stdout.hasPrefix(SnapshotCSV.longHeader))
+        #expect(long.stdout.contains("\(Self.stamp(25)),db-1,disk,/,size_bytes,100\r\n"))
+        #expect(long.stdout.contains("\(Self.stamp(25)),db-1,network,eth0,rx_bytes,7\r\n"))
+    }
+
+    @Test func allOrNoHostPrintsEveryHostAndAGlobSelectsSome() async throws {
+        let fixture = try await Self.fleet()
+        defer { fixture.remove() }
+        let everything = try CLI.run(["history", "--db", fixture.path, "-o", "ndjson"])
+        #expect(everything.status == 0, "\(everything.stderr)")
+        #expect(everything.stdout.split(separator: "\n").count == fixture.records.count)
+        let all = try CLI.run(["history", "all", "--db", fixture.path, "-o", "ndjson"])
+        #expect(all.stdout == everything.stdout)
+        let hosts = try everything.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        let times = hosts.compactMap { $0["collected_at"]?.stringValue }
+        #expect(times == times.sorted(), "oldest first across hosts")
+        #expect(hosts[6]["host"] == "db-1", "db-1 at 25 s falls between the 20 s and 30 s ticks")
+
+        let web = try CLI.run(["history", "web*", "--db", fixture.path, "-o", "ndjson"])
+        #expect(web.stdout.split(separator: "\n").count == 12)
+        #expect(!web.stdout.contains("db-1"))
+    }
+
+    @Test func anUnknownHostIsAnErrorThatListsTheKnownOnes() async throws {
+        let fixture = try await Self.fleet()
+        defer { fixture.remove() }
+        let result = try CLI.run(["history", "web9", "--db", fixture.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(
+            result.stderr == "hostscope: no history for web9 at \(fixture.path); hosts with history: db-1, web1, web2\n"
+        )
+        let pattern = try CLI.run(["history", "mail-*", "--db", fixture.path])
+        #expect(pattern.status == 1)
+        #expect(pattern.stderr.hasPrefix("hostscope: no host matching 'mail-*' at \(fixture.path)"))
+    }
+
+    @Test func aMissingDatabaseSaysToRunWatchFirst() throws {
+        let path = NSTemporaryDirectory() + "hostscope-none-\(UUID().uuidString)/hostscope.sqlite"
+        let result = try CLI.run(["history", "web1", "--db", path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "hostscope: no history yet at \(path): run `hostscope watch` first\n")
+        #expect(!FileManager.default.fileExists(atPath: path), "reading never creates a database")
+    }
+
+    @Test func theDatabaseComesFromHOSTSCOPE_DBOrTheXDGDataDirectory() async throws {
+        let fixture = try await Self.fleet()
+        defer { fixture.remove() }
+        let fromVariable = try CLI.run(
+            ["history", "db-1", "-o", "ndjson"], environment: ["HOSTSCOPE_DB": fixture.path])
+        #expect(fromVariable.status == 0, "\(fromVariable.stderr)")
+        #expect(fromVariable.stdout.split(separator: "\n").count == 1)
+        // The fixture lives at <dir>/data/hostscope/hostscope.sqlite, which is where XDG_DATA_HOME=<dir>/data points.
+        let fromXDG = try CLI.run(
+            ["history", "db-1", "-o", "ndjson"], environment: ["XDG_DATA_HOME": fixture.directory + "/data"])
+        #expect(fromXDG.status == 0, "\(fromXDG.stderr)")
+        #expect(fromXDG.stdout == fromVariable.stdout)
+        let overridden = try CLI.run(
+            ["history", "db-1", "--db", fixture.directory + "/other.sqlite"],
+            environment: ["HOSTSCOPE_DB": fixture.path])
+        #expect(overridden.status == 1, "--db wins over HOSTSCOPE_DB")
+        #expect(overridden.stderr.contains("other.sqlite"))
+    }
+
+    @Test func aFileThatIsNotADatabaseIsNamedInOneSentence() async throws {
+        let directory = NSTemporaryDirectory() + "hostscope-history-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/notes.sqlite"
+        try String(repeating: "not a database\n", count: 100).write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["history", "--db", path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("hostscope: cannot open \(path): it is not an SQLite database"))
+        #expect(result.stderr.hasSuffix("pass another file with --db or HOSTSCOPE_DB\n"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func badTimesAreUsageErrors() throws {
+        let bad = try CLI.run(["history", "--since", "yesterday-ish"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--since"))
+        let reversed = try CLI.run(["history", "--since", "1h", "--until", "2h"])
+        #expect(reversed.status == 64)
+        #expect(reversed.stderr.contains("--since is later than --until"))
+    }
+
+    @Test func aLongHistoryStreamsAcrossPages() async throws {
+        // More records than one page, with ties in time, to cross page boundaries.
+        let records = (0..<1_203).map { Self.failure("h\($0 % 3)", at: Double($0 / 4)) }
+        let fixture = try await Fixture(records: records)
+        defer { fixture.remove() }
+        let result = try CLI.run(["history", "--db", fixture.path, "-o", "ndjson"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == records.map { $0.jsonValue.jsonString + "\n" }.joined())
+    }
+}

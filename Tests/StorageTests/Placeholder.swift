@@ -1,1 +1,0 @@
-// Tests for Storage arrive with the module.
