@@ -17,6 +17,8 @@ struct AnthropicStreamDecoder: ProviderStreamDecoder {
     private var outputTokens = 0
     private var stopReason: FinishReason?
     private var textCharacters = 0
+    /// Anthropic has no sessions.
+    let sessionID: String? = nil
 
     init(context: DecoderContext) {
         self.context = context

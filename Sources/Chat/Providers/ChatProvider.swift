@@ -61,8 +61,10 @@ public struct ChatProvider: Sendable {
     /// The events of one model call. The request is sent when iteration starts; every failure, HTTP or
     /// in-stream, becomes an `error` event, and the sequence always ends with one `done` (unless the reading
     /// task is cancelled, which aborts the transfer and ends it with `done` reason `stopped`).
-    public func stream(_ request: ChatRequest, using client: HTTPClient) -> ChatEventStream {
-        ChatEventStream(provider: self, request: request, client: client)
+    ///
+    /// `headers` are added to the request, e.g. a `traceparent` naming the span of the call.
+    public func stream(_ request: ChatRequest, using client: HTTPClient, headers: HTTPHeaders = [:]) -> ChatEventStream {
+        ChatEventStream(provider: self, request: request, client: client, headers: headers)
     }
 
     func makeDecoder(model: String) -> any ProviderStreamDecoder {
@@ -88,6 +90,7 @@ public struct ChatEventStream: AsyncSequence, Sendable {
     let provider: ChatProvider
     let request: ChatRequest
     let client: HTTPClient
+    let headers: HTTPHeaders
 
     /// Creates an iterator; each iterator sends its own request.
     public func makeAsyncIterator() -> AsyncIterator {
@@ -116,6 +119,9 @@ public struct ChatEventStream: AsyncSequence, Sendable {
 
         /// How many frames were skipped as malformed so far.
         public var malformedFrames: Int { decoder.malformedFrames }
+
+        /// The gateway session named by the stream so far, before `done` repeats it.
+        public var sessionID: String? { decoder.sessionID }
 
         /// The next event, or `nil` after `done`.
         public mutating func next() async -> ChatEvent? {
@@ -173,9 +179,12 @@ public struct ChatEventStream: AsyncSequence, Sendable {
         }
 
         private mutating func start(isolation actor: isolated (any Actor)?) async {
-            let request: HTTPRequest
+            var request: HTTPRequest
             do {
                 request = try stream.provider.httpRequest(for: stream.request)
+                for (name, value) in stream.headers {
+                    request.headers.replaceOrAdd(name: name, value: value)
+                }
             } catch {
                 finish(with: error)
                 return

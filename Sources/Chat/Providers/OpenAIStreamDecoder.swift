@@ -15,7 +15,7 @@ struct OpenAIStreamDecoder: ProviderStreamDecoder {
     private var pendingCalls: [Int: PartialToolCall] = [:]
     private var callOrder: [Int] = []
     private var textCharacters = 0
-    private var sessionID: String?
+    private(set) var sessionID: String?
 
     init(context: DecoderContext) {
         self.context = context

@@ -7,6 +7,8 @@ protocol ProviderStreamDecoder: Sendable {
     var isComplete: Bool { get }
     /// How many frames were skipped because they could not be read.
     var malformedFrames: Int { get }
+    /// The gateway session the stream belongs to, once a frame named it.
+    var sessionID: String? { get }
     /// Handles one event.
     mutating func decode(_ event: ServerSentEvent, into events: inout [ChatEvent])
     /// Handles the end of the body: a stream that ended early becomes a `truncated` error, then `done`.
