@@ -65,6 +65,7 @@ let package = Package(
             name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"]),
         .testTarget(name: "SSHTransportTests", dependencies: ["SSHTransport", "TestSupport"]),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"]),
+        .testTarget(name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "HostStats"]),
         .testTarget(
             name: "AgentTracingTests",
