@@ -5,7 +5,8 @@ import Testing
 @Suite("APIKeyResolver")
 struct APIKeyResolverTests {
     private func temporaryFile(_ text: String, mode: Int) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-key-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-key-\(UUID().uuidString)")
+            .path
         _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         return path
@@ -55,8 +56,12 @@ struct APIKeyResolverTests {
             "# keys\nOPENAI_API_KEY=sk-o\nexport_not=1\nANTHROPIC_API_KEY=\"sk-a=\"\n", mode: 0o600)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let resolver = APIKeyResolver(environment: [:])
-        #expect(try resolver.resolve(for: .openAI, credentialsFile: path) == APIKey("sk-o", origin: "the credentials file \(path)"))
-        #expect(try resolver.resolve(for: .anthropic, credentialsFile: path) == APIKey("sk-a=", origin: "the credentials file \(path)"))
+        #expect(
+            try resolver.resolve(for: .openAI, credentialsFile: path)
+                == APIKey("sk-o", origin: "the credentials file \(path)"))
+        #expect(
+            try resolver.resolve(for: .anthropic, credentialsFile: path)
+                == APIKey("sk-a=", origin: "the credentials file \(path)"))
         #expect(throws: ChatError.self) { try resolver.resolve(for: .openRouter, credentialsFile: path) }
     }
 

@@ -75,8 +75,12 @@ struct JSONSchemaValidatorTests {
     @Test("Valid arguments pass, integers written as floats included")
     func valid() {
         #expect(JSONSchemaValidator.validate(.object(["path": "/var", "lines": 10]), against: schema).isEmpty)
-        #expect(JSONSchemaValidator.validate(.object(["path": "/", "lines": .double(10.0), "ratio": 0.5]), against: schema).isEmpty)
-        #expect(JSONSchemaValidator.validate(.object(["path": "/", "unit": "human", "tags": ["a"]]), against: schema).isEmpty)
+        #expect(
+            JSONSchemaValidator.validate(.object(["path": "/", "lines": .double(10.0), "ratio": 0.5]), against: schema)
+                .isEmpty)
+        #expect(
+            JSONSchemaValidator.validate(.object(["path": "/", "unit": "human", "tags": ["a"]]), against: schema)
+                .isEmpty)
     }
 
     @Test("Each broken rule is reported with its path")
@@ -96,10 +100,14 @@ struct JSONSchemaValidatorTests {
                 "$.tags[1]: expected string, got integer",
                 "$.extra: unknown property (allowed: path, lines, unit, ratio, tags)",
             ])
-        #expect(JSONSchemaValidator.validate(.object([:]), against: schema) == ["$: the required property \"path\" is missing"])
+        #expect(
+            JSONSchemaValidator.validate(.object([:]), against: schema) == [
+                "$: the required property \"path\" is missing"
+            ])
         #expect(JSONSchemaValidator.validate("text", against: schema) == ["$: expected object, got string"])
-        #expect(JSONSchemaValidator.validate(.object(["path": "/", "lines": 1.5]), against: schema) == [
-            "$.lines: expected integer, got number"
-        ])
+        #expect(
+            JSONSchemaValidator.validate(.object(["path": "/", "lines": 1.5]), against: schema) == [
+                "$.lines: expected integer, got number"
+            ])
     }
 }

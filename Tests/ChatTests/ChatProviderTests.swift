@@ -92,7 +92,10 @@ struct ChatProviderTests {
         try await MockLLM.run { mock in
             let single = await mock.events(.anthropic, model: "mock-tool-call")
             #expect(single.text == "Let me check the disk usage.")
-            #expect(single.toolCalls == [ToolCall(id: "toolu_01A09q90qw90lq917835lq9", name: "disk_usage", input: .object(["path": "/var"]))])
+            #expect(
+                single.toolCalls == [
+                    ToolCall(id: "toolu_01A09q90qw90lq917835lq9", name: "disk_usage", input: .object(["path": "/var"]))
+                ])
             let parallel = await mock.events(.anthropic, model: "mock-parallel-tools")
             #expect(parallel.toolCalls.map(\.id) == ["toolu_par_aaa", "toolu_par_bbb"])
         }
@@ -116,7 +119,9 @@ struct ChatProviderTests {
         try await MockLLM.run { mock in
             let provider = mock.provider(.gateway, key: nil)
             var events: [ChatEvent] = []
-            for await event in provider.stream(ChatRequest(model: "mock-tools", messages: [.user("disk?")]), using: mock.client) {
+            for await event in provider.stream(
+                ChatRequest(model: "mock-tools", messages: [.user("disk?")]), using: mock.client)
+            {
                 events.append(event)
             }
             #expect(events.toolCalls.map(\.id) == ["tu_01HZX4", "tu_01HZX5"])
@@ -277,7 +282,9 @@ struct ChatProviderTests {
             let provider = mock.provider(.openAI)
             let task = Task {
                 var events: [ChatEvent] = []
-                for await event in provider.stream(ChatRequest(model: "mock-slow", messages: [.user("x")]), using: mock.client) {
+                for await event in provider.stream(
+                    ChatRequest(model: "mock-slow", messages: [.user("x")]), using: mock.client)
+                {
                     events.append(event)
                 }
                 return events

@@ -6,7 +6,8 @@ import Testing
 struct ChatSessionStateTests {
     private let tools = TestTools().tools
 
-    private func session(maxIterations: Int = 10, outputCap: Int = 16 * 1024, remote: Bool = false) -> ChatSessionState {
+    private func session(maxIterations: Int = 10, outputCap: Int = 16 * 1024, remote: Bool = false) -> ChatSessionState
+    {
         ChatSessionState(
             model: "m1", systemPrompt: "Be brief.", tools: tools, providerRunsTools: remote,
             configuration: .init(maxIterations: maxIterations, maxToolOutputBytes: outputCap))
@@ -17,7 +18,8 @@ struct ChatSessionStateTests {
     }
 
     private let diskCall = ToolCall(id: "c1", name: "disk_usage", input: .object(["path": "/var"]))
-    private let logCall = ToolCall(id: "c2", name: "tail_log", input: .object(["path": "/var/log/syslog", "lines": 20]))
+    private let logCall = ToolCall(
+        id: "c2", name: "tail_log", input: .object(["path": "/var/log/syslog", "lines": 20]))
 
     @Test("A turn without tools asks the model once and ends with its reason")
     func plainTurn() throws {
@@ -123,7 +125,8 @@ struct ChatSessionStateTests {
             _ = state.toolStarted(id: call.id, span: nil)
             let actions = state.toolFinished(id: call.id, output: ToolOutput(text: "1G"), durationMs: 1)
             if round == 2 {
-                #expect(actions.contains { if case .emit(.error(let e)) = $0 { e.kind == .toolLoopLimit } else { false } })
+                #expect(
+                    actions.contains { if case .emit(.error(let e)) = $0 { e.kind == .toolLoopLimit } else { false } })
                 #expect(actions.contains(.emit(.done(finishReason: .maxIterations, sessionID: nil))))
             } else {
                 #expect(actions.contains { if case .callModel = $0 { true } else { false } })
@@ -165,7 +168,8 @@ struct ChatSessionStateTests {
         _ = feed(&state, [.toolCall(diskCall), .toolCall(logCall), .done(finishReason: .toolCalls, sessionID: nil)])
         _ = state.toolStarted(id: "c1", span: nil)
         let actions = state.stop()
-        #expect(actions.contains { if case .emit(.toolResult(let r)) = $0 { r.id == "c1" && r.isError } else { false } })
+        #expect(
+            actions.contains { if case .emit(.toolResult(let r)) = $0 { r.id == "c1" && r.isError } else { false } })
         #expect(state.timeline.map(\.status) == [.error, .notRun])
         let answered = state.messages.compactMap { if case .toolResult(let r) = $0 { r.toolCallID } else { nil } }
         #expect(answered == ["c1", "c2"])
@@ -176,7 +180,12 @@ struct ChatSessionStateTests {
         var state = session()
         _ = try state.startTurn("first")
         #expect(throws: ChatError.self) { try state.startTurn("second") }
-        _ = feed(&state, [.text("partial"), .error(ChatError(kind: .truncated, message: "cut")), .done(finishReason: .error, sessionID: nil)])
+        _ = feed(
+            &state,
+            [
+                .text("partial"), .error(ChatError(kind: .truncated, message: "cut")),
+                .done(finishReason: .error, sessionID: nil),
+            ])
         #expect(state.messages.count == 2)
         let actions = try state.retryLastTurn()
         guard case .callModel(let request) = actions.first else {
@@ -208,10 +217,14 @@ struct ChatSessionStateTests {
             #expect(request.tools.isEmpty)
         }
         let call = ToolCall(id: "tu_1", name: "grep.search", input: .object(["pattern": "x"]))
-        #expect(state.receive(.toolCall(call)) == [.startTool(ToolInvocation(call: call, rejection: nil, runsRemotely: true))])
+        #expect(
+            state.receive(.toolCall(call)) == [
+                .startTool(ToolInvocation(call: call, rejection: nil, runsRemotely: true))
+            ])
         let span = ChatSpanIDs(traceID: String(repeating: "1", count: 32), spanID: String(repeating: "2", count: 16))
         _ = state.toolStarted(id: "tu_1", span: span)
-        let result = ToolResult(id: "tu_1", name: "grep.search", isError: false, durationMs: 212, exitCode: 0, output: "hit")
+        let result = ToolResult(
+            id: "tu_1", name: "grep.search", isError: false, durationMs: 212, exitCode: 0, output: "hit")
         let actions = state.receive(.toolResult(result))
         var stamped = result
         stamped.span = span

@@ -29,13 +29,15 @@ struct ChatSessionTests {
 
                 #expect(events.text.hasSuffix("The disk fills with rotated syslog files; compress or remove them."))
                 #expect(tools.recorded.map(\.name) == ["disk_usage", "tail_log"])
-                #expect(tools.recorded.map(\.input) == [
-                    .object(["path": "/var"]), .object(["path": "/var/log/syslog", "lines": 50]),
-                ])
+                #expect(
+                    tools.recorded.map(\.input) == [
+                        .object(["path": "/var"]), .object(["path": "/var/log/syslog", "lines": 50]),
+                    ])
                 #expect(events.toolCalls.map(\.name) == ["disk_usage", "tail_log"])
-                #expect(events.toolResults.map(\.output) == [
-                    "41G\t/var\n38G\t/var/log", "kernel: No space left on device (/var/log/syslog)",
-                ])
+                #expect(
+                    events.toolResults.map(\.output) == [
+                        "41G\t/var\n38G\t/var/log", "kernel: No space left on device (/var/log/syslog)",
+                    ])
                 #expect(events.toolResults.allSatisfy { $0.exitCode == 0 && !$0.isError && $0.durationMs != nil })
                 #expect(events.doneCount == 1)
                 #expect(events.last == .done(finishReason: .stop, sessionID: nil))
@@ -228,8 +230,11 @@ struct ChatSessionTests {
             #expect(events.toolResults.map(\.durationMs) == [212, 3])
             let session = try #require(events.sessionID)
             let ends = observer.log.withLock { $0.filter { $0.hasPrefix("tool-end") } }
-            #expect(ends == ["tool-end tu_01HZX4 ok \(events.toolResults[0].span!.spanID)",
-                             "tool-end tu_01HZX5 error \(events.toolResults[1].span!.spanID)"])
+            #expect(
+                ends == [
+                    "tool-end tu_01HZX4 ok \(events.toolResults[0].span!.spanID)",
+                    "tool-end tu_01HZX5 error \(events.toolResults[1].span!.spanID)",
+                ])
             let status = try await chat.gatewayStatus()
             #expect(status.sessionID == session)
             #expect(status.outputTokens == 61)

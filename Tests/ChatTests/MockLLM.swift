@@ -38,7 +38,8 @@ struct MockLLM {
     ) -> ChatProvider {
         ChatProvider(
             ProviderConfiguration(
-                kind: kind, baseURL: baseURL(kind), apiKey: key.map { APIKey($0, origin: kind.apiKeyVariable ?? "KEY") },
+                kind: kind, baseURL: baseURL(kind),
+                apiKey: key.map { APIKey($0, origin: kind.apiKeyVariable ?? "KEY") },
                 extraHeaders: headers, timeouts: timeouts, pricing: pricing))
     }
 
@@ -214,7 +215,9 @@ final class RecordingObserver: ChatObserver {
     }
 
     func toolEnded(_ call: ToolCall, result: ToolResult) {
-        log.withLock { $0.append("tool-end \(call.id) \(result.isError ? "error" : "ok") \(result.span?.spanID ?? "-")") }
+        log.withLock {
+            $0.append("tool-end \(call.id) \(result.isError ? "error" : "ok") \(result.span?.spanID ?? "-")")
+        }
     }
 }
 

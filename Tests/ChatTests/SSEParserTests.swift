@@ -21,7 +21,8 @@ struct SSEParserTests {
 
     static var fixtureFiles: [URL] {
         let root = Repository.fixtures.appendingPathComponent("llm")
-        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?
+        let files =
+            FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "sse" } ?? []
         return files.sorted { $0.path < $1.path }
     }
@@ -126,9 +127,11 @@ struct SSEParserTests {
         }
     }
 
-    @Test("A stream with CRLF pairs and multi-byte characters parses the same cut into three at every pair of positions")
+    @Test(
+        "A stream with CRLF pairs and multi-byte characters parses the same cut into three at every pair of positions")
     func splitInThree() {
-        let text = "\u{FEFF}: hi\r\nevent: delta\r\ndata: café 🚀\r\ndata: 日本\r\n\r\nid: 1\rdata: ok\r\rdata: x\n\n"
+        let text =
+            "\u{FEFF}: hi\r\nevent: delta\r\ndata: café 🚀\r\ndata: 日本\r\n\r\n" + "id: 1\rdata: ok\r\rdata: x\n\n"
         let bytes = Array(text.utf8)
         let whole = parse(chunks: [bytes])
         #expect(whole.events.map(\.data) == ["café 🚀\n日本", "ok", "x"])

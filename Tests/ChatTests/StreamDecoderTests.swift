@@ -52,9 +52,10 @@ struct StreamDecoderTests {
     func openAIParallel() throws {
         let events = decode(.openAI, [try fixture("openai", "parallel_tools_1")])
         #expect(events.toolCalls.map(\.id) == ["call_aaa111", "call_bbb222"])
-        #expect(events.toolCalls.map(\.input) == [
-            .object(["path": "/var"]), .object(["path": "/var/log/syslog", "lines": 20]),
-        ])
+        #expect(
+            events.toolCalls.map(\.input) == [
+                .object(["path": "/var"]), .object(["path": "/var/log/syslog", "lines": 20]),
+            ])
     }
 
     @Test("Usage is priced when the provider reports no cost and prices are configured")
@@ -87,9 +88,10 @@ struct StreamDecoderTests {
         let events = decode(.anthropic, [try fixture("anthropic", "parallel_tools_1")])
         #expect(events.text == "I'll check both.")
         #expect(events.toolCalls.map(\.id) == ["toolu_par_aaa", "toolu_par_bbb"])
-        #expect(events.toolCalls.map(\.input) == [
-            .object(["path": "/var"]), .object(["path": "/var/log/syslog", "lines": 20]),
-        ])
+        #expect(
+            events.toolCalls.map(\.input) == [
+                .object(["path": "/var"]), .object(["path": "/var/log/syslog", "lines": 20]),
+            ])
         #expect(events.finishReason == .toolCalls)
     }
 
@@ -152,7 +154,8 @@ struct StreamDecoderTests {
     @Test("Argument text that is not JSON is kept as a string for the validator to refuse")
     func unparsableArguments() {
         let frames = [
-            #"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"t","arguments":"{\"pa"}}]}}]}"#,
+            #"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","#
+                + #""function":{"name":"t","arguments":"{\"pa"}}]}}]}"#,
             #"data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#, "data: [DONE]", "",
         ].joined(separator: "\n\n")
         let events = decode(.openAI, [Array(frames.utf8)])

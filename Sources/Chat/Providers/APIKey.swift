@@ -74,13 +74,16 @@ public struct APIKeyResolver: Sendable {
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: path)
         } catch {
-            throw ChatError(kind: .configuration, message: "cannot read the credentials file \(path): it does not exist or is not accessible")
+            throw ChatError(
+                kind: .configuration,
+                message: "cannot read the credentials file \(path): it does not exist or is not accessible")
         }
         let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
         guard mode & 0o077 == 0 else {
             throw ChatError(
                 kind: .configuration,
-                message: "refusing the credentials file \(path): its mode is \(String(mode, radix: 8).leftPadded(to: 4)), "
+                message:
+                    "refusing the credentials file \(path): its mode is \(String(mode, radix: 8).leftPadded(to: 4)), "
                     + "so others can read it; run: chmod 600 \(path)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {

@@ -63,7 +63,8 @@ public struct ChatProvider: Sendable {
     /// task is cancelled, which aborts the transfer and ends it with `done` reason `stopped`).
     ///
     /// `headers` are added to the request, e.g. a `traceparent` naming the span of the call.
-    public func stream(_ request: ChatRequest, using client: HTTPClient, headers: HTTPHeaders = [:]) -> ChatEventStream {
+    public func stream(_ request: ChatRequest, using client: HTTPClient, headers: HTTPHeaders = [:]) -> ChatEventStream
+    {
         ChatEventStream(provider: self, request: request, client: client, headers: headers)
     }
 
@@ -202,7 +203,8 @@ public struct ChatEventStream: AsyncSequence, Sendable {
                 return
             }
             guard response.head.isSuccess else {
-                let body = (try? await response.body.collect(upTo: stream.provider.configuration.maxErrorBodyBytes)) ?? []
+                let body =
+                    (try? await response.body.collect(upTo: stream.provider.configuration.maxErrorBodyBytes)) ?? []
                 finish(with: failure.error(for: response.head, body: body))
                 return
             }

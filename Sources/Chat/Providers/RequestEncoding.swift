@@ -106,7 +106,9 @@ enum RequestEncoding {
                     // The API insists on an object; arguments that were not one were refused locally anyway.
                     let input: JSONValue = call.input.objectValue == nil ? .object([:]) : call.input
                     blocks.append(
-                        .object(["type": "tool_use", "id": .string(call.id), "name": .string(call.name), "input": input]))
+                        .object([
+                            "type": "tool_use", "id": .string(call.id), "name": .string(call.name), "input": input,
+                        ]))
                 }
                 add("assistant", blocks)
             case .toolResult(let result):

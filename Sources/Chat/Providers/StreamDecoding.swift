@@ -64,7 +64,9 @@ struct DecoderContext: Sendable {
             }
         let detail = type.isEmpty ? "" : " (\(type))"
         return ChatError(
-            kind: kind, message: "\(self.kind.capitalizedName) reported an error mid-stream\(detail): \(message); use /retry to try again",
+            kind: kind,
+            message: "\(self.kind.capitalizedName) reported an error mid-stream\(detail): \(message); "
+                + "use /retry to try again",
             httpStatus: status)
     }
 }

@@ -6,8 +6,9 @@ public enum ChatSessionAction: Sendable, Equatable {
     case emit(ChatEvent)
     /// Stream a model call and feed each of its events to ``ChatSessionState/receive(_:)``.
     case callModel(ChatRequest)
-    /// Open the call's span, report it with ``ChatSessionState/toolStarted(id:span:)``, then run it (unless it
-    /// was rejected or runs remotely) and report the output with ``ChatSessionState/toolFinished(id:output:durationMs:)``.
+    /// Open the call's span, report it with ``ChatSessionState/toolStarted(id:span:)``, then run it (unless
+    /// it was rejected or runs remotely) and report the output with
+    /// ``ChatSessionState/toolFinished(id:output:durationMs:)``.
     case startTool(ToolInvocation)
     /// Close the call's span.
     case endTool(ToolCall, ToolResult)
@@ -310,7 +311,8 @@ public struct ChatSessionState: Sendable {
                 messages.append(.assistant(text: turn.text, toolCalls: []))
             }
             markNotRun(turn.requested, turn: turn.number)
-            for index in timeline.indices where timeline[index].turn == turn.number && timeline[index].runsRemotely
+            for index in timeline.indices
+            where timeline[index].turn == turn.number && timeline[index].runsRemotely
                 && timeline[index].status == .running
             {
                 timeline[index].status = .error

@@ -67,7 +67,9 @@ public enum JSONSchemaValidator {
         }
     }
 
-    private static func checkNumber(_ value: JSONValue, _ rules: JSONObject, path: String, into problems: inout [String]) {
+    private static func checkNumber(
+        _ value: JSONValue, _ rules: JSONObject, path: String, into problems: inout [String]
+    ) {
         guard let number = value.doubleValue else {
             return
         }
