@@ -192,6 +192,13 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "hostscope-llm-mock"
     sys_version = ""
 
+    def setup(self):
+        super().setup()
+        # Streaming servers send each frame at once; with Nagle's algorithm the first frame after the head
+        # would wait for the client's delayed ACK (40 ms on Linux) and time-to-first-token figures would
+        # measure that instead of the client.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, format, *args):
         if self.server.verbose:
             sys.stderr.write("%s %s\n" % (self.command, urllib.parse.urlsplit(self.path).path))
