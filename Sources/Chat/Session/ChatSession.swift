@@ -24,6 +24,8 @@ public actor ChatSession {
     private let observer: (any ChatObserver)?
     private let now: @Sendable () -> ContinuousClock.Instant
     private var running: Task<Void, Never>?
+    /// Which turn `running` belongs to, so a finishing turn never clears the handle of a newer one.
+    private var runningTurn = 0
     private var liveSessionID: String?
     private var lastSummary: TurnSummary?
 
@@ -142,6 +144,7 @@ public actor ChatSession {
             await self.run(actions, info: info, continuation: continuation)
         }
         running = task
+        runningTurn = info.number
         continuation.onTermination = { termination in
             if case .cancelled = termination {
                 task.cancel()
@@ -160,7 +163,9 @@ public actor ChatSession {
             await perform(state.stop(), &context)
         }
         continuation.finish()
-        running = nil
+        if runningTurn == info.number {
+            running = nil
+        }
     }
 
     private func perform(_ actions: [ChatSessionAction], _ context: inout TurnContext) async {
