@@ -68,6 +68,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: ["Storage", "HostStats", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP"]),
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [

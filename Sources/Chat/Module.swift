@@ -1,1 +1,0 @@
-// The Chat module; see DESIGN.md for its role.

@@ -1,0 +1,284 @@
+import CurlHTTP
+import OrderedJSON
+
+/// A chat with one provider: runs turns (model calls and the tool loop) and streams their events.
+///
+/// The conversation logic lives in ``ChatSessionState``; this actor does its I/O: it streams model calls
+/// through the provider, runs tools through the ``ToolExecutor``, reports boundaries to the ``ChatObserver``
+/// and hands every event to the caller.
+///
+/// ```swift
+/// let session = ChatSession(provider: provider, client: client, model: "gpt-4o-mini", tools: hostTools)
+/// for await event in await session.send("why is the disk filling up?") {
+///     print(event.jsonLine)
+/// }
+/// ```
+public actor ChatSession {
+    /// Limits of the tool loop.
+    public typealias Configuration = ChatSessionState.Configuration
+
+    private var state: ChatSessionState
+    private let provider: ChatProvider
+    private let client: HTTPClient
+    private let executor: (any ToolExecutor)?
+    private let observer: (any ChatObserver)?
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private var running: Task<Void, Never>?
+    /// Which turn `running` belongs to, so a finishing turn never clears the handle of a newer one.
+    private var runningTurn = 0
+    private var liveSessionID: String?
+    private var lastSummary: TurnSummary?
+
+    /// Creates a session.
+    ///
+    /// - Parameters:
+    ///   - tools: runs the tools offered to the model; `nil` offers none. Ignored for a provider that runs
+    ///     tools itself (the gateway).
+    ///   - observer: told about turns, model calls and tools, e.g. to make spans.
+    ///   - now: the clock for tool durations.
+    public init(
+        provider: ChatProvider, client: HTTPClient, model: String, systemPrompt: String? = nil,
+        tools: (any ToolExecutor)? = nil, observer: (any ChatObserver)? = nil,
+        configuration: Configuration = Configuration(),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
+        self.provider = provider
+        self.client = client
+        self.executor = tools
+        self.observer = observer
+        self.now = now
+        self.state = ChatSessionState(
+            model: model, systemPrompt: systemPrompt, tools: tools?.tools ?? [],
+            providerRunsTools: provider.runsToolsServerSide, configuration: configuration)
+    }
+
+    /// The conversation so far.
+    public var messages: [ChatMessage] { state.messages }
+    /// Every tool call of the session.
+    public var timeline: [ToolCallRecord] { state.timeline }
+    /// Token usage (and cost, when known) over the session.
+    public var totalUsage: ChatUsage { state.totalUsage }
+    /// The model asked.
+    public var model: String { state.model }
+    /// The system prompt.
+    public var systemPrompt: String? { state.systemPrompt }
+    /// The gateway session, once named.
+    public var sessionID: String? { liveSessionID ?? state.sessionID }
+    /// What the session is doing.
+    public var phase: ChatSessionState.Phase { state.phase }
+    /// How the last finished turn ended.
+    public var lastTurn: TurnSummary? { lastSummary }
+
+    /// Starts a turn with the user's message and returns its events, ending with `done`. Dropping or
+    /// cancelling the consumer of the stream stops the turn.
+    public func send(_ text: String) -> AsyncStream<ChatEvent> {
+        begin { state throws(ChatError) in try state.startTurn(text) }
+    }
+
+    /// Runs the last turn again (after an error, a stop, or an answer one wants redone).
+    public func retry() -> AsyncStream<ChatEvent> {
+        begin { state throws(ChatError) in try state.retryLastTurn() }
+    }
+
+    /// Stops the running turn, keeping the text so far, and waits until it has wound down. On the gateway it
+    /// also asks the gateway to stop the session's run.
+    public func stop() async {
+        guard let task = running else {
+            return
+        }
+        task.cancel()
+        if provider.runsToolsServerSide, let session = liveSessionID ?? state.sessionID {
+            try? await provider.stopGatewaySession(sessionID: session, using: client)
+        }
+        await task.value
+    }
+
+    /// Uses another model from the next call on.
+    public func switchModel(_ model: String) {
+        state.switchModel(model)
+    }
+
+    /// Sets or removes the system prompt.
+    public func setSystemPrompt(_ text: String?) {
+        state.setSystemPrompt(text)
+    }
+
+    /// Forgets the conversation (not the totals or the timeline).
+    public func newConversation() throws(ChatError) {
+        try state.clearConversation()
+        liveSessionID = nil
+    }
+
+    /// The gateway's totals for this session.
+    public func gatewayStatus() async throws(ChatError) -> GatewaySessionStatus {
+        guard let session = sessionID else {
+            throw ChatError(kind: .invalidState, message: "the gateway has not named a session yet")
+        }
+        return try await provider.gatewayStatus(sessionID: session, using: client)
+    }
+
+    // MARK: - Driving a turn
+
+    private struct TurnContext {
+        let info: TurnInfo
+        let span: ChatSpanIDs?
+        let continuation: AsyncStream<ChatEvent>.Continuation
+        var modelCalls = 0
+    }
+
+    private func begin(
+        _ start: (inout ChatSessionState) throws(ChatError) -> [ChatSessionAction]
+    ) -> AsyncStream<ChatEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
+        let actions: [ChatSessionAction]
+        do {
+            actions = try start(&state)
+        } catch {
+            continuation.yield(.error(error))
+            continuation.yield(.done(finishReason: .error, sessionID: sessionID))
+            continuation.finish()
+            return stream
+        }
+        let info = TurnInfo(number: state.turnCount, provider: provider.kind, model: state.model)
+        let task = Task {
+            await self.run(actions, info: info, continuation: continuation)
+        }
+        running = task
+        runningTurn = info.number
+        continuation.onTermination = { termination in
+            if case .cancelled = termination {
+                task.cancel()
+            }
+        }
+        return stream
+    }
+
+    private func run(
+        _ actions: [ChatSessionAction], info: TurnInfo, continuation: AsyncStream<ChatEvent>.Continuation
+    ) async {
+        var context = TurnContext(info: info, span: observer?.turnStarted(info), continuation: continuation)
+        await perform(actions, &context)
+        if state.phase != .idle {
+            // Cancelled between steps: wind the turn down so the conversation stays consistent.
+            await perform(state.stop(), &context)
+        }
+        continuation.finish()
+        if runningTurn == info.number {
+            running = nil
+        }
+    }
+
+    private func perform(_ actions: [ChatSessionAction], _ context: inout TurnContext) async {
+        for action in actions {
+            if Task.isCancelled, state.phase != .idle {
+                await perform(state.stop(), &context)
+            }
+            switch action {
+            case .emit(let event):
+                context.continuation.yield(event)
+            case .endTool(let call, let result):
+                observer?.toolEnded(call, result: result)
+            case .finishTurn(let summary):
+                lastSummary = summary
+                observer?.turnEnded(context.info, span: context.span, summary: summary)
+            case .callModel(let request):
+                guard !Task.isCancelled else {
+                    continue
+                }
+                await callModel(request, &context)
+            case .startTool(let invocation):
+                guard !Task.isCancelled else {
+                    continue
+                }
+                await startTool(invocation, &context)
+            }
+        }
+    }
+
+    private func callModel(_ request: ChatRequest, _ context: inout TurnContext) async {
+        context.modelCalls += 1
+        let call = ModelCallInfo(
+            turn: context.info, iteration: context.modelCalls,
+            url: HTTPRequest(url: provider.configuration.endpointURL).redactedURL)
+        let span = observer?.modelCallStarted(call, parent: context.span)
+        var headers = HTTPHeaders()
+        if let span {
+            headers.add(name: "traceparent", value: "00-\(span.traceID)-\(span.spanID)-01")
+        }
+        var iterator = provider.stream(request, using: client, headers: headers).makeAsyncIterator()
+        var usage: ChatUsage?
+        var error: ChatError?
+        while let event = await iterator.next(isolation: self) {
+            if let session = iterator.sessionID {
+                liveSessionID = session
+            }
+            switch event {
+            case .usage(let reported):
+                usage = usage.map { $0 + reported } ?? reported
+            case .error(let reported) where reported.endsTurn:
+                error = reported
+            case .done(let reason, let session):
+                observer?.modelCallEnded(
+                    call, span: span,
+                    outcome: ModelCallOutcome(finishReason: reason, usage: usage, error: error, sessionID: session))
+            default:
+                break
+            }
+            await perform(state.receive(event), &context)
+            if case .done = event {
+                return
+            }
+        }
+    }
+
+    private func startTool(_ invocation: ToolInvocation, _ context: inout TurnContext) async {
+        let call = invocation.call
+        let span = observer?.toolStarted(call, turn: context.info, parent: context.span)
+        let started = state.toolStarted(id: call.id, span: span)
+        guard !started.isEmpty else {
+            return
+        }
+        await perform(started, &context)
+        if invocation.runsRemotely {
+            // The gateway runs it; its result arrives as a frame of the stream.
+            return
+        }
+        let start = now()
+        let output: ToolOutput
+        if let rejection = invocation.rejection {
+            output = ToolOutput(text: rejection, isError: true)
+        } else if let executor {
+            let name = call.name
+            let input = call.input
+            let toolContext = ToolContext(callID: call.id, span: span)
+            let body: @Sendable () async -> ToolOutput = {
+                do {
+                    return try await executor.execute(name: name, input: input, context: toolContext)
+                } catch is CancellationError {
+                    return ToolOutput(text: "stopped by the user", isError: true)
+                } catch {
+                    return ToolOutput(text: "\(name) failed: \(error)", isError: true)
+                }
+            }
+            if let observer {
+                output = await observer.withSpan(span, body)
+            } else {
+                output = await body()
+            }
+        } else {
+            output = ToolOutput(text: "No tools are available in this session.", isError: true)
+        }
+        let elapsed = now() - start
+        let milliseconds = invocation.rejection == nil ? Self.milliseconds(elapsed) : 0
+        if Task.isCancelled {
+            // The turn was stopped while the tool ran; `stop` reports it as stopped.
+            return
+        }
+        await perform(state.toolFinished(id: call.id, output: output, durationMs: milliseconds), &context)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return ((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 1000).rounded() / 1000
+    }
+}
