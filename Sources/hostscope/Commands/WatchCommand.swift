@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HostStats
 import SSHTransport
+import Storage
 import Synchronization
 
 extension RecordFileFormat: ExpressibleByArgument {}
@@ -27,6 +28,12 @@ struct WatchCommand: AsyncParsableCommand {
             piped, it prints nothing but data. Files stay valid: CSV and NDJSON lines are written \
             whole, the JSON array is closed after every record, and a run appending to an \
             existing file first drops a record cut short by a crash.
+
+            Every record also goes to the history database (SQLite, WAL): --db, else \
+            $HOSTSCOPE_DB, else $XDG_DATA_HOME/hostscope/hostscope.sqlite (~/.local/share/…); read \
+            it back with `hostscope history`. --retain 7d deletes older records at start and hourly. \
+            If the output file fails (disk full, removed), watch says so once and the database keeps \
+            receiving.
 
             Ends after --count ticks per host, after --for, or on Ctrl-C/SIGTERM (files closed \
             valid, exit 0).
@@ -64,6 +71,15 @@ struct WatchCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("timeout"), help: "Limit on each probe command (at most 80% of --every).")
     var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
+
+    @Option(name: .customLong("db"), help: ArgumentHelp("The history database file.", valueName: "file"))
+    var database: String?
+
+    @Flag(name: .customLong("no-history"), help: "Do not store records in the history database.")
+    var noHistory = false
+
+    @Option(help: ArgumentHelp("Delete history records older than this (e.g. 7d).", valueName: "duration"))
+    var retain: DurationArgument?
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -116,46 +132,82 @@ struct WatchCommand: AsyncParsableCommand {
             writer = RecordFileWriter(standardOutputFormat: format ?? .ndjson, csvLayout: csvLayout)
         }
 
+        var opened: StorageDatabase?
+        if !noHistory {
+            let path = DatabaseLocation.path(explicit: database, environment: ProcessInfo.processInfo.environment)
+            do {
+                opened = try await StorageDatabase.open(at: path)
+                if let retain { _ = try await opened?.history.prune(olderThan: Date() - retain.duration.timeInterval) }
+            } catch {
+                throw Output.fail("\(error.message); or pass --no-history to watch without storing records", .failure)
+            }
+        }
+
+        let history = opened
         let plan = WatchPlan(
             hosts: resolved, interval: every.duration, count: count, duration: runFor?.duration,
             collector: CollectorOptions(kind: collector, topProcesses: top, commandTimeout: commandTimeout.duration))
         let status = liveView
             ? LiveStatus(hosts: resolved.map(\.displayName), width: Output.terminalWidth, write: { Output.write($0) })
             : nil
-        let sink = RecordSink(writer: writer)
+        let sink = RecordSink(writer: writer, history: history)
+        let retention = retain?.duration
 
         await withTerminationSignals {
+            let pruning = Task {
+                // Hourly, so a week-long watch keeps its database to the retention window.
+                while let retention, let history, !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(3600))
+                    _ = try? await history.history.prune(olderThan: Date() - retention.timeInterval)
+                }
+            }
             await FleetWatch(plan: plan).run(
-                record: { record in sink.write(record) },
+                record: { record in await sink.write(record) },
                 status: { update in await status?.update(update) })
+            pruning.cancel()
         }
         await status?.finish()
         sink.finish()
-        if let failure = sink.failure {
-            throw Output.fail(failure, .failure)
+        try? await history?.close()
+        if sink.failure != nil {
+            // Already said when it happened; the status tells scripts the run was incomplete.
+            throw ExitCode(ExitStatus.failure.rawValue)
         }
     }
 }
 
-/// Where `watch` records go; a failed file stops receiving records (said once) while
-/// collection goes on.
+/// Where `watch` records go: the output file and the history database. A failure of either
+/// is said once and stops only that destination; collection and the other one go on.
 final class RecordSink: Sendable {
     private let writer: RecordFileWriter?
+    private let history: StorageDatabase?
     private let failed = Mutex<String?>(nil)
+    private let historyFailed = Mutex(false)
 
-    init(writer: RecordFileWriter?) {
+    init(writer: RecordFileWriter?, history: StorageDatabase?) {
         self.writer = writer
+        self.history = history
     }
 
     var failure: String? { failed.withLock { $0 } }
 
-    func write(_ record: SnapshotRecord) {
-        guard let writer, failure == nil else { return }
-        do {
-            try writer.write(record)
-        } catch {
-            failed.withLock { $0 = error.message }
-            Output.error(error.message)
+    func write(_ record: SnapshotRecord) async {
+        if let writer, failure == nil {
+            do {
+                try writer.write(record)
+            } catch {
+                failed.withLock { $0 = error.message }
+                Output.error(error.message)
+            }
+        }
+        if let history, !historyFailed.withLock({ $0 }) {
+            do {
+                try await history.history.append([record])
+            } catch {
+                historyFailed.withLock { $0 = true }
+                failed.withLock { $0 = $0 ?? error.message }
+                Output.error(error.message + " (the output file keeps receiving records)")
+            }
         }
     }
 
@@ -165,6 +217,14 @@ final class RecordSink: Sendable {
             try writer?.finish()
         } catch {
             failed.withLock { $0 = error.message }
+            Output.error(error.message)
         }
+    }
+}
+
+extension Duration {
+    /// Seconds as a `TimeInterval`, for `Date` arithmetic.
+    var timeInterval: TimeInterval {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -1,0 +1,175 @@
+import Foundation
+import OrderedJSON
+import Storage
+import TestSupport
+import Testing
+
+/// Starts the built binary without waiting, for tests that signal it mid-run.
+final class RunningCLI {
+    let pid: pid_t
+
+    init(_ arguments: [String], stdout: String = "/dev/null") throws {
+        var pid: pid_t = 0
+        var argv: [UnsafeMutablePointer<CChar>?] = ([CLI.binary] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        guard posix_spawn(&pid, CLI.binary, &actions, nil, &argv, environ) == 0 else {
+            throw HarnessError(description: "cannot start hostscope")
+        }
+        self.pid = pid
+    }
+
+    func signal(_ number: Int32) {
+        kill(pid, number)
+    }
+
+    /// Waits for the process; returns its exit status, or 128 + signal.
+    func wait() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+}
+
+@Suite(.serialized) struct WatchCommandTests {
+    let directory: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "hostscope-watch-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    private func lines(_ path: String, separator: String = "\n") -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").components(separatedBy: separator).filter {
+            !$0.isEmpty
+        }
+    }
+
+    @Test func aCountedWatchWritesEveryFormatAndTheHistory() async throws {
+        let server = try SSHTestServer.shared()
+        let db = directory + "/h.sqlite"
+        for format in ["csv", "json", "ndjson"] {
+            let output = directory + "/fleet.\(format)"
+            let result = try CLI.run(
+                ["watch", "local", server.target, "--every", "300ms", "--count", "3", "-o", output, "--db", db]
+                    + CLI.harnessArguments(server))
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.isEmpty, "piped, watch prints nothing but data")
+            switch format {
+            case "csv":
+                let rows = lines(output, separator: "\r\n")
+                #expect(rows.count == 7)
+                #expect(rows[0].hasPrefix("timestamp,host,error,"))
+            case "json":
+                #expect(try JSONParser.parse(String(contentsOfFile: output, encoding: .utf8)).arrayValue?.count == 6)
+            default:
+                #expect(try lines(output).map { try JSONParser.parse($0)["schema"] }.count == 6)
+            }
+        }
+        let history = try CLI.run(["history", "--db", db, "--format", "ndjson"])
+        #expect(history.status == 0)
+        #expect(history.stdout.split(separator: "\n").count == 18)
+    }
+
+    @Test func stdoutCarriesOnlyDataWhenPiped() throws {
+        let result = try CLI.run(["watch", "local", "--every", "200ms", "--count", "2", "--no-history", "--format", "csv"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 3)
+    }
+
+    @Test func sigtermEndsCleanlyWithAValidJSONArray() async throws {
+        let output = directory + "/fleet.json"
+        let watch = try RunningCLI(["watch", "local", "--every", "200ms", "-o", output, "--db", directory + "/t.sqlite"])
+        try await Task.sleep(for: .milliseconds(1500))
+        watch.signal(SIGTERM)
+        #expect(watch.wait() == 0)
+        let array = try JSONParser.parse(String(contentsOfFile: output, encoding: .utf8)).arrayValue ?? []
+        #expect(array.count >= 3)
+    }
+
+    @Test func afterKillNineEveryLineIsWholeTheDatabaseIsIntactAndAResumeAppends() async throws {
+        let csv = directory + "/fleet.csv"
+        let ndjson = directory + "/fleet.ndjson"
+        let db = directory + "/k.sqlite"
+        let first = try RunningCLI(["watch", "local", "--every", "100ms", "-o", csv, "--db", db])
+        let second = try RunningCLI(["watch", "local", "--every", "100ms", "-o", ndjson, "--no-history"])
+        try await Task.sleep(for: .milliseconds(1800))
+        first.signal(SIGKILL)
+        second.signal(SIGKILL)
+        #expect(first.wait() == 128 + SIGKILL)
+        #expect(second.wait() == 128 + SIGKILL)
+
+        let columns = lines(csv, separator: "\r\n").first?.split(separator: ",").count ?? 0
+        let rows = lines(csv, separator: "\r\n")
+        #expect(rows.count >= 3)
+        // A cut row can only be the last one, and resuming removes it.
+        for row in rows.dropLast() { #expect(row.split(separator: ",", omittingEmptySubsequences: false).count == columns) }
+        for line in lines(ndjson).dropLast() { #expect((try? JSONParser.parse(line)) != nil) }
+
+        let database = try await StorageDatabase.open(at: db, mode: .existingOnly)
+        #expect(try await database.integrityCheck().isOK)
+        let stored = try await database.history.count()
+        try await database.close()
+        #expect(stored >= 3)
+
+        let resumed = try CLI.run(["watch", "local", "--every", "100ms", "--count", "2", "-o", csv, "--db", db])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let after = lines(csv, separator: "\r\n")
+        #expect(after.filter { $0.hasPrefix("timestamp,") }.count == 1)
+        for row in after { #expect(row.split(separator: ",", omittingEmptySubsequences: false).count == columns) }
+        let resumedNDJSON = try CLI.run(["watch", "local", "--every", "100ms", "--count", "2", "-o", ndjson, "--no-history"])
+        #expect(resumedNDJSON.status == 0)
+        for line in lines(ndjson) { #expect((try? JSONParser.parse(line)) != nil, "\(line.prefix(80))") }
+    }
+
+    @Test func aFullDiskStopsTheFileButTheDatabaseKeepsReceiving() async throws {
+        let db = directory + "/full.sqlite"
+        let result = try CLI.run(["watch", "local", "--every", "200ms", "--count", "3", "-o", "/dev/full", "--format", "csv", "--db", db])
+        #expect(result.status == 1)
+        let errors = result.stderr.split(separator: "\n")
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains("disk is full") == true)
+        let database = try await StorageDatabase.open(at: db, mode: .existingOnly)
+        #expect(try await database.history.count() == 3)
+        try await database.close()
+    }
+
+    @Test func hostsComeFromAHostsFileWithComments() throws {
+        let file = directory + "/hosts"
+        try "# fleet\nlocal   # this machine\n\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["watch", "--hosts-file", file, "--every", "200ms", "--count", "1", "--no-history", "--format", "ndjson"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try JSONParser.parse(result.stdout.trimmingCharacters(in: .newlines))["host"] == "local")
+    }
+
+    @Test func badInvocationsGetOneSentence() throws {
+        let none = try CLI.run(["watch", "--no-history"])
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("no hosts to watch"))
+        let both = try CLI.run(["watch", "local", "--count", "2", "--for", "1m"])
+        #expect(both.status != 0)
+        #expect(both.stderr.contains("--count and --for"))
+        let unknown = try CLI.run(["watch", "local", "-o", directory + "/out.txt", "--no-history"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("--format"))
+        let missing = try CLI.run(["watch", "--hosts-file", "/nonexistent/hosts"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("/nonexistent/hosts"))
+    }
+
+    @Test func onATerminalWatchShowsALiveStatusPerHost() throws {
+        let command = "\(CLI.binary) watch local --every 200ms --count 3 --no-history"
+        let result = try CLI.runShell("script -q -e -c '\(command)' /dev/null")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("watching 1 host"))
+        #expect(result.stdout.contains("local"))
+        #expect(result.stdout.contains("ticks 3"))
+        #expect(!result.stdout.contains("\"schema\""))
+    }
+}
