@@ -98,12 +98,13 @@ actor RecordingRunner: CommandRunner {
     }
 
     @Test func theAppletPathHoldsBusyBoxToolsAndNoGetconf() async throws {
-        let output = try await runner().run(
-            "for tool in df grep ls sleep getconf; do command -v $tool; done; df --version 2>&1; true", timeout: .seconds(10))
+        let runner = try runner()
+        let found = try await runner.run(
+            "for tool in df grep ls sleep getconf; do command -v $tool; done; true", timeout: .seconds(10))
         let directory = try BusyBoxUserland.directory.get()
-        let found = output.stdoutText.split(separator: "\n").map(String.init)
-        #expect(found == ["df", "grep", "ls", "sleep"].map { directory + "/" + $0 })
-        #expect(!output.stdoutText.contains("GNU"))
+        #expect(found.stdoutText.split(separator: "\n").map(String.init) == ["df", "grep", "ls", "sleep"].map { directory + "/" + $0 })
+        let df = try await runner.run("df --version 2>&1; true", timeout: .seconds(10))
+        #expect(df.stdoutText.contains("BusyBox") && !df.stdoutText.contains("GNU"))
     }
 
     @Test func detectionReportsBusyBoxAndReadsThePageSizeWithoutGetconf() async throws {
@@ -236,8 +237,11 @@ actor RecordingRunner: CommandRunner {
         try busy.run()
         try idle.run()
         defer {
-            busy.terminate()
-            idle.terminate()
+            // SIGKILL: the test runner's children may inherit a mask that blocks SIGTERM.
+            for process in [busy, idle] {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
         }
         try await Task.sleep(for: .milliseconds(500))
         let recorder = RecordingRunner(base: try runner())

@@ -9,7 +9,7 @@ import Foundation
 /// | memory | `vm_stat`, `sysctl hw.memsize vm.swapusage` | pages × the page size `vm_stat`'s header states (16384 on Apple Silicon, 4096 on Intel); `used = app + wired + compressed` (`definition` says which formula applied) |
 /// | cores, load, uptime | `sysctl hw.ncpu vm.loadavg kern.boottime` | uptime is the host's clock minus `kern.boottime` |
 /// | network | `netstat -ibnd` (`-ibn` without `-d`) | the `<Link#N>` row of each interface; rates are deltas between two reads of the host's clock and counters |
-/// | disks | `df -kP`, then `df -i` for inodes | zero-sized autofs maps (`map -hosts`) are left out, as Linux df leaves out dummy filesystems |
+/// | disks | `df -kP`, then `df -i` for inodes | zero-sized autofs maps (`map -hosts`) are left out, as Linux df leaves out dummy filesystems; APFS's inode total (~2^63, "no limit") is `null` |
 /// | processes | `ps -A -o pid,ppid,user,%cpu,%mem,rss,command` | busiest first (macOS ps cannot sort) |
 ///
 /// The host's clock is read with sub-second precision through the system Perl
@@ -126,7 +126,13 @@ public enum MacProbe {
                 let parsed = try DfParser.parse(text)
                 var disks = parsed.value.filter { $0.sizeBytes != 0 }
                 if let inodes = output.section("dfi").flatMap({ try? DfParser.parse($0).value }) {
-                    disks = LinuxProcProbe.joinInodes(inodes, into: disks)
+                    disks = LinuxProcProbe.joinInodes(inodes, into: disks).map { disk in
+                        // APFS has no fixed inode count and reports ~2^63 free: not a capacity,
+                        // and past what JSON readers hold exactly (2^53).
+                        var disk = disk
+                        if let total = disk.inodesTotal, total >= 1 << 53 { disk.inodesTotal = nil }
+                        return disk
+                    }
                 }
                 result.disks = disks
                 result.warnings.append(contentsOf: parsed.warnings)
@@ -187,7 +193,9 @@ public enum MacSnapshotBuilder {
         into snapshot: inout Snapshot, result: MacProbeResult, previous: MacCounterSample?,
         current: MacCounterSample, topProcesses: Int
     ) {
-        let elapsed = previous.map { current.clock - $0.clock }.flatMap { $0 > 0 ? $0 : nil }
+        // The clock is printed to the microsecond; rounding to it drops the float noise of
+        // subtracting two ~1.7e9 figures (1.1000001430511475).
+        let elapsed = previous.map { ((current.clock - $0.clock) * 1e6).rounded() / 1e6 }.flatMap { $0 > 0 ? $0 : nil }
         if let boot = result.bootTime {
             let now = Int64(current.clock.rounded(.down))
             if now >= boot { snapshot.uptimeSeconds = Double(now - boot) }
