@@ -8,7 +8,7 @@ import Foundation
 /// | CPU | `top -l 2 -n 0 -s S` | the second sample's `CPU usage:` line: a delta over `S` whole seconds (`--sample` rounded up); the first sample is not an interval and is never used |
 /// | memory | `vm_stat`, `sysctl hw.memsize vm.swapusage` | pages × the page size `vm_stat`'s header states (16384 on Apple Silicon, 4096 on Intel); `used = app + wired + compressed` (`definition` says which formula applied) |
 /// | cores, load, uptime | `sysctl hw.ncpu vm.loadavg kern.boottime` | uptime is the host's clock minus `kern.boottime` |
-/// | network | `netstat -ibnd` (`-ibn` without `-d`) | the `<Link#N>` row of each interface; rates are deltas between two reads of the host's clock and counters |
+/// | network | `netstat -ibn` | the `<Link#N>` row of each interface (older releases cut names to five characters: links sharing a cut name are told apart as `name#N`); rates are deltas between two reads of the host's clock and counters; netstat has no incoming drop counter, so drops are `null` |
 /// | disks | `df -kP`, then `df -i` for inodes | zero-sized autofs maps (`map -hosts`) are left out, as Linux df leaves out dummy filesystems; APFS's inode total (~2^63, "no limit") is `null` |
 /// | processes | `ps -A -o pid,ppid,user,%cpu,%mem,rss,command` | busiest first (macOS ps cannot sort) |
 ///
@@ -37,7 +37,7 @@ public enum MacProbe {
     }
 
     static let clock = "perl -MTime::HiRes=time -e 'printf \"%.6f\\n\", time' 2>/dev/null || date +%s"
-    static let netstat = "netstat -ibnd 2>/dev/null || netstat -ibn"
+    static let netstat = "netstat -ibn"
 
     /// The script. With `sampled`, network counters are read before and after `top`'s interval
     /// as well; without, once after it (a `watch` tick).
