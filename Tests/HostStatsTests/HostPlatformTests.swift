@@ -79,3 +79,16 @@ import Testing
         }
     }
 }
+
+@Suite struct SwVersParserTests {
+    @Test func productNameAndVersionMakeTheName() throws {
+        let text = "ProductName:\t\tmacOS\nProductVersion:\t\t14.4.1\nBuildVersion:\t\t23E224\n"
+        #expect(try SwVersParser.parse(text) == OSInfo(family: "darwin", name: "macOS 14.4.1"))
+        #expect(ToolRecognizer.recognize(text) == "sw_vers")
+        #expect(try ToolParser.named("sw_vers")?.parse(text).os?.name == "macOS 14.4.1")
+    }
+
+    @Test func otherTextIsRefused() {
+        #expect(throws: ParseError.self) { try SwVersParser.parse("Darwin mac 23.4.0 arm64\n") }
+    }
+}

@@ -49,7 +49,7 @@ public struct HostPlatform: Sendable, Equatable {
             throw ParseError(source: "platform detection", message: "the detection script did not complete")
         }
         var os = try OSReleaseParser.parse(osText)
-        if os.name == nil, let product = productName(output.section("sw_vers") ?? "") {
+        if os.name == nil, let product = SwVersParser.productName(output.section("sw_vers") ?? "") {
             os.name = product
         }
         let psText = output.section("ps") ?? ""
@@ -74,18 +74,5 @@ public struct HostPlatform: Sendable, Equatable {
             return kib * 1024
         }
         return nil
-    }
-
-    /// `macOS 14.4.1` from `sw_vers` (`ProductName:\tmacOS`, `ProductVersion:\t14.4.1`; older
-    /// releases name themselves `Mac OS X`).
-    static func productName(_ text: String) -> String? {
-        var values: [String: String] = [:]
-        for line in TextScanning.lines(text) {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            values[String(line[..<colon])] = String(line[line.index(after: colon)...].trimmingBlanks())
-        }
-        guard let name = values["ProductName"], !name.isEmpty else { return nil }
-        guard let version = values["ProductVersion"], !version.isEmpty else { return name }
-        return "\(name) \(version)"
     }
 }
