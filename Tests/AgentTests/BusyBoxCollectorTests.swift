@@ -102,7 +102,9 @@ actor RecordingRunner: CommandRunner {
         let found = try await runner.run(
             "for tool in df grep ls sleep getconf; do command -v $tool; done; true", timeout: .seconds(10))
         let directory = try BusyBoxUserland.directory.get()
-        #expect(found.stdoutText.split(separator: "\n").map(String.init) == ["df", "grep", "ls", "sleep"].map { directory + "/" + $0 })
+        #expect(
+            found.stdoutText.split(separator: "\n").map(String.init)
+                == ["df", "grep", "ls", "sleep"].map { directory + "/" + $0 })
         let df = try await runner.run("df --version 2>&1; true", timeout: .seconds(10))
         #expect(df.stdoutText.contains("BusyBox") && !df.stdoutText.contains("GNU"))
     }
@@ -125,7 +127,8 @@ actor RecordingRunner: CommandRunner {
     }
 
     @Test func aBusyBoxSnapshotAgreesWithTheKernel() async throws {
-        let collector = HostCollector(host: "busybox", runner: try runner(), options: CollectorOptions(topProcesses: 10_000))
+        let collector = HostCollector(
+            host: "busybox", runner: try runner(), options: CollectorOptions(topProcesses: 10_000))
         let snapshot = try snapshot(await collector.snapshot())
         #expect(snapshot.collector == "busybox")
         #expect(snapshot.warnings.isEmpty, "\(snapshot.warnings)")

@@ -16,7 +16,9 @@ import Testing
     }
 
     private func markers(_ script: String, nonce: String) -> [String] {
-        script.components(separatedBy: "echo @@\(nonce):").dropFirst().map { String($0.prefix { $0.isLetter || $0 == "_" }) }
+        script.components(separatedBy: "echo @@\(nonce):").dropFirst().map {
+            String($0.prefix { $0.isLetter || $0 == "_" })
+        }
     }
 
     @Test(arguments: ["/bin/sh", "/usr/bin/bash", "/bin/busybox sh"])
@@ -27,7 +29,9 @@ import Testing
             let output = ProbeOutput(try await run(shell, script).stdoutText, nonce: nonce)
             #expect(output.isComplete, "\(shell)")
             #expect(output.sections.map(\.name) == markers(script, nonce: nonce).dropLast(), "\(shell)")
-            let clocks = output.sections(named: "clock").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            let clocks = output.sections(named: "clock").compactMap {
+                Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
             #expect(clocks.count == (sampled ? 2 : 1), "\(shell)")
             let now = Date().timeIntervalSince1970
             #expect(clocks.allSatisfy { abs($0 - now) < 30 }, "\(shell)")

@@ -31,7 +31,10 @@ import Testing
 
     @Test func busyBoxIsRecognisedByALinkOrByTheBannerOfItsPs() throws {
         let linked = try platform([
-            ("os", "NAME=\"Alpine Linux\"\nID=alpine\nPRETTY_NAME=\"Alpine Linux v3.20\"\nLinux a1 6.6.31-0-lts x86_64"),
+            (
+                "os",
+                "NAME=\"Alpine Linux\"\nID=alpine\nPRETTY_NAME=\"Alpine Linux v3.20\"\nLinux a1 6.6.31-0-lts x86_64"
+            ),
             ("ps", "/bin/ps\nlrwxrwxrwx    1 root     root            12 May 22 12:00 /bin/ps -> /bin/busybox"),
         ])
         #expect(linked.isBusyBox)
@@ -39,7 +42,10 @@ import Testing
         // Applets installed as hard links: no link target, but ps --help names BusyBox.
         let hardLinked = try platform([
             ("os", "Linux router 5.15.0 mips"),
-            ("ps", "/bin/ps\n-rwxr-xr-x    300 root     root        772880 Jan  1  1970 /bin/ps\nBusyBox v1.36.1 (2024-03-22) multi-call binary."),
+            (
+                "ps",
+                "/bin/ps\n-rwxr-xr-x    300 root     root        772880 Jan  1  1970 /bin/ps\nBusyBox v1.36.1 (2024-03-22) multi-call binary."
+            ),
         ])
         #expect(hardLinked.isBusyBox)
     }
@@ -53,7 +59,9 @@ import Testing
     }
 
     @Test func withoutGetconfThePageSizeComesFromSmaps() throws {
-        #expect(try platform([("os", "Linux a 6.1.0 aarch64"), ("pagesize", "KernelPageSize:       64 kB")]).pageSize == 65536)
+        #expect(
+            try platform([("os", "Linux a 6.1.0 aarch64"), ("pagesize", "KernelPageSize:       64 kB")]).pageSize
+                == 65536)
         #expect(try platform([("os", "Linux a 6.1.0 x86_64"), ("pagesize", "4096")]).pageSize == 4096)
         // Neither: the common size, rather than a guess from nothing.
         #expect(try platform([("os", "Linux a 6.1.0 x86_64"), ("pagesize", "")]).pageSize == 4096)

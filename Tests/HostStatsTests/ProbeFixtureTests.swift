@@ -17,7 +17,8 @@ struct ProbeFixture: Sendable, CustomTestStringConvertible {
         let root = Repository.fixtures.appendingPathComponent("probes")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         return names.sorted().filter { name in
-            FileManager.default.fileExists(atPath: root.appendingPathComponent(name).appendingPathComponent("detect.txt").path)
+            FileManager.default.fileExists(
+                atPath: root.appendingPathComponent(name).appendingPathComponent("detect.txt").path)
         }.map(ProbeFixture.init)
     }
 

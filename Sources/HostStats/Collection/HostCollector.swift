@@ -178,7 +178,8 @@ public actor HostCollector {
             snapshot.durationMs = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
             return .snapshot(snapshot)
         } catch let error as CollectionError {
-            return .failure(CollectionFailure(host: host, collectedAt: collectedAt, kind: error.kind, message: error.message))
+            return .failure(
+                CollectionFailure(host: host, collectedAt: collectedAt, kind: error.kind, message: error.message))
         } catch let error as ParseError {
             return .failure(
                 CollectionFailure(

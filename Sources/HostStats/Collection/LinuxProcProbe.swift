@@ -73,18 +73,26 @@ public enum LinuxProcProbe {
             var sample = LinuxCounterSample(
                 uptimeSeconds: try ProcUptimeParser.parse(uptimeText), cpu: try ProcStatParser.parse(statText))
             if let text = files["/proc/net/dev"] {
-                do { sample.network = try ProcNetDevParser.parse(text) } catch { result.warnings.append(error.description) }
+                do { sample.network = try ProcNetDevParser.parse(text) } catch {
+                    result.warnings.append(error.description)
+                }
             }
             if let text = files["/proc/diskstats"] {
-                do { sample.disks = try ProcDiskStatsParser.parse(text) } catch { result.warnings.append(error.description) }
+                do { sample.disks = try ProcDiskStatsParser.parse(text) } catch {
+                    result.warnings.append(error.description)
+                }
             }
             sample.processes = processes
             result.samples.append(sample)
             if let text = files["/proc/meminfo"] {
-                do { result.memory = try ProcMemInfoParser.parse(text) } catch { result.warnings.append(error.description) }
+                do { result.memory = try ProcMemInfoParser.parse(text) } catch {
+                    result.warnings.append(error.description)
+                }
             }
             if let text = files["/proc/loadavg"] {
-                do { result.load = try ProcLoadAvgParser.parse(text) } catch { result.warnings.append(error.description) }
+                do { result.load = try ProcLoadAvgParser.parse(text) } catch {
+                    result.warnings.append(error.description)
+                }
             }
         }
 
@@ -260,4 +268,3 @@ public struct LinuxProbeResult: Sendable {
     public var probePID: Int?
     public var warnings: [String] = []
 }
-

@@ -104,4 +104,3 @@ public enum LinuxToolsProbe {
         }
     }
 }
-

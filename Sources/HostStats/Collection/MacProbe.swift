@@ -3,14 +3,23 @@ import Foundation
 /// The `macos` collector's probe: one script of the tools macOS ships, read by the same parsers
 /// as `hostscope parse`.
 ///
-/// | figure | command | notes |
-/// |---|---|---|
-/// | CPU | `top -l 2 -n 0 -s S` | the second sample's `CPU usage:` line: a delta over `S` whole seconds (`--sample` rounded up); the first sample is not an interval and is never used |
-/// | memory | `vm_stat`, `sysctl hw.memsize vm.swapusage` | pages × the page size `vm_stat`'s header states (16384 on Apple Silicon, 4096 on Intel); `used = app + wired + compressed` (`definition` says which formula applied) |
-/// | cores, load, uptime | `sysctl hw.ncpu vm.loadavg kern.boottime` | uptime is the host's clock minus `kern.boottime` |
-/// | network | `netstat -ibn` | the `<Link#N>` row of each interface (older releases cut names to five characters: links sharing a cut name are told apart as `name#N`); rates are deltas between two reads of the host's clock and counters; netstat has no incoming drop counter, so drops are `null` |
-/// | disks | `df -kP`, then `df -i` for inodes | zero-sized autofs maps (`map -hosts`) are left out, as Linux df leaves out dummy filesystems; APFS's inode total (~2^63, "no limit") is `null` |
-/// | processes | `ps -A -o pid,ppid,user,%cpu,%mem,rss,command` | busiest first (macOS ps cannot sort) |
+/// - CPU: `top -l 2 -n 0 -s S`, the second sample's `CPU usage:` line, a delta over `S` whole
+///   seconds (`--sample` rounded up). The first sample is not an interval and is never used.
+/// - Memory: `vm_stat` pages × the page size its header states (16384 on Apple Silicon, 4096
+///   on Intel), total from `sysctl hw.memsize`, swap from `vm.swapusage`. `used = app + wired +
+///   compressed` (Activity Monitor's "Memory Used"; `active + wired` before the compressor), as
+///   `definition` says.
+/// - Cores, load, uptime: `sysctl hw.ncpu vm.loadavg kern.boottime`; uptime is the host's clock
+///   minus the boot time.
+/// - Network: `netstat -ibn`, the `<Link#N>` row of each interface (older releases cut names to
+///   five characters: links sharing a cut name are told apart as `name#N`). Rates are deltas
+///   between two reads of the host's clock and counters. Drops are `null`: `-d` would add only
+///   outgoing drops, and not on every release.
+/// - Disks: `df -kP`, then `df -i` for inodes. Zero-sized autofs maps (`map -hosts`) are left
+///   out, as Linux df leaves out dummy filesystems; APFS's inode total (~2^63, "no limit") is
+///   `null`.
+/// - Processes: `ps -A -o pid,ppid,user,%cpu,%mem,rss,command`, busiest first (macOS ps cannot
+///   sort).
 ///
 /// The host's clock is read with sub-second precision through the system Perl
 /// (`Time::HiRes`); without Perl, `date +%s` gives whole seconds and rates over short windows
@@ -69,7 +78,8 @@ public enum MacProbe {
         let clocks = output.sections(named: "clock")
         let netstats = output.sections(named: "netstat")
         guard !clocks.isEmpty, clocks.count == netstats.count else {
-            throw ParseError(source: "probe", message: "no clock and netstat samples in the output: is this a macOS host?")
+            throw ParseError(
+                source: "probe", message: "no clock and netstat samples in the output: is this a macOS host?")
         }
         for (clockText, netstatText) in zip(clocks, netstats) {
             guard let clock = Double(clockText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
