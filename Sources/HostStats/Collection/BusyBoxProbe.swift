@@ -44,10 +44,4 @@ public enum BusyBoxProbe {
         script += "\(marker)dfi; df -iP 2>/dev/null; \(marker)end"
         return script
     }
-
-    /// Reads the probe's output: the `proc` collector's parser, which accepts every section
-    /// this script prints.
-    public static func parse(_ output: ProbeOutput, platform: HostPlatform) throws(ParseError) -> LinuxProbeResult {
-        try LinuxProcProbe.parse(output, platform: platform)
-    }
 }
