@@ -30,9 +30,12 @@ public enum SnapshotTable {
         if let cpu = snapshot.cpu {
             var line = "CPU   " + ByteFormat.percent(cpu.busyPercent) + " busy"
             if cpu.busyPercent != nil {
-                line += String(
-                    format: " (user %.1f, system %.1f, iowait %.1f, steal %.1f)", cpu.userPercent ?? 0,
-                    cpu.systemPercent ?? 0, cpu.iowaitPercent ?? 0, cpu.stealPercent ?? 0)
+                // macOS reports no iowait or steal: leave them out rather than show a false 0.0.
+                let shares = [
+                    ("user", cpu.userPercent), ("system", cpu.systemPercent), ("iowait", cpu.iowaitPercent),
+                    ("steal", cpu.stealPercent),
+                ].compactMap { name, value in value.map { name + " " + String(format: "%.1f", $0) } }
+                if !shares.isEmpty { line += " (" + shares.joined(separator: ", ") + ")" }
             }
             if let cores = cpu.cores { line += " · \(cores) core\(cores == 1 ? "" : "s")" }
             if let sample = cpu.sampleMs { line += String(format: " · over %.0f ms", sample) }

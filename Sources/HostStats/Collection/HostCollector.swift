@@ -2,7 +2,7 @@ import Foundation
 
 /// Which probe a collector runs.
 public enum CollectorKind: String, Sendable, CaseIterable {
-    /// The best probe for the platform (`proc` on Linux).
+    /// The best probe for the platform: `proc` on Linux, `busybox` on BusyBox, `macos` on macOS.
     case auto
     /// Kernel files read by one script: cheapest and most exact.
     case proc
@@ -48,6 +48,18 @@ public struct CollectionError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String { message }
 }
 
+/// The probe a ``HostCollector`` runs; the raw value is the snapshot's `collector` field.
+public enum CollectorRoute: String, Sendable, CaseIterable {
+    /// Linux kernel files, GNU userland.
+    case proc
+    /// Linux classic tools (mpstat, free, df, ps).
+    case tools
+    /// Linux kernel files read with BusyBox applets.
+    case busybox
+    /// macOS tools (top, vm_stat, sysctl, netstat, df, ps).
+    case macos
+}
+
 /// Collects snapshots of one host through a ``CommandRunner``: detects the platform once,
 /// then runs the chosen probe. Every call produces one record — a snapshot or a failure.
 public actor HostCollector {
@@ -58,6 +70,7 @@ public actor HostCollector {
     private var platform: HostPlatform?
     /// The previous tick's counters, for `watch`'s deltas.
     private var previousSample: LinuxCounterSample?
+    private var previousMacSample: MacCounterSample?
 
     public init(
         host: String, runner: any CommandRunner, options: CollectorOptions = CollectorOptions(),
@@ -85,6 +98,34 @@ public actor HostCollector {
     public func reset() {
         platform = nil
         previousSample = nil
+        previousMacSample = nil
+    }
+
+    /// The probe that runs for a requested collector kind on a detected platform; its raw value
+    /// is the snapshot's `collector`.
+    ///
+    /// - Linux: `auto` and `proc` read kernel files; `tools` runs mpstat, free, df and ps.
+    /// - BusyBox (`ps` is BusyBox): `auto` and `proc` run the same kernel reads with commands
+    ///   every BusyBox build has (`busybox`); so does `tools`, because BusyBox `ps` has no CPU
+    ///   or memory-share column and there is no mpstat.
+    /// - macOS: one collector (`macos`) whatever was asked, as there is no /proc and its tools
+    ///   are the only source.
+    /// - Anything else (FreeBSD, Solaris…) is refused with a sentence saying so.
+    public static func route(_ kind: CollectorKind, platform: HostPlatform, host: String) throws(CollectionError)
+        -> CollectorRoute
+    {
+        switch platform.os.family {
+        case "linux":
+            if platform.isBusyBox { return .busybox }
+            return kind == .tools ? .tools : .proc
+        case "darwin":
+            return .macos
+        default:
+            throw CollectionError(
+                .command,
+                "\(host): \(platform.os.name ?? platform.os.family) hosts are not supported; hostscope reads Linux "
+                    + "(GNU or BusyBox userland) and macOS hosts")
+        }
     }
 
     private func collect(sampled: Bool) async -> SnapshotRecord {
@@ -93,25 +134,24 @@ public actor HostCollector {
         do {
             let platform = try await detectPlatform()
             var snapshot = Snapshot(host: host, collectedAt: collectedAt, collector: "proc", os: platform.os)
-            guard platform.os.family == "linux" else {
-                throw CollectionError(
-                    .command,
-                    "\(host): \(platform.os.name ?? platform.os.family) hosts are not supported by this collector yet; hostscope reads Linux hosts")
-            }
-            let kind = options.kind == .auto ? CollectorKind.proc : options.kind
-            switch kind {
+            let route = try Self.route(options.kind, platform: platform, host: host)
+            snapshot.collector = route.rawValue
+            switch route {
             case .tools:
-                snapshot.collector = "tools"
                 let nonce = ProbeOutput.makeNonce()
                 let output = try await run(LinuxToolsProbe.command(sampleSeconds: options.sampleSeconds, nonce: nonce))
                 try LinuxToolsProbe.build(
                     into: &snapshot, output: ProbeOutput(output.stdoutText, nonce: nonce),
                     sampleSeconds: options.sampleSeconds, topProcesses: options.topProcesses)
                 appendStderr(output, to: &snapshot)
-            case .proc, .auto:
+            case .proc, .busybox:
                 let nonce = ProbeOutput.makeNonce()
-                let output = try await run(
-                    LinuxProcProbe.command(sampleSeconds: sampled ? options.sampleSeconds : nil, nonce: nonce))
+                let seconds = sampled ? options.sampleSeconds : nil
+                let command =
+                    route == .busybox
+                    ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce)
+                    : LinuxProcProbe.command(sampleSeconds: seconds, nonce: nonce)
+                let output = try await run(command)
                 let result = try LinuxProcProbe.parse(ProbeOutput(output.stdoutText, nonce: nonce), platform: platform)
                 let current = result.samples[result.samples.count - 1]
                 let previous = sampled ? (result.samples.count > 1 ? result.samples[0] : nil) : previousSample
@@ -120,12 +160,26 @@ public actor HostCollector {
                     topProcesses: options.topProcesses)
                 if !sampled { previousSample = current }
                 appendStderr(output, to: &snapshot)
+            case .macos:
+                let nonce = ProbeOutput.makeNonce()
+                let output = try await run(
+                    MacProbe.command(sampleSeconds: options.sampleSeconds, sampled: sampled, nonce: nonce))
+                let result = try MacProbe.parse(
+                    ProbeOutput(output.stdoutText, nonce: nonce), sampleSeconds: options.sampleSeconds)
+                let current = result.samples[result.samples.count - 1]
+                let previous = sampled ? (result.samples.count > 1 ? result.samples[0] : nil) : previousMacSample
+                MacSnapshotBuilder.build(
+                    into: &snapshot, result: result, previous: previous, current: current,
+                    topProcesses: options.topProcesses)
+                if !sampled { previousMacSample = current }
+                appendStderr(output, to: &snapshot)
             }
             let elapsed = clock.duration(to: .now).components
             snapshot.durationMs = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
             return .snapshot(snapshot)
         } catch let error as CollectionError {
-            return .failure(CollectionFailure(host: host, collectedAt: collectedAt, kind: error.kind, message: error.message))
+            return .failure(
+                CollectionFailure(host: host, collectedAt: collectedAt, kind: error.kind, message: error.message))
         } catch let error as ParseError {
             return .failure(
                 CollectionFailure(

@@ -25,11 +25,22 @@ public struct HostPlatform: Sendable, Equatable {
         self.userNames = userNames
     }
 
-    /// The detection script: os-release, `uname -snrm`, and which userland provides `ps`.
+    /// True for macOS (and any other Darwin) hosts.
+    public var isDarwin: Bool { os.family == "darwin" }
+
+    /// The detection script: os-release, `uname -snrm`, `sw_vers` (macOS has no os-release),
+    /// which userland provides `ps`, sysstat, the page size and the local accounts.
+    ///
+    /// BusyBox is recognised by its `ps`: a link to the `busybox` binary, or, where the applets
+    /// are hard links or copies, the `BusyBox v1.x` banner of `ps --help`. A BusyBox binary that
+    /// merely sits beside procps does not count. Minimal hosts lack `getconf`; the kernel's page
+    /// size is then read from the `KernelPageSize` line of `/proc/self/smaps`.
     public static let detectionCommand =
         "export LC_ALL=C LANG=C; echo @@os; cat /etc/os-release 2>/dev/null || cat /usr/lib/os-release 2>/dev/null; "
-        + "uname -snrm; echo @@ps; p=$(command -v ps); echo \"$p\"; ls -l \"$p\" 2>/dev/null; "
-        + "echo @@sysstat; command -v mpstat 2>/dev/null; echo @@pagesize; getconf PAGESIZE 2>/dev/null; "
+        + "uname -snrm; echo @@sw_vers; sw_vers 2>/dev/null; "
+        + "echo @@ps; p=$(command -v ps); echo \"$p\"; ls -l \"$p\" 2>/dev/null; ps --help 2>&1 | head -n 1; "
+        + "echo @@sysstat; command -v mpstat 2>/dev/null; "
+        + "echo @@pagesize; getconf PAGESIZE 2>/dev/null || grep -m 1 KernelPageSize /proc/self/smaps 2>/dev/null; "
         + "echo @@passwd; cat /etc/passwd 2>/dev/null; echo @@end"
 
     /// Reads the detection script's output.
@@ -37,11 +48,13 @@ public struct HostPlatform: Sendable, Equatable {
         guard output.isComplete, let osText = output.section("os") else {
             throw ParseError(source: "platform detection", message: "the detection script did not complete")
         }
-        let os = try OSReleaseParser.parse(osText)
+        var os = try OSReleaseParser.parse(osText)
+        if os.name == nil, let product = SwVersParser.productName(output.section("sw_vers") ?? "") {
+            os.name = product
+        }
         let psText = output.section("ps") ?? ""
-        let busyBox = psText.contains("busybox")
+        let busyBox = psText.range(of: "busybox", options: .caseInsensitive) != nil
         let sysstat = !(output.section("sysstat") ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-        let pageSize = output.section("pagesize").flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         var names: [UInt32: String] = [:]
         for line in (output.section("passwd") ?? "").split(separator: "\n") {
             let fields = line.split(separator: ":", omittingEmptySubsequences: false)
@@ -49,7 +62,17 @@ public struct HostPlatform: Sendable, Equatable {
             names[uid] = String(fields[0])
         }
         return HostPlatform(
-            os: os, isBusyBox: busyBox, hasSysstat: sysstat, pageSize: pageSize ?? 4096, userNames: names)
+            os: os, isBusyBox: busyBox, hasSysstat: sysstat,
+            pageSize: pageSize(output.section("pagesize") ?? "") ?? 4096, userNames: names)
+    }
+
+    /// `getconf PAGESIZE` (`4096`) or smaps' `KernelPageSize:        4 kB`.
+    static func pageSize(_ text: String) -> UInt64? {
+        let fields = TextScanning.fields(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        if fields.count == 1 { return UInt64(fields[0]) }
+        if fields.count == 3, fields[0] == "KernelPageSize:", let kib = UInt64(fields[1]), fields[2] == "kB" {
+            return kib * 1024
+        }
+        return nil
     }
 }
-

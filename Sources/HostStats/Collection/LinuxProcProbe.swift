@@ -73,36 +73,42 @@ public enum LinuxProcProbe {
             var sample = LinuxCounterSample(
                 uptimeSeconds: try ProcUptimeParser.parse(uptimeText), cpu: try ProcStatParser.parse(statText))
             if let text = files["/proc/net/dev"] {
-                do { sample.network = try ProcNetDevParser.parse(text) } catch { result.warnings.append(error.description) }
+                do { sample.network = try ProcNetDevParser.parse(text) } catch {
+                    result.warnings.append(error.description)
+                }
             }
             if let text = files["/proc/diskstats"] {
-                do { sample.disks = try ProcDiskStatsParser.parse(text) } catch { result.warnings.append(error.description) }
+                do { sample.disks = try ProcDiskStatsParser.parse(text) } catch {
+                    result.warnings.append(error.description)
+                }
             }
             sample.processes = processes
             result.samples.append(sample)
             if let text = files["/proc/meminfo"] {
-                do { result.memory = try ProcMemInfoParser.parse(text) } catch { result.warnings.append(error.description) }
+                do { result.memory = try ProcMemInfoParser.parse(text) } catch {
+                    result.warnings.append(error.description)
+                }
             }
             if let text = files["/proc/loadavg"] {
-                do { result.load = try ProcLoadAvgParser.parse(text) } catch { result.warnings.append(error.description) }
+                do { result.load = try ProcLoadAvgParser.parse(text) } catch {
+                    result.warnings.append(error.description)
+                }
             }
         }
 
-        var owners: [Int: UInt32] = [:]
+        var owners: [Int: String] = [:]
         for line in (output.section("owners") ?? "").split(separator: "\n") {
-            // `dr-xr-xr-x 9 0 0 0 Nov 20 01:10 /proc/1`: the third field is the owner's uid.
+            // `dr-xr-xr-x 9 0 0 0 Nov 20 01:10 /proc/1`: the third field is the owner's uid. An
+            // `ls` without `-n` (minimal BusyBox) prints a name there, or a uid it cannot name.
             let fields = TextScanning.fields(line)
-            guard fields.count >= 4, let uid = UInt32(fields[2]), let last = fields.last,
-                let pid = Int(last.split(separator: "/").last ?? "")
+            guard fields.count >= 4, let last = fields.last, let pid = Int(last.split(separator: "/").last ?? "")
             else { continue }
-            owners[pid] = uid
+            owners[pid] = UInt32(fields[2]).map { platform.userNames[$0] ?? String($0) } ?? String(fields[2])
         }
         if let current = result.samples.last {
             result.processTable = current.processes.map { sample in
-                let uid = owners[sample.pid]
-                return ProcessStats(
-                    pid: sample.pid, ppid: sample.ppid,
-                    user: uid.map { platform.userNames[$0] ?? String($0) },
+                ProcessStats(
+                    pid: sample.pid, ppid: sample.ppid, user: owners[sample.pid],
                     rssBytes: sample.rssPages &* platform.pageSize,
                     command: commandLines[sample.pid] ?? "[\(sample.comm)]")
             }
@@ -117,23 +123,35 @@ public enum LinuxProcProbe {
         }
         if let text = output.section("df") {
             do {
-                let parsed = try DfParser.parse(text)
+                // Stacked mounts are shown once, as GNU df does, without a warning on every tick.
+                let parsed = try DfParser.parse(text, reportingStackedMounts: false)
                 result.disks = parsed.value
                 result.warnings.append(contentsOf: parsed.warnings)
             } catch {
                 result.warnings.append(error.description)
             }
         }
-        if let text = output.section("dfi"), let inodes = try? DfParser.parse(text).value, var disks = result.disks {
-            // Inode counts come from a second df; filesystems without inodes (vfat…) keep nil.
-            for index in disks.indices {
-                guard let match = inodes.first(where: { $0.mount == disks[index].mount }) else { continue }
-                disks[index].inodesTotal = match.inodesTotal ?? match.sizeBytes
-                disks[index].inodesUsed = match.inodesUsed ?? match.usedBytes
-            }
+        if let text = output.section("dfi"), var disks = result.disks,
+            let inodes = try? DfParser.parse(text, reportingStackedMounts: false).value
+        {
+            disks = joinInodes(inodes, into: disks)
             result.disks = disks
         }
         return result
+    }
+
+    /// Copies inode counts from a second df run (`df -iP`, or macOS `df -i`) onto the
+    /// filesystems of the first, by mount point. Filesystems without inodes (vfat, and BusyBox's
+    /// `0` rows) keep `nil`, as GNU df's `-` gives.
+    static func joinInodes(_ inodes: [DiskStats], into disks: [DiskStats]) -> [DiskStats] {
+        let byMount = Dictionary(inodes.map { ($0.mount, $0) }, uniquingKeysWith: { _, last in last })
+        return disks.map { disk in
+            var disk = disk
+            guard let match = byMount[disk.mount], let total = match.inodesTotal, total > 0 else { return disk }
+            disk.inodesTotal = total
+            disk.inodesUsed = match.inodesUsed
+            return disk
+        }
     }
 
     /// The columns the probe asks GNU df for: the numbers sit between the source and the mount
@@ -250,4 +268,3 @@ public struct LinuxProbeResult: Sendable {
     public var probePID: Int?
     public var warnings: [String] = []
 }
-

@@ -68,11 +68,7 @@ public enum LinuxToolsProbe {
                 result.disks = parsed.value
                 result.warnings.append(contentsOf: parsed.warnings)
                 if let inodes = output.section("dfi").flatMap({ try? DfParser.parse($0).value }) {
-                    for index in result.disks!.indices {
-                        guard let match = inodes.first(where: { $0.mount == result.disks![index].mount }) else { continue }
-                        result.disks![index].inodesTotal = match.inodesTotal ?? match.sizeBytes
-                        result.disks![index].inodesUsed = match.inodesUsed ?? match.usedBytes
-                    }
+                    result.disks = LinuxProcProbe.joinInodes(inodes, into: parsed.value)
                 }
             } catch {
                 result.warnings.append(error.description)
@@ -108,4 +104,3 @@ public enum LinuxToolsProbe {
         }
     }
 }
-

@@ -10,7 +10,8 @@
 ///
 /// Several tables may be concatenated (`df -kP; df -iP`): an inode table then fills
 /// `inodes_total`/`inodes_used` of the size table's mounts. A mount point listed twice (BusyBox
-/// shows stacked mounts) is kept once, as GNU df does, with the last-mounted source.
+/// shows stacked mounts) is kept once, as GNU df does, with the last-mounted source, and a warning
+/// says so unless `reportingStackedMounts` is false.
 public enum DfParser {
     static let source = "df"
 
@@ -22,7 +23,9 @@ public enum DfParser {
         var blockBytes: UInt64?
     }
 
-    public static func parse(_ text: String) throws(ParseError) -> Parsed<[DiskStats]> {
+    public static func parse(_ text: String, reportingStackedMounts: Bool = true) throws(ParseError)
+        -> Parsed<[DiskStats]>
+    {
         var tables: [(layout: Layout, disks: [DiskStats])] = []
         var warnings: [String] = []
         var pending: String?
@@ -76,8 +79,10 @@ public enum DfParser {
             throw .unexpected(source: source, "a header but no filesystem rows", expected: "`df`", text: text)
         }
         let sizeTables = tables.filter { !$0.layout.inodesOnly }
-        var disks = deduplicated(sizeTables.flatMap(\.disks), warnings: &warnings)
-        let inodeRows = deduplicated(tables.filter { $0.layout.inodesOnly }.flatMap(\.disks), warnings: &warnings)
+        var stackWarnings: [String] = []
+        var disks = deduplicated(sizeTables.flatMap(\.disks), warnings: &stackWarnings)
+        let inodeRows = deduplicated(tables.filter { $0.layout.inodesOnly }.flatMap(\.disks), warnings: &stackWarnings)
+        if reportingStackedMounts { warnings += stackWarnings }
         if sizeTables.isEmpty {
             disks = inodeRows
         } else {

@@ -75,6 +75,9 @@ public struct ToolParser: Sendable {
         ) {
             (text: String) throws(ParseError) in try SysctlParser.part(text)
         },
+        ToolParser(name: "sw_vers", summary: "macOS sw_vers: the product name and version (macOS 14.4.1)") {
+            (text: String) throws(ParseError) in SnapshotPart(os: try SwVersParser.parse(text))
+        },
         ToolParser(
             name: "netstat", summary: "netstat -ib[n][d] (macOS, FreeBSD): per-interface counters from <Link#N> rows"
         ) {

@@ -37,7 +37,11 @@ struct SnapshotCommand: AsyncParsableCommand {
     @Option(name: [.customShort("o"), .long], help: "table, json, ndjson or csv (default: table on a terminal, json otherwise).")
     var format: RecordFormat?
 
-    @Option(help: "auto, proc (kernel files, one command) or tools (mpstat, free, df, ps).")
+    @Option(
+        help: """
+            auto, proc (kernel files, one command) or tools (mpstat, free, df, ps). BusyBox and macOS \
+            hosts have one collector each (busybox, macos), which every choice runs.
+            """)
     var collector: CollectorKind = .auto
 
     @Option(help: "CPU and rate sampling window.")
