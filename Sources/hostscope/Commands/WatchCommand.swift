@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HostStats
 import SSHTransport
+import Storage
 import Synchronization
 
 extension RecordFileFormat: ExpressibleByArgument {}
@@ -67,6 +68,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @OptionGroup var tracing: TracingOptions
+
     func validate() throws {
         guard every.duration >= .milliseconds(100) else {
             throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
@@ -124,11 +127,15 @@ struct WatchCommand: AsyncParsableCommand {
             : nil
         let sink = RecordSink(writer: writer)
 
+        // Spans go to the history database; its --db and --retain apply to them once watch has them.
+        let trace = await TraceRuntime.start(
+            try tracing.setup(databasePath: DatabaseLocation.path(explicit: nil, environment: ProcessInfo.processInfo.environment)))
         await withTerminationSignals {
             await FleetWatch(plan: plan).run(
                 record: { record in sink.write(record) },
                 status: { update in await status?.update(update) })
         }
+        await trace.finishReporting()
         await status?.finish()
         sink.finish()
         if let failure = sink.failure {
