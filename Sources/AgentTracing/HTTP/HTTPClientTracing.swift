@@ -47,7 +47,7 @@ public enum HTTPClientTracing {
         ) { span in
             describe(request, in: span)
             for attribute in attributes { span.setAttribute(attribute.key, value: attribute.value) }
-            do {
+            do throws(HTTPError) {
                 let response = try await client.execute(request, maxBodyBytes: maxBodyBytes)
                 record(response.head, in: span)
                 return .success(response)

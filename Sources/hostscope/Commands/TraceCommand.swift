@@ -93,7 +93,7 @@ struct TraceListCommand: AsyncParsableCommand {
             if spans.count == limit { footer += " (--limit \(limit) reached)" }
             footer += "; \(dropped) span(s) dropped before reaching the database"
             Output.write(footer + "\n")
-        } catch let error as StorageError {
+        } catch {
             throw Output.fail(error.message, .failure)
         }
         try? await store.close()
@@ -355,10 +355,8 @@ struct TracePushCommand: AsyncParsableCommand {
             if result.failure == nil, !batch.isEmpty {
                 result.merge(await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
             }
-        } catch let error as StorageError {
-            failure = error.message
         } catch {
-            failure = "\(error)"
+            failure = error.message
         }
         await exporter.shutdown()
         await tracing.finishReporting()
