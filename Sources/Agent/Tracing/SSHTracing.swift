@@ -94,6 +94,9 @@ enum SSHTracing {
     ) {
         let child = startSpan(
             name, context: parent.context, ofKind: .internal, at: TraceInstant(nanosecondsSinceEpoch: start))
+        if let host = (parent as? RecordingSpan)?.orderedAttributes["hostscope.host"] {
+            child.setAttribute("hostscope.host", value: host)
+        }
         describe(child)
         child.end(atNanoseconds: max(start, end))
     }

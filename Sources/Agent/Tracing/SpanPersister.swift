@@ -52,7 +52,7 @@ public actor SpanPersister {
         loop = Task.detached { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                guard let self else { return }
+                guard !Task.isCancelled, let self else { return }
                 await self.flush()
             }
         }
@@ -60,8 +60,10 @@ public actor SpanPersister {
 
     /// Stops the periodic reads and writes everything the ring holds now.
     public func shutdown() async {
-        loop?.cancel()
+        let running = loop
         loop = nil
+        running?.cancel()
+        await running?.value
         await flush()
     }
 
@@ -80,8 +82,12 @@ public actor SpanPersister {
         await prune()
         guard !pending.isEmpty || pendingMissed > 0 else { return }
         let counters = pendingMissed > 0 ? [Self.droppedSpansKey: Int64(clamping: pendingMissed)] : [:]
+        let spans = pending
+        let database = database
         do {
-            try await database.spans.insert(pending, incrementing: counters)
+            // In a task of its own: a write is never abandoned half-way because the caller was cancelled
+            // (a watch ending on Ctrl-C still stores its last spans).
+            try await Task { try await database.spans.insert(spans, incrementing: counters) }.value
             writtenSpans += pending.count
             pending.removeAll(keepingCapacity: true)
             pendingMissed = 0
@@ -89,7 +95,8 @@ public actor SpanPersister {
         } catch {
             if !reportedFailure {
                 reportedFailure = true
-                onError("spans not stored in \(database.path): \(error.message); retrying")
+                let message = (error as? StorageError)?.message ?? "\(error)"
+                onError("spans not stored in \(database.path): \(message); retrying")
             }
         }
     }
