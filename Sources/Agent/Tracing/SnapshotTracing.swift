@@ -7,7 +7,8 @@ import Tracing
 ///
 /// Attributes: `hostscope.host`, `hostscope.collector` (asked: auto, proc, tools; then the one used),
 /// `hostscope.collection.mode` (`snapshot` or `tick`), `hostscope.snapshot.warnings` (count),
-/// `hostscope.snapshot.duration_ms`; a failed collection has error status with the record's message and
+/// `hostscope.snapshot.duration_ms`. The record comes back with registered secrets scrubbed
+/// (``SnapshotRecord/scrubbingSecrets()``). A failed collection has error status with the record's message and
 /// `hostscope.error.kind` (`timeout|auth|host_key|connect|command|parse`), as in the error record.
 public enum SnapshotTracing {
     /// Runs one collection in a `collect snapshot` span.
@@ -19,7 +20,8 @@ public enum SnapshotTracing {
             span.setAttribute("hostscope.host", value: .string(host))
             span.setAttribute("hostscope.collector", value: .string(options.kind.rawValue))
             span.setAttribute("hostscope.collection.mode", value: .string(mode))
-            let result = await body()
+            // Scrubbed here, where both snapshot and watch records pass, before any output or store sees them.
+            let result = await body().scrubbingSecrets()
             record(result, in: span)
             return result
         }
