@@ -51,7 +51,9 @@ import Tracing
         #expect(fingerprint.hasPrefix("SHA256:"))
         #expect(connect.attributes["hostscope.ssh.auth.method"]?.stringValue?.hasPrefix("publickey") == true)
 
-        let phases = spans.filter { $0.parentSpanID == connect.spanID }.sorted { $0.startNanoseconds < $1.startNanoseconds }
+        let phases = spans.filter { $0.parentSpanID == connect.spanID }.sorted {
+            $0.startNanoseconds < $1.startNanoseconds
+        }
         #expect(phases.map(\.name) == ["ssh tcp connect", "ssh handshake", "ssh auth"])
         for phase in phases {
             #expect(phase.startNanoseconds >= connect.startNanoseconds)
@@ -79,7 +81,11 @@ import Tracing
             #expect(exec.startNanoseconds >= connect.endNanoseconds)
         }
         // The probe is a long script: the span keeps its start and says how long it was.
-        let probe = try #require(execs.max { ($0.attributes["hostscope.command.bytes"]?.intValue ?? 0) < ($1.attributes["hostscope.command.bytes"]?.intValue ?? 0) })
+        let probe = try #require(
+            execs.max {
+                ($0.attributes["hostscope.command.bytes"]?.intValue ?? 0)
+                    < ($1.attributes["hostscope.command.bytes"]?.intValue ?? 0)
+            })
         #expect((probe.attributes["hostscope.command.bytes"]?.intValue ?? 0) > 512)
 
         let lines = OTLPJSONEncoder(scope: TraceRuntime.scope).encode(spans, droppedSpanCount: tracer.droppedSpanCount)
@@ -99,7 +105,8 @@ import Tracing
         let tracer = Self.tracer()
         let connection = HostConnection(options: Self.options(server))
         let output = try await withTracer(tracer) {
-            try await connection.run("echo 'first problem' >&2; echo 'second problem' >&2; exit 3", timeout: .seconds(10))
+            try await connection.run(
+                "echo 'first problem' >&2; echo 'second problem' >&2; exit 3", timeout: .seconds(10))
         }
         await connection.close()
         #expect(output.exitStatus == 3)
@@ -108,7 +115,8 @@ import Tracing
         #expect(exec.attributes["process.exit.code"] == 3)
         #expect(exec.attributes["hostscope.process.stderr.bytes"] == 29)
         let event = try #require(exec.events.first { $0.name == "stderr" })
-        #expect(event.attributes["hostscope.process.stderr.lines"] == .stringArray(["first problem", "second problem"]))
+        #expect(
+            event.attributes["hostscope.process.stderr.lines"] == .stringArray(["first problem", "second problem"]))
     }
 
     @Test func aCommandOnTheLocalMachineIsALocalExecSpan() async throws {
@@ -128,7 +136,8 @@ import Tracing
     @Test func aConnectThatFailsIsAnErrorSpanNamingTheFailureKind() async throws {
         let tracer = Self.tracer()
         let refused = HostConnection(
-            options: SSHConnectionOptions(displayName: "closed", hostName: "127.0.0.1", port: 1, user: "x", knownHostsFiles: []))
+            options: SSHConnectionOptions(
+                displayName: "closed", hostName: "127.0.0.1", port: 1, user: "x", knownHostsFiles: []))
         let record = await withTracer(tracer) {
             await SnapshotTracing.collect(host: "closed", options: CollectorOptions()) {
                 await HostCollector(host: "closed", runner: refused).snapshot()

@@ -181,7 +181,8 @@ struct OTLPHTTPExporterTests {
             let exporter = try Self.exporter(server, policy: Waits().policy())
             let batch = OTLPBatchExporter(
                 exporter: exporter,
-                configuration: OTLPBatchExporter.Configuration(queueCapacity: 4, batchSize: 100, interval: .seconds(60)))
+                configuration: OTLPBatchExporter.Configuration(queueCapacity: 4, batchSize: 100, interval: .seconds(60))
+            )
             let (tracer, _) = SampleTraces.tracer(sinks: [batch])
             for index in 0..<10 {
                 tracer.withSpan("span \(index)") { _ in }
@@ -197,8 +198,9 @@ struct OTLPHTTPExporterTests {
             let received = try await Self.received(server, client)
             #expect(received["span_count"] as? Int == 4)
             let request = try #require((received["requests"] as? [[String: Any]])?.first)
-            let spans = (((request["resource_spans"] as? [[String: Any]])?.first?["scope_spans"] as? [[String: Any]])?
-                .first?["spans"] as? [[String: Any]]) ?? []
+            let spans =
+                (((request["resource_spans"] as? [[String: Any]])?.first?["scope_spans"] as? [[String: Any]])?
+                    .first?["spans"] as? [[String: Any]]) ?? []
             #expect(spans.compactMap { $0["name"] as? String } == ["span 0", "span 1", "span 2", "span 3"])
             let bodyLine = try await client.execute(HTTPRequest(url: server.baseURL + "/received")).bodyText
             #expect(bodyLine.contains("span 3"))
@@ -211,7 +213,8 @@ struct OTLPHTTPExporterTests {
             let exporter = try Self.exporter(server, policy: Waits().policy())
             let batch = OTLPBatchExporter(
                 exporter: exporter,
-                configuration: OTLPBatchExporter.Configuration(queueCapacity: 100, batchSize: 5, interval: .seconds(600)))
+                configuration: OTLPBatchExporter.Configuration(
+                    queueCapacity: 100, batchSize: 5, interval: .seconds(600)))
             batch.start()
             let (tracer, _) = SampleTraces.tracer(sinks: [batch])
             for index in 0..<5 { tracer.withSpan("span \(index)") { _ in } }

@@ -43,7 +43,8 @@ import Testing
         #expect(rows.last == "7 span(s), newest first; 0 span(s) dropped before reaching the database")
 
         let errorsOnly = try CLI.run(["trace", "list", "--errors", "--db", database])
-        #expect(errorsOnly.stdout.hasSuffix("0 span(s), newest first; 0 span(s) dropped before reaching the database\n"))
+        #expect(
+            errorsOnly.stdout.hasSuffix("0 span(s), newest first; 0 span(s) dropped before reaching the database\n"))
         let sshOnly = try CLI.run(["trace", "list", "--kind", "ssh", "--since", "10m", "--db", database])
         #expect(!sshOnly.stdout.contains("collect snapshot"))
         #expect(sshOnly.stdout.contains("ssh handshake"))
@@ -90,14 +91,18 @@ import Testing
         FileManager.default.createFile(atPath: emptyKnownHosts, contents: Data())
         defer { try? FileManager.default.removeItem(atPath: emptyKnownHosts) }
         let watch = try CLI.run(
-            ["watch", server.target, "--every", "300ms", "--count", "2", "-i", server.keyPath, "--known-hosts",
-             emptyKnownHosts, "--format", "ndjson"],
+            [
+                "watch", server.target, "--every", "300ms", "--count", "2", "-i", server.keyPath, "--known-hosts",
+                emptyKnownHosts, "--format", "ndjson",
+            ],
             environment: ["HOSTSCOPE_DB": database])
         #expect(watch.status == 0, "\(watch.stderr)")
-        let list = try CLI.run(["trace", "list", "--errors", "--kind", "snapshot"], environment: ["HOSTSCOPE_DB": database])
+        let list = try CLI.run(
+            ["trace", "list", "--errors", "--kind", "snapshot"], environment: ["HOSTSCOPE_DB": database])
         let failed = list.stdout.split(separator: "\n").filter { $0.contains("collect snapshot") }
         #expect(failed.count == 1, "\(list.stdout)")  // the second tick waits out the backoff: no collection
-        let spanID = try #require(failed.first?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first)
+        let spanID = try #require(
+            failed.first?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first)
         let show = try CLI.run(["trace", "show", String(spanID)], environment: ["HOSTSCOPE_DB": database])
         #expect(show.status == 0, "\(show.stderr)")
         #expect(show.stdout.contains("hostscope.error.kind = host_key"))
@@ -172,7 +177,9 @@ import Testing
                     try CLI.run(["trace", "export", "--format", "spans", "--db", database]).stdout)
                 let posts = spans.filter { $0["name"] as? String == "POST" }
                 #expect(posts.count == 3)
-                let codes = posts.compactMap { ($0["attributes"] as? [String: Any])?["http.response.status_code"] as? Int }
+                let codes = posts.compactMap {
+                    ($0["attributes"] as? [String: Any])?["http.response.status_code"] as? Int
+                }
                 #expect(codes.sorted() == [200, 429, 503])
             }
         }
@@ -234,8 +241,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: ndjson) }
         try await withPythonServer("otlp_receiver.py", arguments: ["--ndjson", ndjson]) { receiver in
             let watch = try CLI.run(
-                ["watch", server.target, "--every", "500ms", "--count", "2", "--format", "ndjson", "--otlp-endpoint",
-                 receiver.baseURL] + CLI.harnessArguments(server),
+                [
+                    "watch", server.target, "--every", "500ms", "--count", "2", "--format", "ndjson", "--otlp-endpoint",
+                    receiver.baseURL,
+                ] + CLI.harnessArguments(server),
                 environment: ["HOSTSCOPE_DB": database])
             #expect(watch.status == 0, "\(watch.stderr)")
             #expect(watch.stderr.isEmpty)

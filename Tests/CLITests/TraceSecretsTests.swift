@@ -38,21 +38,29 @@ import Testing
             let otlp = ["--otlp-endpoint", endpoint, "--otlp-header", "Authorization=Bearer \(header)"]
             // Password authentication (no key to offer: HOME is empty and no agent).
             let byPassword = try CLI.run(
-                ["snapshot", server.target, "--known-hosts", server.knownHostsPath, "--password-env", "HS_PW", "-o",
-                 "json"] + otlp, environment: environment)
+                [
+                    "snapshot", server.target, "--known-hosts", server.knownHostsPath, "--password-env", "HS_PW", "-o",
+                    "json",
+                ] + otlp, environment: environment)
             #expect(byPassword.status == 0, "\(byPassword.stderr)")
             // An encrypted key and its passphrase.
             let byPassphrase = try CLI.run(
-                ["snapshot", server.target, "--known-hosts", server.knownHostsPath, "-i", server.encryptedKeyPath,
-                 "--passphrase-env", "HS_PASS", "-o", "json"] + otlp, environment: environment)
+                [
+                    "snapshot", server.target, "--known-hosts", server.knownHostsPath, "-i", server.encryptedKeyPath,
+                    "--passphrase-env", "HS_PASS", "-o", "json",
+                ] + otlp, environment: environment)
             #expect(byPassphrase.status == 0, "\(byPassphrase.stderr)")
             // A watch tick, exporting continuously as it runs.
             let failing = try CLI.run(
-                ["watch", server.target, "--count", "1", "--known-hosts", server.knownHostsPath, "--password-env",
-                 "HS_PW", "--format", "ndjson"] + otlp, environment: environment)
+                [
+                    "watch", server.target, "--count", "1", "--known-hosts", server.knownHostsPath, "--password-env",
+                    "HS_PW", "--format", "ndjson",
+                ] + otlp, environment: environment)
             #expect(failing.status == 0, "\(failing.stderr)")
-            outputs += [byPassword.stdout, byPassword.stderr, byPassphrase.stdout, byPassphrase.stderr, failing.stdout,
-                failing.stderr]
+            outputs += [
+                byPassword.stdout, byPassword.stderr, byPassphrase.stdout, byPassphrase.stderr, failing.stdout,
+                failing.stderr,
+            ]
 
             let flat = try CLI.run(["trace", "export", "--format", "spans"], environment: environment)
             let otlpExport = try CLI.run(
@@ -84,18 +92,24 @@ import Testing
             let port = receiver.port
             let log = try CLI.runShell("curl -s http://127.0.0.1:\(port)/received")
             outputs.append(log.stdout)
-            #expect((try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [String: Any])?["span_count"]
-                as? Int ?? 0 > 0)
+            #expect(
+                (try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [String: Any])?["span_count"]
+                    as? Int ?? 0 > 0)
         }
         // A receiver that is down: the error names the endpoint without its credentials.
         let down = try CLI.run(
-            ["trace", "push", "--endpoint", "http://collector:\(urlPassword)@127.0.0.1:1/?token=\(token)", "--header",
-             "Authorization=Bearer \(header)", "--timeout", "1s"], environment: environment)
+            [
+                "trace", "push", "--endpoint", "http://collector:\(urlPassword)@127.0.0.1:1/?token=\(token)",
+                "--header",
+                "Authorization=Bearer \(header)", "--timeout", "1s",
+            ], environment: environment)
         #expect(down.status == 3)
         #expect(down.stderr.contains("127.0.0.1:1/v1/traces?token=REDACTED"))
         outputs += [down.stdout, down.stderr]
 
-        let files = [database, database + "-wal", received, exported].filter { FileManager.default.fileExists(atPath: $0) }
+        let files = [database, database + "-wal", received, exported].filter {
+            FileManager.default.fileExists(atPath: $0)
+        }
         #expect(files.contains(database))
         for path in files {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -45,7 +45,8 @@ public final class RotelAgent: @unchecked Sendable {  // Process is only termina
     public static func start(_ binary: String) throws -> RotelAgent {
         let http = try freePort()
         let grpc = try freePort()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-rotel-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hostscope-rotel-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let output = directory.appendingPathComponent("received.txt")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)

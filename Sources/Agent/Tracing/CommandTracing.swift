@@ -63,7 +63,9 @@ enum CommandTracing {
     /// Sets the outcome: exit code or signal, output sizes, and on failure error status and the stderr tail.
     static func record(_ outcome: Outcome, in span: any Span) {
         if let status = outcome.exitStatus { span.setAttribute("process.exit.code", value: .int(Int64(status))) }
-        if let signal = outcome.exitSignal { span.setAttribute("hostscope.process.exit.signal", value: .string(signal)) }
+        if let signal = outcome.exitSignal {
+            span.setAttribute("hostscope.process.exit.signal", value: .string(signal))
+        }
         span.setAttribute("hostscope.process.stdout.bytes", value: .int(Int64(outcome.stdoutBytes)))
         span.setAttribute("hostscope.process.stderr.bytes", value: .int(Int64(outcome.stderrBytes)))
         if outcome.truncated { span.setAttribute("hostscope.process.output.truncated", value: .bool(true)) }

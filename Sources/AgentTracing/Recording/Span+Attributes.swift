@@ -15,8 +15,10 @@ extension Span {
     public func addEvent(_ name: String, at nanosecondsSinceEpoch: UInt64, attributes: [Attribute]) {
         var spanAttributes = SpanAttributes()
         for attribute in attributes { spanAttributes.set(attribute.key, value: attribute.value.spanAttribute) }
-        addEvent(SpanEvent(name: name, at: TraceInstant(nanosecondsSinceEpoch: nanosecondsSinceEpoch),
-            attributes: spanAttributes))
+        addEvent(
+            SpanEvent(
+                name: name, at: TraceInstant(nanosecondsSinceEpoch: nanosecondsSinceEpoch),
+                attributes: spanAttributes))
     }
 
     /// Ends the span at an explicit instant (nanoseconds since the Unix epoch).

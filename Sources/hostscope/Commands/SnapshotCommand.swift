@@ -1,8 +1,6 @@
 import Agent
 import ArgumentParser
-import Foundation
 import HostStats
-import Storage
 import OrderedJSON
 
 /// Output formats of snapshot records.
@@ -58,7 +56,7 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     @OptionGroup var tracing: TracingOptions
 
-    @Option(name: .customLong("db"), help: ArgumentHelp("Database that receives the spans (see trace).", valueName: "file"))
+    @Option(name: .customLong("db"), help: ArgumentHelp("Database that receives the spans.", valueName: "file"))
     var database: String?
 
     func validate() throws {
@@ -78,8 +76,7 @@ struct SnapshotCommand: AsyncParsableCommand {
         }
         let options = CollectorOptions(
             kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
-        let trace = await TraceRuntime.start(
-            try tracing.setup(databasePath: DatabaseLocation.path(explicit: database, environment: ProcessInfo.processInfo.environment)))
+        let trace = await TraceRuntime.start(try tracing.setup(database: database))
         let records = await withTerminationSignals { await FleetSnapshot.collect(resolved, options: options) }
         await trace.finishReporting()
 

@@ -52,8 +52,10 @@ struct TraceListCommand: AsyncParsableCommand {
             reaching the database (overwritten in memory because the writer fell behind).
             """)
 
-    @Option(help: ArgumentHelp("Spans that started since: a duration back from now (10m) or an RFC 3339 time.",
-        valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "Spans that started since: a duration back from now (10m) or an RFC 3339 time.",
+            valueName: "time"))
     var since: TimeArgument?
 
     @Option(help: ArgumentHelp("Spans about this host, as snapshot or watch named it.", valueName: "host"))
@@ -119,7 +121,8 @@ struct TraceShowCommand: AsyncParsableCommand {
         let store = try await database.open()
         do {
             guard let stored = try await store.spans.span(id: spanID) else {
-                throw Output.fail("no span with id \(spanID) in \(database.path); `hostscope trace list` shows ids", .failure)
+                throw Output.fail(
+                    "no span with id \(spanID) in \(database.path); `hostscope trace list` shows ids", .failure)
             }
             let trace = try await store.spans.trace(stored.traceID)
             var spans: [FinishedSpan] = []
@@ -165,7 +168,8 @@ struct TraceExportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Latest span start: a duration back from now or an RFC 3339 time.", valueName: "time"))
     var until: TimeArgument?
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("File to write (default: stdout).", valueName: "file"))
+    @Option(
+        name: [.customShort("o"), .long], help: ArgumentHelp("File to write (default: stdout).", valueName: "file"))
     var output: String?
 
     @OptionGroup var database: TraceDatabaseOption
@@ -353,7 +357,8 @@ struct TracePushCommand: AsyncParsableCommand {
                 }
             }
             if result.failure == nil, !batch.isEmpty {
-                result.merge(await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
+                result.merge(
+                    await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
             }
         } catch {
             failure = error.message

@@ -3,7 +3,6 @@ import ArgumentParser
 import Foundation
 import HostStats
 import SSHTransport
-import Storage
 import Synchronization
 
 extension RecordFileFormat: ExpressibleByArgument {}
@@ -127,9 +126,8 @@ struct WatchCommand: AsyncParsableCommand {
             : nil
         let sink = RecordSink(writer: writer)
 
-        // Spans go to the history database; its --db and --retain apply to them once watch has them.
-        let trace = await TraceRuntime.start(
-            try tracing.setup(databasePath: DatabaseLocation.path(explicit: nil, environment: ProcessInfo.processInfo.environment)))
+        // Spans go to the history database: pass watch's --db and --retain here once it has them.
+        let trace = await TraceRuntime.start(try tracing.setup(database: nil, retention: nil))
         await withTerminationSignals {
             await FleetWatch(plan: plan).run(
                 record: { record in sink.write(record) },

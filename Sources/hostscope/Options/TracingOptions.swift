@@ -2,6 +2,7 @@ import Agent
 import AgentTracing
 import ArgumentParser
 import Foundation
+import Storage
 
 /// Tracing options of the commands that reach hosts (`snapshot`, `watch`).
 struct TracingOptions: ParsableArguments {
@@ -45,7 +46,8 @@ struct TracingOptions: ParsableArguments {
         var parsed: [(name: String, value: String)] = []
         for header in headers {
             guard let equals = header.firstIndex(of: "="), equals != header.startIndex else {
-                throw ValidationError("a header is name=value, as in 'Authorization=Bearer …'; got a header without '='.")
+                throw ValidationError(
+                    "a header is name=value, as in 'Authorization=Bearer …'; got a header without '='.")
             }
             let value = String(header[header.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
             parsed.append((String(header[..<equals]).trimmingCharacters(in: .whitespaces), value))
@@ -59,13 +61,15 @@ struct TracingOptions: ParsableArguments {
         }
     }
 
-    /// The tracing of a command that stores spans in `databasePath`.
-    func setup(databasePath: String?, retention: Duration? = nil) throws -> TraceSetup {
+    /// The tracing of a command that stores spans in the database `history` reads: `database` (a `--db`
+    /// value), else `$HOSTSCOPE_DB`, else the XDG default.
+    func setup(database: String?, retention: Duration? = nil) throws -> TraceSetup {
+        let environment = ProcessInfo.processInfo.environment
         let capacity =
-            traceBuffer ?? TraceRuntime.capacity(fromEnvironment: ProcessInfo.processInfo.environment)
-            ?? TraceSetup.defaultCapacity
+            traceBuffer ?? TraceRuntime.capacity(fromEnvironment: environment) ?? TraceSetup.defaultCapacity
         return TraceSetup(
-            capacity: capacity, databasePath: databasePath, retention: retention, otlpEndpoint: try endpoint())
+            capacity: capacity, databasePath: DatabaseLocation.path(explicit: database, environment: environment),
+            retention: retention, otlpEndpoint: try endpoint())
     }
 }
 

@@ -128,7 +128,10 @@ public final class OTLPHTTPExporter: Sendable {
         while true {
             attempt += 1
             if Task.isCancelled {
-                return (.failure(TracingError(code: .exportUnavailable, message: "export to \(place) cancelled")), attempt - 1)
+                return (
+                    .failure(TracingError(code: .exportUnavailable, message: "export to \(place) cancelled")),
+                    attempt - 1
+                )
             }
             var attributes = [
                 Attribute(HTTPClientTracing.exportMarkerKey, .bool(true)),
