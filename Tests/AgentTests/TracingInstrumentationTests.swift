@@ -187,4 +187,23 @@ import Tracing
         #expect(try exec.finishedSpan().name == "ssh exec")
         try await database.close()
     }
+
+    @Test func thePersisterPrunesSpansOlderThanTheRetention() async throws {
+        let path = NSTemporaryDirectory() + "hostscope-prune-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let database = try await StorageDatabase.open(at: path)
+        let now = SystemTracingClock().nanosecondsSinceEpoch()
+        let clock = ManualTracingClock(start: now - 3 * 3_600_000_000_000)  // three hours ago
+        let old = RingBufferTracer(capacity: 10, resource: TraceRuntime.resource, clock: clock)
+        withTracer(old) { withSpan("old") { _ in } }
+        let keepAll = SpanPersister(tracer: old, database: database)
+        await keepAll.shutdown()
+        #expect(try await database.spans.count() == 1)
+        let tracer = Self.tracer()
+        withTracer(tracer) { withSpan("new") { _ in } }
+        let pruning = SpanPersister(tracer: tracer, database: database, retention: .seconds(3600))
+        await pruning.shutdown()
+        #expect(try await database.spans.recent().map(\.name) == ["new"])
+        try await database.close()
+    }
 }

@@ -271,4 +271,41 @@ import Testing
         let list = try CLI.run(["trace", "list", "--kind", "snapshot"], environment: ["HOSTSCOPE_DB": database])
         #expect(list.stdout.split(separator: "\n").filter { $0.contains("collect snapshot") }.count == 2)
     }
+
+    @Test func aWatchEndedBySIGTERMStoresTheSpansOfEveryTick() throws {
+        let server = try SSHTestServer.shared()
+        let database = Self.temporaryDatabase()
+        defer { Self.remove(database) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments =
+            ["watch", server.target, "--every", "300ms", "--format", "ndjson"] + CLI.harnessArguments(server)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOSTSCOPE_DB"] = database
+        environment.removeValue(forKey: "SSH_AUTH_SOCK")
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait for three records, then ask it to stop.
+        var text = ""
+        while text.split(separator: "\n").count < 3 {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        process.terminate()
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let ticks = text.split(separator: "\n").count
+        #expect(ticks >= 3)
+        let list = try CLI.run(
+            ["trace", "list", "--kind", "snapshot", "--limit", "1000"], environment: ["HOSTSCOPE_DB": database])
+        let collections = list.stdout.split(separator: "\n").filter { $0.contains("collect snapshot") }
+        // Every tick that produced a record was stored, the one in flight at SIGTERM included when it finished.
+        #expect(collections.count >= ticks)
+        #expect(collections.count <= ticks + 1)
+    }
 }
