@@ -78,7 +78,8 @@ let package = Package(
         .testTarget(
             name: "AgentTests",
             dependencies: [
-                "Agent", "AgentTracing", "HostStats", "SSHTransport", "Storage", "TestSupport",
+                "Agent", "AgentTracing", "Chat", "CurlHTTP", "HostStats", "OrderedJSON", "SSHTransport", "Storage",
+                "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats"]),
