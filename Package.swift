@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "hostscope",
             dependencies: [
-                "Agent", "OrderedJSON", "HostStats", "Storage",
+                "Agent", "AgentTracing", "OrderedJSON", "HostStats", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -72,10 +72,16 @@ let package = Package(
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [
-                "AgentTracing", "OrderedJSON", "TestSupport",
+                "AgentTracing", "CurlHTTP", "OrderedJSON", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "HostStats", "SSHTransport", "TestSupport"]),
+        .testTarget(
+            name: "AgentTests",
+            dependencies: [
+                "Agent", "AgentTracing", "Chat", "CurlHTTP", "HostStats", "OrderedJSON", "SSHTransport", "Storage",
+                "TestSupport",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
     ]

@@ -15,7 +15,9 @@ struct Hostscope: AsyncParsableCommand {
             and needs nothing installed on them beyond sshd and the usual userland.
             """,
         version: HostscopeVersion.string,
-        subcommands: [SnapshotCommand.self, WatchCommand.self, HistoryCommand.self, ParseCommand.self])
+        subcommands: [
+            SnapshotCommand.self, WatchCommand.self, HistoryCommand.self, ParseCommand.self, TraceCommand.self,
+        ])
 
     static func main() async {
         // A closed pipe (`hostscope … | head`) must end output quietly, not kill the process.

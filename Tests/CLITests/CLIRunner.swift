@@ -12,6 +12,9 @@ struct CLIResult {
 enum CLI {
     static var binary: String { Repository.productsDirectory.appendingPathComponent("hostscope").path }
 
+    /// `XDG_DATA_HOME` of every run: a directory of this test process.
+    static let dataHome = NSTemporaryDirectory() + "hostscope-cli-data-\(getpid())"
+
     static func run(
         _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: TimeInterval = 60
     ) throws -> CLIResult {
@@ -20,6 +23,9 @@ enum CLI {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "SSH_AUTH_SOCK")
+        // Commands that store spans or history write under the test's own data directory, never the user's.
+        env["XDG_DATA_HOME"] = dataHome
+        env.removeValue(forKey: "HOSTSCOPE_DB")
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()
@@ -64,6 +70,8 @@ enum CLI {
         process.arguments = ["-c", script]
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "SSH_AUTH_SOCK")
+        env["XDG_DATA_HOME"] = dataHome
+        env.removeValue(forKey: "HOSTSCOPE_DB")
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()

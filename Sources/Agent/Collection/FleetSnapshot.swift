@@ -12,11 +12,15 @@ public enum FleetSnapshot {
                     switch host {
                     case .local:
                         let collector = HostCollector(host: host.displayName, runner: LocalCommandRunner(), options: options)
-                        return (index, await collector.snapshot())
+                        return (index, await SnapshotTracing.collect(host: host.displayName, options: options) {
+                            await collector.snapshot()
+                        })
                     case .ssh(let ssh):
                         let connection = HostConnection(options: ssh)
                         let collector = HostCollector(host: host.displayName, runner: connection, options: options)
-                        let record = await collector.snapshot()
+                        let record = await SnapshotTracing.collect(host: host.displayName, options: options) {
+                            await collector.snapshot()
+                        }
                         await connection.close()
                         return (index, record)
                     }

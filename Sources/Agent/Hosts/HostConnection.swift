@@ -30,7 +30,7 @@ public actor HostConnection: CommandRunner {
         if let session, session.isAlive { return session }
         if let connecting { return try await connecting.value }
         session = nil
-        let task = Task { [options, maxChannels] in try await SSHSession.connect(options, maxChannels: maxChannels) }
+        let task = Task { [options, maxChannels] in try await SSHTracing.connect(options, maxChannels: maxChannels) }
         connecting = task
         defer { connecting = nil }
         do {
@@ -47,7 +47,7 @@ public actor HostConnection: CommandRunner {
     public func run(_ command: String, timeout: Duration) async throws -> CommandOutput {
         let session = try await connectedSession()
         do {
-            let result = try await session.exec(command, timeout: timeout)
+            let result = try await SSHTracing.exec(session, command, timeout: timeout)
             return CommandOutput(
                 stdout: result.stdout, stderr: result.stderr, exitStatus: result.exitStatus,
                 exitSignal: result.exitSignal, truncated: result.truncated,

@@ -20,6 +20,10 @@ public struct LocalCommandRunner: CommandRunner {
     }
 
     public func run(_ command: String, timeout: Duration) async throws -> CommandOutput {
+        try await CommandTracing.local(command) { try await runUntraced(command, timeout: timeout) }
+    }
+
+    private func runUntraced(_ command: String, timeout: Duration) async throws -> CommandOutput {
         let limit = outputLimit
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {

@@ -21,17 +21,24 @@ struct SecretSources: Sendable {
 
     var provider: SecretProvider {
         let sources = self
+        // Secrets are registered with the span scrubber before anything can record them.
+        for name in [passwordVariable, passphraseVariable].compactMap({ $0 }) {
+            if let value = environment[name] { ProcessSecrets.register(value) }
+        }
         return { request in
+            let secret: Secret?
             switch request {
             case .password(let user, let host):
                 if let name = sources.passwordVariable, let value = sources.environment[name] { return Secret(value) }
                 guard sources.allowPrompts else { return nil }
-                return TerminalPrompt.ask("\(user)@\(host)'s password: ")
+                secret = TerminalPrompt.ask("\(user)@\(host)'s password: ")
             case .passphrase(let keyPath):
                 if let name = sources.passphraseVariable, let value = sources.environment[name] { return Secret(value) }
                 guard sources.allowPrompts else { return nil }
-                return TerminalPrompt.ask("Enter passphrase for key '\(keyPath)': ")
+                secret = TerminalPrompt.ask("Enter passphrase for key '\(keyPath)': ")
             }
+            if let secret { ProcessSecrets.register(secret.reveal) }
+            return secret
         }
     }
 }

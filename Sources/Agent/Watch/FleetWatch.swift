@@ -169,7 +169,7 @@ public struct FleetWatch: Sendable {
                         host: name, collectedAt: Date(), kind: failure.kind,
                         message: "\(failure.message) (next attempt in \(Self.describe(wait)))"))
             } else {
-                result = await collector.tick()
+                result = await SnapshotTracing.collect(host: name, options: options, mode: "tick") { await collector.tick() }
                 switch result {
                 case .snapshot:
                     backoff.succeeded()

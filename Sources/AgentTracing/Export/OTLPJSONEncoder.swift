@@ -47,18 +47,27 @@ public struct OTLPJSONEncoder: Sendable {
         _ spans: some Collection<FinishedSpan>, droppedSpanCount: UInt64? = nil,
         emit: ([UInt8]) throws(E) -> Void
     ) throws(E) {
+        try encodeCounted(spans, droppedSpanCount: droppedSpanCount) { (line, _) throws(E) in try emit(line) }
+    }
+
+    /// Encodes the spans like ``encode(_:droppedSpanCount:emit:)``, also telling how many spans each line
+    /// holds (an OTLP/HTTP exporter posts one line per request and counts what each request carried).
+    public func encodeCounted<E: Error>(
+        _ spans: some Collection<FinishedSpan>, droppedSpanCount: UInt64? = nil,
+        emit: (_ line: [UInt8], _ spanCount: Int) throws(E) -> Void
+    ) throws(E) {
         guard !spans.isEmpty else { return }
         var writer = LineWriter(encoder: self, droppedSpanCount: droppedSpanCount)
         for (index, group) in Self.groupedByResource(spans).enumerated() {
             let header = writer.resourceHeader(group.resource)
             for span in group.spans {
-                if let line = writer.add(span, group: index, header: header) {
-                    try emit(line)
+                if let (line, count) = writer.add(span, group: index, header: header) {
+                    try emit(line, count)
                 }
             }
         }
-        if let line = writer.finish() {
-            try emit(line)
+        if let (line, count) = writer.finish() {
+            try emit(line, count)
         }
     }
 
@@ -159,14 +168,14 @@ private struct LineWriter {
         line.count + Self.closingBytes < encoder.maximumLineBytes
     }
 
-    /// Adds a span; returns a completed line when the span had to start a new one.
-    mutating func add(_ span: FinishedSpan, group: Int, header: [UInt8]) -> [UInt8]? {
+    /// Adds a span; returns a completed line (and its span count) when the span had to start a new one.
+    mutating func add(_ span: FinishedSpan, group: Int, header: [UInt8]) -> ([UInt8], Int)? {
         let mark = line.count
         let previousGroup = openGroup
         appendSeparator(group: group, header: header)
         let spanStart = line.count
         line.appendOTLPSpan(span, truncation: .none)
-        var completed: [UInt8]?
+        var completed: ([UInt8], Int)?
         if !fits() {
             if spansInLine > 0 {
                 // Undo this span (and a resource switch it caused), close the line, start afresh.
@@ -237,16 +246,16 @@ private struct LineWriter {
         }
     }
 
-    private mutating func closeLine() -> [UInt8] {
+    private mutating func closeLine() -> ([UInt8], Int) {
         line.appendRaw(Self.closing)
-        let completed = line
+        let completed = (line, spansInLine)
         line.removeAll(keepingCapacity: true)
         openGroup = nil
         spansInLine = 0
         return completed
     }
 
-    mutating func finish() -> [UInt8]? {
+    mutating func finish() -> ([UInt8], Int)? {
         spansInLine > 0 ? closeLine() : nil
     }
 }

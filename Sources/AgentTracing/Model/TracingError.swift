@@ -8,6 +8,13 @@ public struct TracingError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let invalidFlatSpan = Code(name: "invalid_flat_span")
         /// A timestamp is not RFC 3339.
         public static let invalidTimestamp = Code(name: "invalid_timestamp")
+        /// An OTLP endpoint is not an absolute `http`/`https` URL.
+        public static let invalidEndpoint = Code(name: "invalid_endpoint")
+        /// The receiver refused a batch for good (a 4xx other than 429), or answered garbage.
+        public static let exportRejected = Code(name: "export_rejected")
+        /// The receiver could not be reached, or kept answering "try later" until the attempts or the
+        /// deadline ran out.
+        public static let exportUnavailable = Code(name: "export_unavailable")
 
         public var description: String { name }
     }

@@ -215,11 +215,13 @@ public final class RecordingSpan: Tracing.Span {
     }
 
     /// Sets the status with OpenTelemetry's precedence: `ok` is final, and a message is kept only
-    /// with `error`.
+    /// with `error`. An error without a message keeps the message of an earlier error (`withSpan` sets
+    /// a bare error status when its body throws, after the body may have set a precise one).
     public func setStatus(_ code: FinishedSpan.Status.Code, message: String? = nil) {
         let message = code == .error ? message.map { tracer.sanitize($0) } : nil
         state.withLock { state in
             guard !state.isEnded, state.status.code != .ok, code != .unset else { return }
+            if code == .error, message == nil, state.status.code == .error { return }
             state.status = FinishedSpan.Status(code: code, message: message)
         }
     }

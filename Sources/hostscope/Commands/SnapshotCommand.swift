@@ -58,6 +58,11 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @OptionGroup var tracing: TracingOptions
+
+    @Option(name: .customLong("db"), help: ArgumentHelp("Database that receives the spans.", valueName: "file"))
+    var database: String?
+
     func validate() throws {
         guard top >= 0 else { throw ValidationError("--top must be 0 or more.") }
         guard sample.duration <= .seconds(60) else {
@@ -75,7 +80,9 @@ struct SnapshotCommand: AsyncParsableCommand {
         }
         let options = CollectorOptions(
             kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
-        let records = await FleetSnapshot.collect(resolved, options: options)
+        let trace = await TraceRuntime.start(try tracing.setup(database: database))
+        let records = await withTerminationSignals { await FleetSnapshot.collect(resolved, options: options) }
+        await trace.finishReporting()
 
         let chosen = format ?? (Output.stdoutIsTerminal ? .table : .json)
         switch chosen {

@@ -83,6 +83,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @OptionGroup var tracing: TracingOptions
+
     func validate() throws {
         guard every.duration >= .milliseconds(100) else {
             throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
@@ -153,6 +155,8 @@ struct WatchCommand: AsyncParsableCommand {
         let sink = RecordSink(writer: writer, history: history)
         let retention = retain?.duration
 
+        // Spans go to the history database: pass watch's --db and --retain here once it has them.
+        let trace = await TraceRuntime.start(try tracing.setup(database: nil, retention: nil))
         await withTerminationSignals {
             let pruning = Task {
                 // Hourly, so a week-long watch keeps its database to the retention window.
@@ -166,6 +170,7 @@ struct WatchCommand: AsyncParsableCommand {
                 status: { update in await status?.update(update) })
             pruning.cancel()
         }
+        await trace.finishReporting()
         await status?.finish()
         sink.finish()
         try? await history?.close()

@@ -1,0 +1,389 @@
+import Agent
+import AgentTracing
+import ArgumentParser
+import Foundation
+import Storage
+
+struct TraceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trace",
+        abstract: "List, inspect, export and push the spans hostscope recorded.",
+        discussion: """
+            Every SSH connect and command, snapshot collection, SFTP call and HTTP request is a span. \
+            `snapshot` and `watch` store finished spans in the database (--db, else $HOSTSCOPE_DB, else \
+            $XDG_DATA_HOME/hostscope/hostscope.sqlite), so these commands work while a watch runs in \
+            another process.
+            """,
+        subcommands: [
+            TraceListCommand.self, TraceShowCommand.self, TraceExportCommand.self, TracePushCommand.self,
+        ])
+}
+
+/// `--db`, shared by the trace subcommands.
+struct TraceDatabaseOption: ParsableArguments {
+    @Option(name: .customLong("db"), help: ArgumentHelp("The database file.", valueName: "file"))
+    var database: String?
+
+    var path: String { DatabaseLocation.path(explicit: database, environment: ProcessInfo.processInfo.environment) }
+
+    /// Opens the database for reading; a missing file is one clear sentence.
+    func open() async throws -> StorageDatabase {
+        let path = path
+        do {
+            return try await StorageDatabase.open(at: path, mode: .existingOnly)
+        } catch where error.code == .notFound {
+            throw Output.fail("no spans yet at \(path): run `hostscope snapshot` or `hostscope watch` first", .failure)
+        } catch {
+            throw Output.fail(error.message, .failure)
+        }
+    }
+}
+
+/// Span kinds `trace list --kind` accepts.
+extension SpanCategory: ExpressibleByArgument {}
+
+struct TraceListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Show recent spans, newest first.",
+        discussion: """
+            Columns: start time (UTC), span id (enough digits for `trace show`), name, host, duration, \
+            status and, for commands, the exit code. The footer says how many spans were lost before \
+            reaching the database (overwritten in memory because the writer fell behind).
+            """)
+
+    @Option(
+        help: ArgumentHelp(
+            "Spans that started since: a duration back from now (10m) or an RFC 3339 time.",
+            valueName: "time"))
+    var since: TimeArgument?
+
+    @Option(help: ArgumentHelp("Spans about this host, as snapshot or watch named it.", valueName: "host"))
+    var host: String?
+
+    @Option(help: "ssh, sftp, http, chat, tool, snapshot, exec or other.")
+    var kind: SpanCategory?
+
+    @Flag(help: "Only spans with error status.")
+    var errors = false
+
+    @Option(help: ArgumentHelp("Only executions of this chat tool.", valueName: "name"))
+    var tool: String?
+
+    @Option(help: "At most this many spans.")
+    var limit: Int = 50
+
+    @OptionGroup var database: TraceDatabaseOption
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be 1 or more.") }
+    }
+
+    func run() async throws {
+        let store = try await database.open()
+        var filter = SpanFilter(
+            since: since?.resolve(now: Date()), host: host, kind: kind?.rawValue, errorsOnly: errors, limit: limit)
+        if let tool {
+            filter.kind = SpanCategory.tool.rawValue
+            filter.namePrefix = "execute_tool \(tool)"
+        }
+        do {
+            let spans = try await store.spans.recent(filter)
+            let dropped = try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0
+            Output.write(TraceText.list(spans, width: Output.terminalWidth))
+            var footer = "\(spans.count) span(s), newest first"
+            if spans.count == limit { footer += " (--limit \(limit) reached)" }
+            footer += "; \(dropped) span(s) dropped before reaching the database"
+            Output.write(footer + "\n")
+        } catch {
+            throw Output.fail(error.message, .failure)
+        }
+        try? await store.close()
+    }
+}
+
+struct TraceShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show a span with its parent chain and children, all attributes and events.",
+        discussion: """
+            SPAN_ID may be any unique prefix of the id `trace list` shows. Spans with error status \
+            below it are shown in full too, so the stderr of the command that failed a snapshot is \
+            one command away.
+            """)
+
+    @Argument(help: ArgumentHelp("The span id, or a unique prefix of it.", valueName: "span-id"))
+    var spanID: String
+
+    @OptionGroup var database: TraceDatabaseOption
+
+    func run() async throws {
+        let store = try await database.open()
+        do {
+            guard let stored = try await store.spans.span(id: spanID) else {
+                throw Output.fail(
+                    "no span with id \(spanID) in \(database.path); `hostscope trace list` shows ids", .failure)
+            }
+            let trace = try await store.spans.trace(stored.traceID)
+            var spans: [FinishedSpan] = []
+            var unreadable = 0
+            for row in trace {
+                if let span = try? row.finishedSpan() { spans.append(span) } else { unreadable += 1 }
+            }
+            guard let focus = try? stored.finishedSpan(), let tree = TraceTree.build(around: focus.spanID, in: spans)
+            else {
+                throw Output.fail("span \(stored.spanID) is stored but its JSON cannot be read", .failure)
+            }
+            Output.write(TraceText.show(tree, traceSize: trace.count))
+            if unreadable > 0 { Output.warning("\(unreadable) span(s) of this trace could not be read") }
+        } catch let error as StorageError {
+            throw Output.fail(error.message, .failure)
+        }
+        try? await store.close()
+    }
+}
+
+/// `trace export` formats.
+enum TraceExportFormat: String, ExpressibleByArgument, CaseIterable {
+    case otlp, spans
+}
+
+struct TraceExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write stored spans as OTLP JSON lines or flat spans.",
+        discussion: """
+            --format otlp writes one ExportTraceServiceRequest per line, each under 1 MiB: what an \
+            OpenTelemetry Collector's file exporter writes and its otlpjsonfile receiver reads. \
+            --format spans writes one flat JSON object per span, for jq. Spans are written oldest \
+            first, a page at a time.
+            """)
+
+    @Option(name: [.customShort("f"), .long], help: "otlp (OTLP JSON lines) or spans (one flat span per line).")
+    var format: TraceExportFormat = .otlp
+
+    @Option(help: ArgumentHelp("Earliest span start: a duration back from now or an RFC 3339 time.", valueName: "time"))
+    var since: TimeArgument?
+
+    @Option(help: ArgumentHelp("Latest span start: a duration back from now or an RFC 3339 time.", valueName: "time"))
+    var until: TimeArgument?
+
+    @Option(
+        name: [.customShort("o"), .long], help: ArgumentHelp("File to write (default: stdout).", valueName: "file"))
+    var output: String?
+
+    @OptionGroup var database: TraceDatabaseOption
+
+    static let pageSize = 1_000
+
+    func run() async throws {
+        let store = try await database.open()
+        let now = Date()
+        var sink: ExportSink
+        do {
+            sink = try ExportSink(path: output)
+        } catch {
+            throw Output.fail("\(error)", .failure)
+        }
+        var skipped = 0
+        var written = 0
+        do {
+            let dropped = try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0
+            let encoder = OTLPJSONEncoder(scope: TraceRuntime.scope)
+            var page: [FinishedSpan] = []
+            page.reserveCapacity(Self.pageSize)
+            func flushPage() throws {
+                guard !page.isEmpty else { return }
+                switch format {
+                case .otlp:
+                    try encoder.encode(page, droppedSpanCount: UInt64(max(0, dropped))) { line in try sink.write(line) }
+                case .spans:
+                    try sink.write(FlatSpanEncoder().encode(page))
+                }
+                written += page.count
+                page.removeAll(keepingCapacity: true)
+            }
+            for try await row in store.spans.spans(
+                since: since?.resolve(now: now), until: until?.resolve(now: now), pageSize: Self.pageSize)
+            {
+                guard let span = try? row.finishedSpan() else {
+                    skipped += 1
+                    continue
+                }
+                page.append(span)
+                if page.count == Self.pageSize { try flushPage() }
+            }
+            try flushPage()
+            try sink.close()
+        } catch let error as StorageError {
+            throw Output.fail(error.message, .failure)
+        } catch let error as ExportSink.WriteError {
+            throw Output.fail(error.description, .failure)
+        }
+        try? await store.close()
+        if skipped > 0 {
+            throw Output.fail("\(skipped) stored span(s) could not be read and were left out", .failure)
+        }
+        if written == 0 { Output.warning("no spans in that range") }
+    }
+}
+
+/// Where `trace export` writes: stdout, or a file written whole under a temporary name first.
+struct ExportSink {
+    struct WriteError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let handle: FileHandle?
+    private let path: String?
+    private let temporary: String?
+    private var buffer: [UInt8] = []
+
+    init(path: String?) throws {
+        self.path = path
+        guard let path else {
+            handle = nil
+            temporary = nil
+            return
+        }
+        let temporary = path + ".partial"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+            let handle = FileHandle(forWritingAtPath: temporary)
+        else {
+            throw WriteError(description: "cannot write \(path): check the directory exists and is writable")
+        }
+        self.handle = handle
+        self.temporary = temporary
+    }
+
+    mutating func write(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { try drain() }
+    }
+
+    private mutating func drain() throws {
+        guard !buffer.isEmpty else { return }
+        if let handle {
+            do {
+                try handle.write(contentsOf: buffer)
+            } catch {
+                throw WriteError(description: "cannot write \(path ?? "the output"): \(error.localizedDescription)")
+            }
+        } else {
+            Output.writeAll(1, buffer)
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    mutating func close() throws {
+        try drain()
+        guard let handle, let path, let temporary else { return }
+        try? handle.close()
+        guard rename(temporary, path) == 0 else {
+            throw WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+struct TracePushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Send stored spans to an OpenTelemetry receiver over OTLP/HTTP.",
+        discussion: """
+            POSTs OTLP JSON (application/json) to ENDPOINT/v1/traces: an OpenTelemetry Collector, \
+            Jaeger (4318), Tempo, or any OTLP/HTTP receiver. Refusals with 429, 502, 503 or 504 are \
+            retried, honouring Retry-After, else with exponential backoff; other 4xx are not. Spans a \
+            receiver reports rejected (partial success) are counted in a warning. The database is \
+            only read: a failed push loses nothing and can be run again.
+            """)
+
+    @Option(help: ArgumentHelp("The receiver, e.g. http://collector:4318.", valueName: "url"))
+    var endpoint: String
+
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp(
+            "Request header, e.g. 'Authorization=Bearer …' (repeatable; never printed or traced).",
+            valueName: "name=value"))
+    var headers: [String] = []
+
+    @Option(help: ArgumentHelp("Earliest span start: a duration back from now or an RFC 3339 time.", valueName: "time"))
+    var since: TimeArgument?
+
+    @Option(help: ArgumentHelp("Latest span start: a duration back from now or an RFC 3339 time.", valueName: "time"))
+    var until: TimeArgument?
+
+    @Option(name: .customLong("batch-size"), help: "Spans per request.")
+    var batchSize: Int = 512
+
+    @Option(help: ArgumentHelp("Give up retrying after this long.", valueName: "duration"))
+    var timeout: DurationArgument = DurationArgument(.seconds(60))
+
+    @OptionGroup var database: TraceDatabaseOption
+
+    func validate() throws {
+        guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 10000.") }
+        _ = try TracingOptions.endpoint(endpoint, headers: headers)
+    }
+
+    func run() async throws {
+        let endpoint = try TracingOptions.endpoint(endpoint, headers: headers)
+        let store = try await database.open()
+        let now = Date()
+        // Spans this push records (its own requests) start after `now` and are not pushed by it.
+        let until = until?.resolve(now: now) ?? now
+        let tracing = await TraceRuntime.start(TraceSetup(databasePath: database.path))
+        let exporter = OTLPHTTPExporter(
+            endpoint: endpoint, scope: TraceRuntime.scope, userAgent: "hostscope/\(HostscopeVersion.string)")
+        let deadline = ContinuousClock.now + timeout.duration
+        var result = OTLPExportResult()
+        var skipped = 0
+        var failure: String?
+        do {
+            let dropped = try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0
+            var batch: [FinishedSpan] = []
+            let batchSize = batchSize
+            for try await row in store.spans.spans(since: since?.resolve(now: now), until: until, pageSize: batchSize) {
+                guard let span = try? row.finishedSpan() else {
+                    skipped += 1
+                    continue
+                }
+                batch.append(span)
+                if batch.count == batchSize {
+                    result.merge(
+                        await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
+                    batch.removeAll(keepingCapacity: true)
+                    if result.failure != nil { break }
+                }
+            }
+            if result.failure == nil, !batch.isEmpty {
+                result.merge(
+                    await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
+            }
+        } catch {
+            failure = error.message
+        }
+        await exporter.shutdown()
+        await tracing.finishReporting()
+        try? await store.close()
+        if let failure { throw Output.fail(failure, .failure) }
+
+        let place = endpoint.redactedURL
+        if result.deliveredSpans > 0 || result.failure == nil {
+            Output.write("pushed \(result.acceptedSpans) span(s) to \(place)\n")
+        }
+        if result.rejectedSpans > 0 {
+            let messages = result.rejectionMessages.map(ProcessSecrets.scrub).joined(separator: "; ")
+            Output.warning(
+                "the receiver rejected \(result.rejectedSpans) of \(result.deliveredSpans) span(s)"
+                    + (messages.isEmpty ? "" : ": " + messages))
+        }
+        if skipped > 0 { Output.warning("\(skipped) stored span(s) could not be read and were not pushed") }
+        if let error = result.failure {
+            let status: ExitStatus = error.code == .exportRejected ? .failure : .connect
+            throw Output.fail(
+                ProcessSecrets.scrub(error.message)
+                    + "; \(result.failedSpans) span(s) not pushed (they stay in the database)", status)
+        }
+    }
+}

@@ -1,0 +1,311 @@
+import Foundation
+import Storage
+import TestSupport
+import Testing
+
+/// `hostscope trace` in processes of its own, reading what `snapshot` and `watch` stored, and
+/// `trace push` to real OTLP receivers.
+@Suite(.serialized) struct TraceCommandTests {
+    static func temporaryDatabase() -> String {
+        NSTemporaryDirectory() + "hostscope-trace-\(UUID().uuidString).sqlite"
+    }
+
+    static func remove(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// A snapshot of the harness host that stores its spans in `database`.
+    static func snapshot(_ server: SSHTestServer, database: String, extra: [String] = []) throws -> CLIResult {
+        try CLI.run(
+            ["snapshot", server.target, "-o", "json", "--db", database] + CLI.harnessArguments(server) + extra)
+    }
+
+    static func flatSpans(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+        }
+    }
+
+    @Test func spansOfASnapshotAreListedShownAndExportedByLaterProcesses() throws {
+        let server = try SSHTestServer.shared()
+        let database = Self.temporaryDatabase()
+        defer { Self.remove(database) }
+        let snapshot = try Self.snapshot(server, database: database)
+        #expect(snapshot.status == 0, "\(snapshot.stderr)")
+        #expect(snapshot.stderr.isEmpty)
+
+        let list = try CLI.run(["trace", "list", "--db", database])
+        #expect(list.status == 0, "\(list.stderr)")
+        let rows = list.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.first?.hasPrefix("TIME (UTC)") == true)
+        #expect(rows.contains { $0.contains("collect snapshot") })
+        #expect(rows.filter { $0.contains("ssh exec") && $0.hasSuffix(" 0") }.count == 2)
+        #expect(rows.last == "7 span(s), newest first; 0 span(s) dropped before reaching the database")
+
+        let errorsOnly = try CLI.run(["trace", "list", "--errors", "--db", database])
+        #expect(
+            errorsOnly.stdout.hasSuffix("0 span(s), newest first; 0 span(s) dropped before reaching the database\n"))
+        let sshOnly = try CLI.run(["trace", "list", "--kind", "ssh", "--since", "10m", "--db", database])
+        #expect(!sshOnly.stdout.contains("collect snapshot"))
+        #expect(sshOnly.stdout.contains("ssh handshake"))
+
+        let flat = try CLI.run(["trace", "export", "--format", "spans", "--db", database])
+        #expect(flat.status == 0)
+        let spans = try Self.flatSpans(flat.stdout)
+        #expect(spans.count == 7)
+        let root = try #require(spans.first { $0["name"] as? String == "collect snapshot" })
+        let rootID = try #require(root["span_id"] as? String)
+
+        // A prefix is enough; the tree shows the children, the details every attribute.
+        let show = try CLI.run(["trace", "show", String(rootID.prefix(6)), "--db", database])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("▶ collect snapshot  \(rootID)"))
+        #expect(show.stdout.contains("    ssh connect \(server.target)"))
+        #expect(show.stdout.contains("      ssh handshake"))
+        #expect(show.stdout.contains("    ssh exec"))
+        #expect(show.stdout.contains("hostscope.collector = proc"))
+        #expect(show.stdout.contains("resource   service.name=hostscope"))
+
+        let otlpFile = NSTemporaryDirectory() + "hostscope-export-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: otlpFile) }
+        let export = try CLI.run(["trace", "export", "--format", "otlp", "--output", otlpFile, "--db", database])
+        #expect(export.status == 0, "\(export.stderr)")
+        let text = try String(contentsOfFile: otlpFile, encoding: .utf8)
+        #expect(text.split(separator: "\n").count == 1)
+        #expect(text.contains(#""key":"hostscope.tracer.dropped_spans","value":{"intValue":"0"}"#))
+        guard let report = try OTLPValidation.validate(URL(fileURLWithPath: otlpFile)) else {
+            print("validate_otlp_ndjson.py not found beside the checkout; OTLP validation skipped")
+            return
+        }
+        #expect(report.status == 0, "\(report.output)")
+        #expect(report.failed == 0)
+        #expect(report.orphans == 0)
+    }
+
+    @Test func aFailedTickIsExplainedByTraceShow() throws {
+        let server = try SSHTestServer.shared()
+        let database = Self.temporaryDatabase()
+        defer { Self.remove(database) }
+        // A known_hosts file without the harness key: the connect fails with host_key.
+        let emptyKnownHosts = NSTemporaryDirectory() + "hostscope-empty-known-hosts-\(UUID().uuidString)"
+        FileManager.default.createFile(atPath: emptyKnownHosts, contents: Data())
+        defer { try? FileManager.default.removeItem(atPath: emptyKnownHosts) }
+        let watch = try CLI.run(
+            [
+                "watch", server.target, "--every", "300ms", "--count", "2", "-i", server.keyPath, "--known-hosts",
+                emptyKnownHosts, "--format", "ndjson",
+            ],
+            environment: ["HOSTSCOPE_DB": database])
+        #expect(watch.status == 0, "\(watch.stderr)")
+        let list = try CLI.run(
+            ["trace", "list", "--errors", "--kind", "snapshot"], environment: ["HOSTSCOPE_DB": database])
+        let failed = list.stdout.split(separator: "\n").filter { $0.contains("collect snapshot") }
+        #expect(failed.count == 1, "\(list.stdout)")  // the second tick waits out the backoff: no collection
+        let spanID = try #require(
+            failed.first?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first)
+        let show = try CLI.run(["trace", "show", String(spanID)], environment: ["HOSTSCOPE_DB": database])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("hostscope.error.kind = host_key"))
+        #expect(show.stdout.contains("span ") && show.stdout.contains("ssh connect \(server.target)"))
+        #expect(show.stdout.contains("status     error: "))
+    }
+
+    @Test func traceShowAndListSayWhatIsMissing() throws {
+        let missing = try CLI.run(["trace", "list", "--db", NSTemporaryDirectory() + "none-\(UUID().uuidString)"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no spans yet"))
+        let server = try SSHTestServer.shared()
+        let database = Self.temporaryDatabase()
+        defer { Self.remove(database) }
+        _ = try Self.snapshot(server, database: database)
+        let unknown = try CLI.run(["trace", "show", "0000000000000000", "--db", database])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no span with id 0000000000000000"))
+        let notHex = try CLI.run(["trace", "show", "xyz", "--db", database])
+        #expect(notHex.status == 1)
+        #expect(notHex.stderr.contains("not a span id"))
+    }
+
+    // MARK: - push
+
+    static func received(_ server: PythonServer) throws -> [String: Any] {
+        let result = try CLI.runShell("curl -s \(server.baseURL)/received")
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+    }
+
+    static func withStoredSpans(_ body: (String) async throws -> Void) async throws {
+        let server = try SSHTestServer.shared()
+        let database = temporaryDatabase()
+        defer { remove(database) }
+        let snapshot = try Self.snapshot(server, database: database)
+        #expect(snapshot.status == 0, "\(snapshot.stderr)")
+        try await body(database)
+    }
+
+    @Test func pushSendsEverySpanToTheReceiver() async throws {
+        try await Self.withStoredSpans { database in
+            try await withPythonServer("otlp_receiver.py") { receiver in
+                let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
+                #expect(push.status == 0, "\(push.stderr)")
+                #expect(push.stdout == "pushed 7 span(s) to \(receiver.baseURL)/v1/traces\n")
+                let received = try Self.received(receiver)
+                #expect(received["span_count"] as? Int == 7)
+                let request = try #require((received["requests"] as? [[String: Any]])?.first)
+                #expect(request["traceparent"] is NSNull)
+                // The push's own request is a span in the database now, and a later push sends it.
+                let list = try CLI.run(["trace", "list", "--kind", "http", "--db", database])
+                #expect(list.stdout.contains("POST"))
+                #expect(list.stdout.contains("127.0.0.1"))
+            }
+        }
+    }
+
+    @Test func pushRetriesA429AfterItsRetryAfterAndA503WithBackoff() async throws {
+        try await Self.withStoredSpans { database in
+            try await withPythonServer("otlp_receiver.py", arguments: ["--fail", "429:1:1", "--fail", "503:1"]) {
+                receiver in
+                let started = Date()
+                let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
+                #expect(push.status == 0, "\(push.stderr)")
+                #expect(Date().timeIntervalSince(started) >= 1.4)  // 1 s asked, then at least half of 2 s
+                let received = try Self.received(receiver)
+                #expect(received["span_count"] as? Int == 7)
+                let attempts = received["attempts"] as? [[String: Any]] ?? []
+                #expect(attempts.compactMap { $0["status"] as? Int } == [429, 503, 200])
+                // Each attempt is an HTTP span; retries say so.
+                let spans = try Self.flatSpans(
+                    try CLI.run(["trace", "export", "--format", "spans", "--db", database]).stdout)
+                let posts = spans.filter { $0["name"] as? String == "POST" }
+                #expect(posts.count == 3)
+                let codes = posts.compactMap {
+                    ($0["attributes"] as? [String: Any])?["http.response.status_code"] as? Int
+                }
+                #expect(codes.sorted() == [200, 429, 503])
+            }
+        }
+    }
+
+    @Test func pushDoesNotRetryA400AndExitsNonZero() async throws {
+        try await Self.withStoredSpans { database in
+            try await withPythonServer("otlp_receiver.py", arguments: ["--fail", "400:1"]) { receiver in
+                let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
+                #expect(push.status == 1)
+                #expect(push.stderr.contains("refused 7 span(s)"))
+                #expect(push.stderr.contains("answered 400"))
+                #expect(push.stderr.contains("not retried"))
+                let attempts = try Self.received(receiver)["attempts"] as? [[String: Any]] ?? []
+                #expect(attempts.count == 1)
+            }
+        }
+    }
+
+    @Test func pushReportsPartialSuccess() async throws {
+        try await Self.withStoredSpans { database in
+            try await withPythonServer("otlp_receiver.py") { receiver in
+                _ = try CLI.runShell(
+                    "curl -s -X POST -H 'Content-Type: application/json' "
+                        + "-d '{\"rejected_spans\": 2, \"error_message\": \"2 spans too old\"}' "
+                        + "\(receiver.baseURL)/control/partial")
+                let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
+                #expect(push.status == 0, "\(push.stderr)")
+                #expect(push.stdout.contains("pushed 5 span(s)"))
+                #expect(push.stderr.contains("the receiver rejected 2 of 7 span(s): 2 spans too old"))
+            }
+        }
+    }
+
+    @Test func pushToAReceiverThatIsDownFailsClearlyAndKeepsTheSpans() async throws {
+        try await Self.withStoredSpans { database in
+            let port = try await withPythonServer("otlp_receiver.py") { $0.port }
+            let before = try CLI.run(["trace", "export", "--format", "spans", "--db", database]).stdout
+            let push = try CLI.run(
+                ["trace", "push", "--endpoint", "http://127.0.0.1:\(port)", "--timeout", "2s", "--db", database])
+            #expect(push.status == 3)
+            #expect(push.stderr.hasPrefix("hostscope: could not deliver 7 span(s) to the OTLP receiver"))
+            #expect(push.stderr.contains("7 span(s) not pushed (they stay in the database)"))
+            #expect(push.stderr.split(separator: "\n").count == 1)
+            let after = try CLI.run(["trace", "export", "--format", "spans", "--db", database]).stdout
+            // Every span is still there; the failed attempts were added as spans of their own.
+            let beforeIDs = Set(try Self.flatSpans(before).compactMap { $0["span_id"] as? String })
+            let afterSpans = try Self.flatSpans(after)
+            #expect(beforeIDs.isSubset(of: Set(afterSpans.compactMap { $0["span_id"] as? String })))
+            #expect(afterSpans.contains { ($0["attributes"] as? [String: Any])?["error.type"] as? String == "connect" })
+        }
+    }
+
+    @Test func watchExportsContinuouslyToAnOTLPEndpoint() async throws {
+        let server = try SSHTestServer.shared()
+        let database = Self.temporaryDatabase()
+        defer { Self.remove(database) }
+        let ndjson = NSTemporaryDirectory() + "hostscope-received-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: ndjson) }
+        try await withPythonServer("otlp_receiver.py", arguments: ["--ndjson", ndjson]) { receiver in
+            let watch = try CLI.run(
+                [
+                    "watch", server.target, "--every", "500ms", "--count", "2", "--format", "ndjson", "--otlp-endpoint",
+                    receiver.baseURL,
+                ] + CLI.harnessArguments(server),
+                environment: ["HOSTSCOPE_DB": database])
+            #expect(watch.status == 0, "\(watch.stderr)")
+            #expect(watch.stderr.isEmpty)
+            let received = try Self.received(receiver)
+            // Two ticks: two collections, one connect with its three phases, and two commands each
+            // (detection on the first tick, then the probe on each).
+            let names = (received["requests"] as? [[String: Any]] ?? []).flatMap { request in
+                ((request["resource_spans"] as? [[String: Any]]) ?? []).flatMap { resource in
+                    ((resource["scope_spans"] as? [[String: Any]]) ?? []).flatMap { scope in
+                        ((scope["spans"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
+                    }
+                }
+            }
+            #expect(names.filter { $0 == "collect snapshot" }.count == 2)
+            #expect(names.filter { $0 == "ssh exec" }.count == 3)
+            #expect(!names.contains("POST"))
+            guard let report = try OTLPValidation.validate(URL(fileURLWithPath: ndjson)) else {
+                print("validate_otlp_ndjson.py not found beside the checkout; OTLP validation skipped")
+                return
+            }
+            #expect(report.status == 0, "\(report.output)")
+            #expect(report.orphans == 0)
+        }
+        let list = try CLI.run(["trace", "list", "--kind", "snapshot"], environment: ["HOSTSCOPE_DB": database])
+        #expect(list.stdout.split(separator: "\n").filter { $0.contains("collect snapshot") }.count == 2)
+    }
+
+    @Test func aWatchEndedBySIGTERMStoresTheSpansOfEveryTick() throws {
+        let server = try SSHTestServer.shared()
+        let database = Self.temporaryDatabase()
+        defer { Self.remove(database) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments =
+            ["watch", server.target, "--every", "300ms", "--format", "ndjson"] + CLI.harnessArguments(server)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOSTSCOPE_DB"] = database
+        environment.removeValue(forKey: "SSH_AUTH_SOCK")
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait for three records, then ask it to stop.
+        var text = ""
+        while text.split(separator: "\n").count < 3 {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        process.terminate()
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let ticks = text.split(separator: "\n").count
+        #expect(ticks >= 3)
+        let list = try CLI.run(
+            ["trace", "list", "--kind", "snapshot", "--limit", "1000"], environment: ["HOSTSCOPE_DB": database])
+        let collections = list.stdout.split(separator: "\n").filter { $0.contains("collect snapshot") }
+        // Every tick that produced a record was stored, the one in flight at SIGTERM included when it finished.
+        #expect(collections.count >= ticks)
+        #expect(collections.count <= ticks + 1)
+    }
+}
