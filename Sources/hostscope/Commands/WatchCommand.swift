@@ -31,7 +31,9 @@ struct WatchCommand: AsyncParsableCommand {
 
             Every record also goes to the history database (SQLite, WAL): --db, else \
             $HOSTSCOPE_DB, else $XDG_DATA_HOME/hostscope/hostscope.sqlite (~/.local/share/…); read \
-            it back with `hostscope history`. --retain 7d deletes older records at start and hourly. \
+            it back with `hostscope history`, and the spans of every connect and command with \
+            `hostscope trace`. --retain 7d deletes older records at start and hourly; \
+            --no-history stores neither. \
             If the output file fails (disk full, removed), watch says so once and the database keeps \
             receiving.
 
@@ -155,8 +157,10 @@ struct WatchCommand: AsyncParsableCommand {
         let sink = RecordSink(writer: writer, history: history)
         let retention = retain?.duration
 
-        // Spans go to the history database: pass watch's --db and --retain here once it has them.
-        let trace = await TraceRuntime.start(try tracing.setup(database: nil, retention: nil))
+        // Spans go to the same database as the records, kept as long; --no-history keeps both out.
+        var traceSetup = try tracing.setup(database: database, retention: retention)
+        if noHistory { traceSetup.databasePath = nil }
+        let trace = await TraceRuntime.start(traceSetup)
         await withTerminationSignals {
             let pruning = Task {
                 // Hourly, so a week-long watch keeps its database to the retention window.
