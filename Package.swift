@@ -39,7 +39,7 @@ let package = Package(
         .target(
             name: "RemoteFiles",
             dependencies: [
-                "SSHTransport",
+                "SSHTransport", "OrderedJSON",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .target(
@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "hostscope",
             dependencies: [
-                "Agent", "OrderedJSON", "HostStats",
+                "Agent", "OrderedJSON", "HostStats", "RemoteFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -74,6 +74,8 @@ let package = Package(
             ]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "HostStats", "SSHTransport", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON"]),
+        .testTarget(
+            name: "RemoteFilesTests", dependencies: ["RemoteFiles", "SSHTransport", "TestSupport", "OrderedJSON"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
     ]
 )
