@@ -15,7 +15,7 @@ struct Hostscope: AsyncParsableCommand {
             and needs nothing installed on them beyond sshd and the usual userland.
             """,
         version: HostscopeVersion.string,
-        subcommands: [SnapshotCommand.self, ParseCommand.self])
+        subcommands: [SnapshotCommand.self, ParseCommand.self, FilesCommand.self])
 
     static func main() async {
         // A closed pipe (`hostscope … | head`) must end output quietly, not kill the process.

@@ -67,6 +67,16 @@ extension RemoteFileBrowser {
         }
     }
 
+    /// The attributes of `path` itself: a symbolic link is described as a link, with its target.
+    public func stat(_ path: RemotePath) async throws -> RemoteFileEntry {
+        try await traced("stat", path) { _ in
+            let resolved = try await resolve(path, followFinalLink: false)
+            var name = path.lastComponent
+            if path.bytes.isEmpty { name = Array(".".utf8) }
+            return try await describe(resolved, name: name, followLink: false)
+        }
+    }
+
     /// Lists `path` into one sorted array (for directories that fit in memory).
     public func list(_ path: RemotePath, options: ListOptions = ListOptions()) async throws -> [RemoteFileEntry] {
         var all: [RemoteFileEntry] = []
