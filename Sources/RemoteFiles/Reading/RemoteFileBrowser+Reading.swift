@@ -149,12 +149,14 @@ extension RemoteFileBrowser {
                 preview.bytes = try await reader.readExactly(at: first, count: count)
                 preview.truncated = wanted > UInt64(cap)
             }
-            preview.isBinary = ContentSniffer.isBinary(preview.bytes)
-            if preview.isBinary {
-                var head = Array(preview.bytes.prefix(512))
-                if preview.offset != 0 { head = (try? await reader.readExactly(at: 0, count: min(512, Int(size)))) ?? [] }
-                preview.typeGuess = ContentSniffer.typeGuess(head)
+            // A range from the middle of a file says little: the file's own start decides too,
+            // as it does for `file`.
+            var start = Array(preview.bytes.prefix(ContentSniffer.sampleSize))
+            if preview.offset != 0 && size > 0 {
+                start = try await reader.readExactly(at: 0, count: Int(min(UInt64(ContentSniffer.sampleSize), size)))
             }
+            preview.isBinary = ContentSniffer.isBinary(preview.bytes) || ContentSniffer.isBinary(start)
+            if preview.isBinary { preview.typeGuess = ContentSniffer.typeGuess(start) }
             return preview
     }
 

@@ -38,16 +38,64 @@ struct FilesOptions: ParsableArguments {
         "Confine every path to this remote directory; relative paths start there.", valueName: "dir"))
     var root: String?
 
-    @OptionGroup var connection: ConnectionOptions
-
     /// Runs `body` with a session for `argument`, turning every failure into one sentence on
     /// stderr and the matching exit status.
-    func run<T: Sendable>(_ argument: String, _ body: (RemoteFilesSession) async throws -> T) async throws -> T {
+    func run<T: Sendable>(
+        _ argument: String, _ settings: ConnectionSettings, _ body: (RemoteFilesSession) async throws -> T
+    ) async throws -> T {
         do {
-            return try await RemoteFilesSession.with(argument: argument, settings: connection.settings, root: root, body)
+            return try await RemoteFilesSession.with(argument: argument, settings: settings, root: root, body)
         } catch {
             throw FilesFailure.exit(error)
         }
+    }
+}
+
+/// ``ConnectionOptions`` without the short names `-i` and `-F`, which `files grep` gives their
+/// grep meanings (ignore case, fixed strings); there they are `--identity` and `--ssh-config`.
+struct GrepConnectionOptions: ParsableArguments {
+    @Option(name: [.customShort("l"), .long], help: "Remote user name (wins over ~/.ssh/config's User).")
+    var user: String?
+    @Option(name: [.customShort("p"), .long], help: "SSH port (wins over ~/.ssh/config's Port).")
+    var port: Int?
+    @Option(name: .customLong("identity"), help: ArgumentHelp(
+        "Private key file to try (repeatable); tried before the config's IdentityFile entries.", valueName: "file"))
+    var identity: [String] = []
+    @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
+        "known_hosts file to check and record host keys in (default: ~/.ssh/known_hosts).", valueName: "file"))
+    var knownHosts: String?
+    @Flag(name: .customLong("accept-new-host-key"), help: "Record the key of a host not yet in known_hosts.")
+    var acceptNewHostKey = false
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp(
+        "Limit on connecting and authenticating, e.g. 10s.", valueName: "duration"))
+    var connectTimeout: DurationArgument?
+    @Option(name: .customLong("password-env"), help: ArgumentHelp(
+        "Name of an environment variable holding the SSH password.", valueName: "var"))
+    var passwordEnv: String?
+    @Option(name: .customLong("passphrase-env"), help: ArgumentHelp(
+        "Name of an environment variable holding private key passphrases.", valueName: "var"))
+    var passphraseEnv: String?
+    @Option(name: .customLong("ssh-config"), help: ArgumentHelp(
+        "ssh_config file to read instead of ~/.ssh/config and /etc/ssh/ssh_config.", valueName: "file"))
+    var sshConfig: String?
+
+    /// The same settings ``ConnectionOptions`` would produce.
+    var shared: ConnectionOptions {
+        var options = ConnectionOptions()
+        options.user = user
+        options.port = port
+        options.identity = identity
+        options.knownHosts = knownHosts
+        options.acceptNewHostKey = acceptNewHostKey
+        options.connectTimeout = connectTimeout
+        options.passwordEnv = passwordEnv
+        options.passphraseEnv = passphraseEnv
+        options.sshConfig = sshConfig
+        return options
+    }
+
+    func validate() throws {
+        try shared.validate()
     }
 }
 
@@ -90,15 +138,16 @@ struct FilesListCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: "HOST:PATH to list.") var target: String
-    @Flag(name: [.short, .long], help: "Type, permissions, owner, group, size, modification time and link targets.")
+    @Flag(help: "Type, permissions, owner, group, size, modification time and link targets.")
     var long = false
     @Flag(name: [.short, .long], help: "Include names starting with a dot.") var all = false
     @Flag(help: "A JSON array of Files JSON objects.") var json = false
     @Flag(help: "Print entries in the server's order, without sorting.") var unsorted = false
     @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        try await files.run(target) { session in
+        try await files.run(target, connection.settings) { session in
             var options = ListOptions(includeHidden: all, readLinkTargets: long || json, sorted: !unsorted)
             options.batchSize = 500
             var first = true
@@ -134,13 +183,14 @@ struct FilesTreeCommand: AsyncParsableCommand {
     var followLinks = false
     @Flag(help: "Nested Files JSON objects, directories' entries under children.") var json = false
     @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more.") }
     }
 
     func run() async throws {
-        try await files.run(target) { session in
+        try await files.run(target, connection.settings) { session in
             let tree = try await session.browser.tree(
                 session.path, options: WalkOptions(maxDepth: depth, includeHidden: all, followLinks: followLinks))
             if json {
@@ -161,9 +211,10 @@ struct FilesStatCommand: AsyncParsableCommand {
     @Argument(help: "HOST:PATH to describe.") var target: String
     @Flag(help: "One Files JSON object.") var json = false
     @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        try await files.run(target) { session in
+        try await files.run(target, connection.settings) { session in
             let entry = try await session.browser.stat(session.path)
             Output.write(json ? entry.jsonValue.prettyJSONString + "\n" : FilesText.stat(entry))
         }
@@ -219,6 +270,7 @@ struct FilesCatCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("Most bytes shown (64K, 1M, 16M).", valueName: "size"))
     var maxBytes: ByteCountArgument?
     @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         let ranges = [head != nil, tail != nil, bytes != nil].filter { $0 }.count
@@ -234,7 +286,7 @@ struct FilesCatCommand: AsyncParsableCommand {
         if let bytes { range = .bytes(bytes) }
         let cap = maxBytes?.bytes ?? ReadOptions.defaultMaxBytes
         let terminal = Output.stdoutIsTerminal
-        let preview = try await files.run(target) { session in
+        let preview = try await files.run(target, connection.settings) { session in
             try await session.browser.read(session.path, options: ReadOptions(range: range, maxBytes: cap))
         }
         let hostPath = "\(target)"
@@ -272,7 +324,7 @@ struct FilesGrepCommand: AsyncParsableCommand {
     @Argument(help: "The pattern.") var pattern: String
     @Argument(help: "HOST:PATH of a file, or a directory with -r.") var target: String
     @Flag(name: [.short, .customLong("recursive")], help: "Search the files below a directory.") var recursive = false
-    @Flag(name: [.short, .customLong("ignore-case")], help: "Ignore case (ASCII letters for plain text).") var ignoreCase = false
+    @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case (ASCII letters for plain text).") var ignoreCase = false
     @Flag(name: [.customShort("F"), .customLong("fixed-strings")], help: "Match the pattern as plain text.")
     var fixedStrings = false
     @Option(help: ArgumentHelp("Only files whose name matches this glob, e.g. '*.py'.", valueName: "glob"))
@@ -280,6 +332,7 @@ struct FilesGrepCommand: AsyncParsableCommand {
     @Option(name: [.customShort("m"), .customLong("max-count")], help: "Stop after N matching lines per file.")
     var maxCount: Int?
     @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: GrepConnectionOptions
 
     func validate() throws {
         if let maxCount, maxCount < 1 { throw ValidationError("--max-count must be 1 or more.") }
@@ -290,7 +343,7 @@ struct FilesGrepCommand: AsyncParsableCommand {
         let options = GrepOptions(
             recursive: recursive, ignoreCase: ignoreCase, fixedString: fixedStrings, glob: glob.map(GlobPattern.init),
             maxCount: maxCount)
-        let summary = try await files.run(target) { session in
+        let summary = try await files.run(target, connection.shared.settings) { session in
             try await session.browser.grep(pattern, in: session.path, options: options) { match in
                 var line = Array((match.path.escaped + ":" + String(match.lineNumber) + ":").utf8)
                 line += terminal ? Array(FilesText.terminalSafe(match.line).utf8) : match.line
@@ -321,6 +374,7 @@ struct FilesFindCommand: AsyncParsableCommand {
     var followLinks = false
     @Flag(help: "A JSON array of Files JSON objects.") var json = false
     @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         if let type, !["f", "d", "l"].contains(type) { throw ValidationError("--type takes f, d or l.") }
@@ -337,7 +391,7 @@ struct FilesFindCommand: AsyncParsableCommand {
         options.type = type.map { ["f": .file, "d": .dir, "l": .symlink][$0]! }
         var first = true
         if json { Output.write("[") }
-        let problems = try await files.run(target) { session in
+        let problems = try await files.run(target, connection.settings) { session in
             try await session.browser.find(session.path, options: options) { entry in
                 if json {
                     Output.write((first ? "\n  " : ",\n  ") + entry.jsonValue.jsonString)
@@ -371,9 +425,10 @@ struct FilesGetCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-resume"), help: "Start over even if a partial download exists.") var noResume = false
     @Flag(help: "Print the result as one JSON object.") var json = false
     @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let result = try await files.run(target) { session in
+        let result = try await files.run(target, connection.settings) { session in
             try await session.browser.download(
                 session.path, to: destination, options: DownloadOptions(resume: !noResume))
         }
