@@ -40,7 +40,7 @@ extension RemoteFileBrowserTests {
 
     @Test func aDroppedSessionLeavesNoFileUnderTheFinalNameAndTheNextRunResumes() async throws {
         let source = try FilesTestTree(prefix: "hostscope-get")
-        let path = try source.makeRandomFile("big.bin", size: 48 << 20)
+        let path = try source.makeRandomFile("big.bin", size: 24 << 20)
         let expected = try sha256(ofFile: path)
         let local = try localDirectory()
         let final = local + "/big.bin"
@@ -64,11 +64,11 @@ extension RemoteFileBrowserTests {
         #expect(failure?.message.contains("run the same command again to resume") == true)
         #expect(!FileManager.default.fileExists(atPath: final))
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: partial)[.size] as? UInt64)
-        #expect(kept > 0 && kept < 48 << 20)
+        #expect(kept > 0 && kept < 24 << 20)
 
         let result = try await withBrowser { browser, _ in try await browser.download(RemotePath(path), to: final) }
         #expect(result.resumedFrom == kept)
-        #expect(result.bytes == 48 << 20)
+        #expect(result.bytes == 24 << 20)
         #expect(result.sha256Hex == expected)
         #expect(try sha256(ofFile: final) == expected)
         #expect(!FileManager.default.fileExists(atPath: partial))
