@@ -42,7 +42,8 @@ public struct RemoteFileBrowser: Sendable {
             let attributes = try await session.stat(canonical.sftp)
             guard attributes.type == .directory else {
                 throw RemoteFilesError(
-                    .notADirectory, "\(host): the workspace root \(root.escaped) is not a directory; pass a directory to --root")
+                    .notADirectory,
+                    "\(host): the workspace root \(root.escaped) is not a directory; pass a directory to --root")
             }
         } catch {
             throw await unconfined.explain(error, operation: "use as workspace root", path: root, remote: root.sftp)
@@ -83,7 +84,8 @@ public struct RemoteFileBrowser: Sendable {
         }
         let candidate = path.isAbsolute ? path : root.appending(path.bytes)
         let last = candidate.lastComponent
-        let followed = followFinalLink || last == Array("..".utf8) || last == Array(".".utf8) || candidate.components.isEmpty
+        let followed =
+            followFinalLink || last == Array("..".utf8) || last == Array(".".utf8) || candidate.components.isEmpty
         do {
             if followed {
                 let real = RemotePath(try await session.realpath(candidate.sftp))
@@ -138,7 +140,8 @@ public struct RemoteFileBrowser: Sendable {
             }
             guard attributes.type == .symlink else { return nil }
             guard let target = try? await session.readlink(current.sftp) else { return nil }
-            let next = target.bytes.first == UInt8(ascii: "/")
+            let next =
+                target.bytes.first == UInt8(ascii: "/")
                 ? RemotePath(bytes: target.bytes) : current.parent.appending(target.bytes)
             let key = Self.normalized(next).bytes
             if visited.contains(key) { return symlinkLoop(shown) }
@@ -191,6 +194,7 @@ public struct RemoteFileBrowser: Sendable {
             defer {
                 let elapsed = start.duration(to: .now)
                 span.attributes["files.bytes"] = Int(truncatingIfNeeded: recorder.bytes)
+                if let entries = recorder.entries { span.attributes["files.entries"] = entries }
                 span.attributes["files.duration_ms"] =
                     Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             }
@@ -208,8 +212,11 @@ public struct RemoteFileBrowser: Sendable {
     }
 }
 
-/// Counts the bytes an operation moved, for its span.
+/// Counts what an operation moved, for its span.
 // @unchecked Sendable: written only by the task running the operation, read after it ends.
 final class SpanRecorder: @unchecked Sendable {
+    /// File bytes read.
     var bytes: UInt64 = 0
+    /// Entries listed or found, for operations that produce entries.
+    var entries: Int?
 }

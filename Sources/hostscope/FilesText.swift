@@ -9,7 +9,8 @@ enum FilesText {
         let group = entry.group ?? entry.gid.map(String.init) ?? "?"
         let size = entry.size.map(String.init) ?? "?"
         let time = entry.jsonObject["mtime"]?.stringValue ?? "?"
-        var line = entry.permissionsText + "  " + pad(owner, 8) + " " + pad(group, 8) + " "
+        var line =
+            entry.permissionsText + "  " + pad(owner, 8) + " " + pad(group, 8) + " "
             + String(repeating: " ", count: max(0, 12 - size.count)) + size + " " + time + " " + entry.escapedName
         if let target = entry.linkTarget { line += " -> " + EscapedText.encode(target) }
         return line
@@ -17,7 +18,8 @@ enum FilesText {
 
     static func stat(_ entry: RemoteFileEntry) -> String {
         var lines: [(String, String)] = [
-            ("path", entry.path.escaped), ("type", entry.type.rawValue + (entry.type == .other ? " (\(entry.detailedType.rawValue))" : "")),
+            ("path", entry.path.escaped),
+            ("type", entry.type.rawValue + (entry.type == .other ? " (\(entry.detailedType.rawValue))" : "")),
             ("size", entry.size.map(String.init) ?? "?"),
             ("mode", (entry.modeText ?? "?") + " (" + entry.permissionsText + ")"),
             ("uid", entry.uid.map(String.init) ?? "?"), ("gid", entry.gid.map(String.init) ?? "?"),
@@ -44,7 +46,8 @@ enum FilesText {
             }
         }
         draw(tree.children ?? [], prefix: "")
-        out += "\n\(directories) \(directories == 1 ? "directory" : "directories"), \(files) \(files == 1 ? "file" : "files")\n"
+        out +=
+            "\n\(directories) \(directories == 1 ? "directory" : "directories"), \(files) \(files == 1 ? "file" : "files")\n"
         return out
     }
 
@@ -62,7 +65,8 @@ enum FilesText {
         text += "\n"
         let sample = Array(preview.bytes.prefix(64))
         text += ContentSniffer.hexDump(sample, base: preview.offset).joined(separator: "\n") + "\n"
-        text += "(first \(sample.count) bytes shown; use --raw with output to a file or pipe, or hostscope files get, for the content)\n"
+        text +=
+            "(first \(sample.count) bytes shown; use --raw with output to a file or pipe, or hostscope files get, for the content)\n"
         return text
     }
 

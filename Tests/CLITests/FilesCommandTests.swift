@@ -53,7 +53,10 @@ import Testing
         #expect(json.status == 0)
         let array = try #require(try JSONParser.parse(json.stdout).arrayValue)
         #expect(array.count == names.count)
-        #expect(array[0].objectValue?.keys == ["name", "path", "type", "size", "mode", "uid", "gid", "mtime", "link_target"])
+        #expect(
+            array[0].objectValue?.keys == [
+                "name", "path", "type", "size", "mode", "uid", "gid", "mtime", "link_target",
+            ])
         let link = try #require(array.first { $0["name"] == "link" })
         #expect(link["type"] == "symlink")
         #expect(link["link_target"] == "hello.txt")
@@ -68,8 +71,9 @@ import Testing
         let latin = try #require(array.first { $0["name_is_utf8"] == .bool(false) })
         let escaped = try #require(latin["name"]?.stringValue)
         #expect(escaped == "caf\\xe9.txt")
-        #expect(latin["name_bytes_base64"]?.stringValue.flatMap { Data(base64Encoded: $0) }.map(Array.init)
-            == FilesTestTree.latin1Name)
+        #expect(
+            latin["name_bytes_base64"]?.stringValue.flatMap { Data(base64Encoded: $0) }.map(Array.init)
+                == FilesTestTree.latin1Name)
         let cat = try files(["cat", remote(tree.root + "/" + escaped)])
         #expect(cat.status == 0, "\(cat.stderr)")
         #expect(cat.stdout == "latin-1 needle\n")
@@ -80,7 +84,9 @@ import Testing
     @Test func treeDrawsTheHierarchyAndNestsJSON() throws {
         let text = try files(["tree", remote(tree.root + "/src")])
         #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.stdout.hasPrefix(tree.root + "/src\n├── app.js\n├── app.py\n└── deep\n    ├── deeper\n    │   └── x.py\n"))
+        #expect(
+            text.stdout.hasPrefix(
+                tree.root + "/src\n├── app.js\n├── app.py\n└── deep\n    ├── deeper\n    │   └── x.py\n"))
         #expect(text.stdout.contains("    └── up -> ../..\n"))
         #expect(text.stdout.hasSuffix("\n2 directories, 5 files\n"))
 
@@ -118,7 +124,8 @@ import Testing
         #expect(binary.stdout.contains("binary, 212 bytes, looks like PNG image"))
         #expect(binary.stdout.contains("00000000  89 50 4e 47 0d 0a 1a 0a"))
         let raw = try CLI.runShell(
-            "'\(CLI.binary)' files cat --raw '\(remote(tree.root + "/image.png"))' -p \(server.port) -i '\(server.keyPath)' --known-hosts '\(server.knownHostsPath)' | cmp - '\(tree.root)/image.png' && echo same")
+            "'\(CLI.binary)' files cat --raw '\(remote(tree.root + "/image.png"))' -p \(server.port) -i '\(server.keyPath)' --known-hosts '\(server.knownHostsPath)' | cmp - '\(tree.root)/image.png' && echo same"
+        )
         #expect(raw.stdout == "same\n", "\(raw.stderr)")
 
         let twoOptions = try files(["cat", "--head", "1", "--tail", "1", remote(tree.root + "/numbered.log")])
@@ -156,12 +163,13 @@ import Testing
     @Test func grepPrintsPathLineTextAndExitsLikeGrep() throws {
         let result = try files(["grep", "-r", "-i", "--glob", "*.py", "needle", remote(tree.root + "/src")])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            \(tree.root)/src/app.py:1:print('needle')
-            \(tree.root)/src/app.py:2:NEEDLE = 1
-            \(tree.root)/src/deep/deeper/x.py:1:deep needle
+        #expect(
+            result.stdout == """
+                \(tree.root)/src/app.py:1:print('needle')
+                \(tree.root)/src/app.py:2:NEEDLE = 1
+                \(tree.root)/src/deep/deeper/x.py:1:deep needle
 
-            """)
+                """)
         let limited = try files(["grep", "-i", "--max-count", "1", "needle", remote(tree.root + "/src/app.py")])
         #expect(limited.stdout == "\(tree.root)/src/app.py:1:print('needle')\n")
         let fixed = try files(["grep", "-F", "line 1.", remote(tree.root + "/numbered.log")])
@@ -191,7 +199,8 @@ import Testing
         for pattern in ["-rf", "--", "$(touch /tmp/hostscope-pwned)", "; rm -rf ~", "`touch hostscope-pwned`"] {
             _ = try files(["grep", "-r", "--", pattern, remote(tree.root + "/odd")])
         }
-        for name in ["-rf", "--", "; rm -rf ~", "$(touch hostscope-pwned)", "quote'\"s", "back\\\\slash", "new\\nline"] {
+        for name in ["-rf", "--", "; rm -rf ~", "$(touch hostscope-pwned)", "quote'\"s", "back\\\\slash", "new\\nline"]
+        {
             let cat = try files(["cat", remote(tree.root + "/odd/" + name)])
             #expect(cat.stdout == "needle\n", "\(name): \(cat.stderr)")
         }
@@ -209,7 +218,8 @@ import Testing
         #expect(found.stdout == "\(tree.root)/src/app.py\n\(tree.root)/src/deep/deeper/x.py\n")
         let recent = try files(["find", remote(tree.root + "/src"), "--newer", "1h", "--type", "f"])
         #expect(recent.stdout.contains("app.js"))
-        let json = try JSONParser.parse(try files(["find", remote(tree.root + "/src"), "--name", "*.md", "--json"]).stdout)
+        let json = try JSONParser.parse(
+            try files(["find", remote(tree.root + "/src"), "--name", "*.md", "--json"]).stdout)
         #expect(json.arrayValue?.map { $0["name"] } == ["notes.md"])
         let problems = try files(["find", remote(tree.root), "--name", "nothing"])
         #expect(problems.status == 8)
@@ -228,7 +238,8 @@ import Testing
         // Kill the program once the partial file has grown: nothing may appear under the final name.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["files", "get", remote(path), local, "-p", String(server.port)] + CLI.harnessArguments(server)
+        process.arguments =
+            ["files", "get", remote(path), local, "-p", String(server.port)] + CLI.harnessArguments(server)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -255,6 +266,11 @@ import Testing
 
         let text = try files(["get", remote(tree.root + "/hello.txt"), local + "/greeting.txt"])
         #expect(text.stdout.hasPrefix("\(local)/greeting.txt: 12 bytes, sha256 "))
+        let unhashed = try files([
+            "get", "--json", "--no-checksum", remote(tree.root + "/hello.txt"), local + "/plain.txt",
+        ])
+        #expect(try JSONParser.parse(unhashed.stdout)["sha256"] == .null)
+        #expect(try String(contentsOfFile: local + "/plain.txt", encoding: .utf8) == "hello\nworld\n")
         source.remove()
     }
 
@@ -287,7 +303,8 @@ import Testing
         #expect(local.status == 2)
         #expect(local.stderr.contains("HOST:PATH"))
 
-        let refused = try CLI.run(["files", "ls", "\(server.user)@127.0.0.1:/tmp", "-p", "1"] + CLI.harnessArguments(server))
+        let refused = try CLI.run(
+            ["files", "ls", "\(server.user)@127.0.0.1:/tmp", "-p", "1"] + CLI.harnessArguments(server))
         #expect(refused.status == 3)
     }
 

@@ -11,8 +11,9 @@ import Testing
     }
 
     @Test func magicNumbersNameTheType() {
-        #expect(ContentSniffer.typeGuess([0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0] + [UInt8](repeating: 0, count: 8) + [3, 0])
-            == "ELF 64-bit shared object")
+        #expect(
+            ContentSniffer.typeGuess([0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0] + [UInt8](repeating: 0, count: 8) + [3, 0])
+                == "ELF 64-bit shared object")
         #expect(ContentSniffer.typeGuess([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) == "PNG image")
         #expect(ContentSniffer.typeGuess([0x1F, 0x8B, 8, 0]) == "gzip compressed data")
         #expect(ContentSniffer.typeGuess(Array("SQLite format 3\0".utf8)) == "SQLite 3 database")
@@ -24,10 +25,11 @@ import Testing
 
     @Test func theHexDumpLooksLikeHexdumpC() {
         let lines = ContentSniffer.hexDump(Array("0123456789abcdefXYZ".utf8), base: 16)
-        #expect(lines == [
-            "00000010  30 31 32 33 34 35 36 37  38 39 61 62 63 64 65 66  |0123456789abcdef|",
-            "00000020  58 59 5a" + String(repeating: " ", count: 42) + "|XYZ|",
-        ])
+        #expect(
+            lines == [
+                "00000010  30 31 32 33 34 35 36 37  38 39 61 62 63 64 65 66  |0123456789abcdef|",
+                "00000020  58 59 5a" + String(repeating: " ", count: 42) + "|XYZ|",
+            ])
     }
 }
 

@@ -33,7 +33,9 @@ extension RemoteFileBrowserTests {
             let latin = RemotePath(bytes: Array((tree.root + "/").utf8) + FilesTestTree.latin1Name)
             #expect(try await browser.download(latin, to: local + "/").localPath == local + "/caf\\xe9.txt")
 
-            let directory = await remoteFilesError { _ = try await browser.download(RemotePath(tree.root + "/src"), to: local) }
+            let directory = await remoteFilesError {
+                _ = try await browser.download(RemotePath(tree.root + "/src"), to: local)
+            }
             #expect(directory?.code == .isADirectory)
         }
     }
@@ -49,7 +51,8 @@ extension RemoteFileBrowserTests {
         let failure = try await withBrowser { browser, session in
             // The shell's parent is the sshd process serving this connection.
             let pid = try await session.exec("echo $PPID", timeout: .seconds(10))
-            let sshd = try #require(Int32(String(decoding: pid.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+            let sshd = try #require(
+                Int32(String(decoding: pid.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
             let killed = Mutex(false)
             var options = DownloadOptions()
             options.progress = { done, _ in
@@ -58,7 +61,9 @@ extension RemoteFileBrowserTests {
                     kill(sshd, SIGKILL)
                 }
             }
-            return await remoteFilesError { _ = try await browser.download(RemotePath(path), to: final, options: options) }
+            return await remoteFilesError {
+                _ = try await browser.download(RemotePath(path), to: final, options: options)
+            }
         }
         #expect(failure?.code == .connectionLost)
         #expect(failure?.message.contains("run the same command again to resume") == true)
@@ -78,7 +83,8 @@ extension RemoteFileBrowserTests {
     @Test func aPartialFileThatNoLongerMatchesIsDownloadedAfresh() async throws {
         let local = try localDirectory()
         let final = local + "/numbered.log"
-        try Data(repeating: 0x41, count: 3000).write(to: URL(fileURLWithPath: RemoteFileBrowser.partialPath(for: final)))
+        try Data(repeating: 0x41, count: 3000).write(
+            to: URL(fileURLWithPath: RemoteFileBrowser.partialPath(for: final)))
         try await withBrowser { browser, _ in
             let result = try await browser.download(RemotePath(tree.root + "/numbered.log"), to: final)
             #expect(result.resumedFrom == 0)
@@ -101,7 +107,9 @@ extension RemoteFileBrowserTests {
                     truncate(path, 1 << 20)
                 }
             }
-            let error = await remoteFilesError { _ = try await browser.download(RemotePath(path), to: final, options: options) }
+            let error = await remoteFilesError {
+                _ = try await browser.download(RemotePath(path), to: final, options: options)
+            }
             #expect(error?.code == .changedWhileReading)
             #expect(error?.message.contains("shrank") == true)
         }

@@ -28,15 +28,19 @@ extension RemoteFileBrowserTests {
             #expect(many.bytes == text)
             #expect(!many.truncated)
 
-            let bytes = try await browser.read(numbered, options: ReadOptions(range: .bytes(ByteRange(parsing: "7-13")!)))
+            let bytes = try await browser.read(
+                numbered, options: ReadOptions(range: .bytes(ByteRange(parsing: "7-13")!)))
             #expect(bytes.bytes == Array(text[7...13]))
             #expect(bytes.offset == 7)
-            let suffix = try await browser.read(numbered, options: ReadOptions(range: .bytes(ByteRange(parsing: "-5")!)))
+            let suffix = try await browser.read(
+                numbered, options: ReadOptions(range: .bytes(ByteRange(parsing: "-5")!)))
             #expect(suffix.bytes == Array(text.suffix(5)))
-            let open = try await browser.read(numbered, options: ReadOptions(range: .bytes(ByteRange(parsing: "8000-")!)))
+            let open = try await browser.read(
+                numbered, options: ReadOptions(range: .bytes(ByteRange(parsing: "8000-")!)))
             #expect(open.bytes == Array(text[8000...]))
             let past = await remoteFilesError {
-                _ = try await browser.read(self.numbered, options: ReadOptions(range: .bytes(ByteRange(parsing: "999999-")!)))
+                _ = try await browser.read(
+                    self.numbered, options: ReadOptions(range: .bytes(ByteRange(parsing: "999999-")!)))
             }
             #expect(past?.code == .invalidArgument)
         }
@@ -85,7 +89,8 @@ extension RemoteFileBrowserTests {
             let png = try await browser.read(RemotePath(tree.root + "/image.png"))
             #expect(png.isBinary)
             #expect(png.typeGuess == "PNG image")
-            let tail = try await browser.read(RemotePath(tree.root + "/image.png"), options: ReadOptions(range: .tail(lines: 1)))
+            let tail = try await browser.read(
+                RemotePath(tree.root + "/image.png"), options: ReadOptions(range: .tail(lines: 1)))
             #expect(tail.typeGuess == "PNG image")
             let text = try await browser.read(RemotePath(tree.root + "/hello.txt"))
             #expect(!text.isBinary)
@@ -116,13 +121,15 @@ extension RemoteFileBrowserTests {
             let summary = try await browser.grep(
                 "needle", in: RemotePath(tree.root + "/src"), options: GrepOptions(recursive: true)
             ) { match in
-                matches.append("\(match.path.escaped):\(match.lineNumber):\(String(decoding: match.line, as: UTF8.self))")
+                matches.append(
+                    "\(match.path.escaped):\(match.lineNumber):\(String(decoding: match.line, as: UTF8.self))")
             }
             let base = tree.root + "/src"
-            #expect(matches == [
-                "\(base)/app.js:1:needle in js", "\(base)/app.py:1:print('needle')",
-                "\(base)/deep/deeper/x.py:1:deep needle", "\(base)/deep/notes.md:1:# needle",
-            ])
+            #expect(
+                matches == [
+                    "\(base)/app.js:1:needle in js", "\(base)/app.py:1:print('needle')",
+                    "\(base)/deep/deeper/x.py:1:deep needle", "\(base)/deep/notes.md:1:# needle",
+                ])
             #expect(summary.matches == 4)
             #expect(summary.filesMatched == 4)
             #expect(summary.problems.isEmpty)
@@ -133,7 +140,9 @@ extension RemoteFileBrowserTests {
         try await withBrowser { browser, _ in
             let src = RemotePath(tree.root + "/src")
             var lines: [Int] = []
-            try await browser.grep("NEEDLE", in: RemotePath(tree.root + "/src/app.py"), options: GrepOptions(ignoreCase: true)) {
+            try await browser.grep(
+                "NEEDLE", in: RemotePath(tree.root + "/src/app.py"), options: GrepOptions(ignoreCase: true)
+            ) {
                 lines.append($0.lineNumber)
             }
             #expect(lines == [1, 2])
@@ -144,7 +153,8 @@ extension RemoteFileBrowserTests {
             #expect(lines == [1])
 
             var paths: [String] = []
-            try await browser.grep("needle", in: src, options: GrepOptions(recursive: true, glob: GlobPattern("*.py"))) {
+            try await browser.grep("needle", in: src, options: GrepOptions(recursive: true, glob: GlobPattern("*.py")))
+            {
                 paths.append($0.path.escaped)
             }
             #expect(paths == [tree.root + "/src/app.py", tree.root + "/src/deep/deeper/x.py"])
@@ -153,7 +163,9 @@ extension RemoteFileBrowserTests {
             try await browser.grep("^line 99[0-9]$", in: numbered) { lines.append($0.lineNumber) }
             #expect(lines == Array(990...999))
             lines = []
-            try await browser.grep("line 1.", in: numbered, options: GrepOptions(fixedString: true)) { lines.append($0.lineNumber) }
+            try await browser.grep("line 1.", in: numbered, options: GrepOptions(fixedString: true)) {
+                lines.append($0.lineNumber)
+            }
             #expect(lines.isEmpty)
 
             let invalid = await remoteFilesError { try await browser.grep("(unclosed", in: src) { _ in } }
@@ -187,7 +199,9 @@ extension RemoteFileBrowserTests {
 
             // Patterns that look like options or shell are data too.
             for pattern in ["-rf", "--", "$(touch /tmp/hostscope-pwned)", "; rm -rf ~", "`touch hostscope-pwned`"] {
-                try await browser.grep(pattern, in: RemotePath(tree.root + "/odd"), options: GrepOptions(recursive: true)) { _ in }
+                try await browser.grep(
+                    pattern, in: RemotePath(tree.root + "/odd"), options: GrepOptions(recursive: true)
+                ) { _ in }
             }
             // A hostile name addressed directly.
             for name in FilesTestTree.hostileNames {
@@ -214,17 +228,23 @@ extension RemoteFileBrowserTests {
 
             found = []
             let hourAgo = UInt32(Date().timeIntervalSince1970 - 3600)
-            try await browser.find(RemotePath(tree.root + "/src"), options: FindOptions(modifiedSince: hourAgo, type: .file)) {
+            try await browser.find(
+                RemotePath(tree.root + "/src"), options: FindOptions(modifiedSince: hourAgo, type: .file)
+            ) {
                 found.append($0.path.escaped)
             }
             #expect(found.contains(tree.root + "/src/app.py"))
             #expect(!found.contains(old))
 
             found = []
-            try await browser.find(RemotePath(tree.root), options: FindOptions(type: .dir)) { found.append($0.path.escaped) }
+            try await browser.find(RemotePath(tree.root), options: FindOptions(type: .dir)) {
+                found.append($0.path.escaped)
+            }
             #expect(found.contains(tree.root + "/src/deep/deeper"))
             #expect(!found.contains(tree.root + "/srclink"))
-            let problems = try await browser.find(RemotePath(tree.root), options: FindOptions(name: GlobPattern("nothing"))) { _ in }
+            let problems = try await browser.find(
+                RemotePath(tree.root), options: FindOptions(name: GlobPattern("nothing"))
+            ) { _ in }
             #expect(problems.map(\.code) == [.permissionDenied])
         }
     }

@@ -35,9 +35,13 @@ extension RemoteFileBrowserTests {
                 ("tree ..", { _ = try await browser.tree(RemotePath("..")) }),
                 ("grep /etc", { try await browser.grep("root", in: RemotePath("/etc/passwd")) { _ in } }),
                 ("find ..", { try await browser.find(RemotePath("..")) { _ in } }),
-                ("get ../hello.txt", {
-                    _ = try await browser.download(RemotePath("../hello.txt"), to: NSTemporaryDirectory() + "hostscope-never")
-                }),
+                (
+                    "get ../hello.txt",
+                    {
+                        _ = try await browser.download(
+                            RemotePath("../hello.txt"), to: NSTemporaryDirectory() + "hostscope-never")
+                    }
+                ),
             ]
             for (label, attempt) in attempts {
                 let error = await remoteFilesError(attempt)
@@ -64,11 +68,13 @@ extension RemoteFileBrowserTests {
         let server = try SSHTestServer.shared()
         try await withSSHSession(filesHarnessOptions(server)) { session in
             let missing = await remoteFilesError {
-                _ = try await RemoteFileBrowser.open(session: session, host: "harness", root: RemotePath(tree.root + "/nope"))
+                _ = try await RemoteFileBrowser.open(
+                    session: session, host: "harness", root: RemotePath(tree.root + "/nope"))
             }
             #expect(missing?.code == .notFound)
             let file = await remoteFilesError {
-                _ = try await RemoteFileBrowser.open(session: session, host: "harness", root: RemotePath(tree.root + "/hello.txt"))
+                _ = try await RemoteFileBrowser.open(
+                    session: session, host: "harness", root: RemotePath(tree.root + "/hello.txt"))
             }
             #expect(file?.code == .notADirectory)
         }

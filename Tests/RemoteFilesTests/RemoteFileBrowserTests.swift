@@ -65,7 +65,8 @@ import Testing
         try await withBrowser { browser, _ in
             let entries = try await browser.list(RemotePath(tree.root))
             let hello = try #require(entries.first { $0.escapedName == "hello.txt" })
-            #expect(hello.jsonObject.keys == ["name", "path", "type", "size", "mode", "uid", "gid", "mtime", "link_target"])
+            #expect(
+                hello.jsonObject.keys == ["name", "path", "type", "size", "mode", "uid", "gid", "mtime", "link_target"])
             #expect(hello.jsonObject["mode"] == "0644")
             #expect(hello.jsonObject["link_target"] == .null)
             let mtime = try #require(hello.jsonObject["mtime"]?.stringValue)
@@ -78,8 +79,9 @@ import Testing
             let latin = try #require(entries.first { $0.name == FilesTestTree.latin1Name })
             let object = latin.jsonObject
             #expect(object["name"] == "caf\\xe9.txt")
-            #expect(object["name_bytes_base64"]?.stringValue.flatMap { Data(base64Encoded: $0) }.map(Array.init)
-                == FilesTestTree.latin1Name)
+            #expect(
+                object["name_bytes_base64"]?.stringValue.flatMap { Data(base64Encoded: $0) }.map(Array.init)
+                    == FilesTestTree.latin1Name)
             #expect(object["name_is_utf8"] == .bool(false))
             #expect(object["path_is_utf8"] == .bool(false))
             // The JSON text parses back to the same value.
@@ -168,7 +170,8 @@ import Testing
 
     @Test func aTreeStopsAtItsDepthAndReportsUnreadableDirectoriesInline() async throws {
         try await withBrowser { browser, _ in
-            let top = try await browser.tree(RemotePath(tree.root), options: WalkOptions(maxDepth: 2, includeHidden: false))
+            let top = try await browser.tree(
+                RemotePath(tree.root), options: WalkOptions(maxDepth: 2, includeHidden: false))
             let children = try #require(top.children)
             #expect(children.map(\.entry.name) == localNames(tree.root))
             let src = try #require(children.first { $0.entry.escapedName == "src" })
@@ -198,7 +201,8 @@ import Testing
             #expect(srclink.entry.type == .symlink)
             #expect(srclink.children?.map(\.entry.escapedName) == ["app.js", "app.py", "deep"])
             // src/deep/up -> ../.. is the tree's own top: a loop, reported and not entered.
-            let deep = try #require(children.first { $0.entry.escapedName == "src" }?.children?.first { $0.entry.escapedName == "deep" })
+            let deep = try #require(
+                children.first { $0.entry.escapedName == "src" }?.children?.first { $0.entry.escapedName == "deep" })
             let up = try #require(deep.children?.first { $0.entry.escapedName == "up" })
             #expect(up.error?.code == .symlinkLoop)
             #expect(up.children == nil)

@@ -22,7 +22,10 @@ public struct FilesTestTree: Sendable {
     public static let hostilePath = "odd/$(touch /tmp/hostscope-pwned)"
     /// Where a command smuggled in by a hostile name would leave its mark.
     public static func pwnedMarkers(home: String) -> [String] {
-        ["/tmp/hostscope-pwned", home + "/hostscope-pwned", FileManager.default.currentDirectoryPath + "/hostscope-pwned"]
+        [
+            "/tmp/hostscope-pwned", home + "/hostscope-pwned",
+            FileManager.default.currentDirectoryPath + "/hostscope-pwned",
+        ]
     }
     /// A Latin-1 name, not valid UTF-8 ("café.txt").
     public static let latin1Name: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".txt".utf8)
@@ -105,9 +108,10 @@ public struct FilesTestTree: Sendable {
             for child in children {
                 var status = stat()
                 let child0 = child + [0]
-                let isDirectory = child0.withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &status) == 0 }
-                } && status.st_mode & S_IFMT == S_IFDIR
+                let isDirectory =
+                    child0.withUnsafeBufferPointer { buffer in
+                        buffer.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &status) == 0 }
+                    } && status.st_mode & S_IFMT == S_IFDIR
                 if isDirectory { visit(child) }
             }
         }
@@ -116,7 +120,8 @@ public struct FilesTestTree: Sendable {
     }
 
     /// Creates a file whose name is arbitrary bytes in `directory` (which ends with `/`).
-    public static func createFile(_ directory: String, _ name: [UInt8], contents: [UInt8], mode: mode_t = 0o644) throws {
+    public static func createFile(_ directory: String, _ name: [UInt8], contents: [UInt8], mode: mode_t = 0o644) throws
+    {
         let path = Array(directory.utf8) + name + [0]
         let descriptor = path.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY | O_TRUNC, mode) }
@@ -136,7 +141,9 @@ public struct FilesTestTree: Sendable {
         chmod(directory, 0o755)
         for index in 0..<count {
             let digits = String(index)
-            let fd = open(directory + "/f" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits, O_CREAT | O_WRONLY, 0o644)
+            let fd = open(
+                directory + "/f" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits, O_CREAT | O_WRONLY,
+                0o644)
             if fd >= 0 { close(fd) }
         }
         return directory

@@ -13,11 +13,14 @@ public struct DownloadOptions: Sendable {
     /// Bytes asked for per SFTP read; libssh2 keeps several requests in flight for a large
     /// value, which is what makes a download fast over a link with latency.
     public var readSize = 2 << 20
+    /// Compute the SHA-256 of the file (the hash costs about as much client CPU as the transfer).
+    public var checksum = true
     /// Called after each chunk with the bytes written so far and the file's size.
     public var progress: (@Sendable (_ done: UInt64, _ total: UInt64) -> Void)?
 
-    public init(resume: Bool = true, progress: (@Sendable (UInt64, UInt64) -> Void)? = nil) {
+    public init(resume: Bool = true, checksum: Bool = true, progress: (@Sendable (UInt64, UInt64) -> Void)? = nil) {
         self.resume = resume
+        self.checksum = checksum
         self.progress = progress
     }
 }
@@ -30,10 +33,10 @@ public struct DownloadResult: Sendable, Equatable {
     public var bytes: UInt64
     /// Bytes taken from a partial file of an earlier attempt (0 when it started afresh).
     public var resumedFrom: UInt64
-    /// SHA-256 of the whole file as written.
-    public var sha256: [UInt8]
+    /// SHA-256 of the whole file as written; `nil` when the download was asked not to compute it.
+    public var sha256: [UInt8]?
 
-    public var sha256Hex: String { sha256.map { String(format: "%02x", $0) }.joined() }
+    public var sha256Hex: String? { sha256.map(SHA256.hex) }
 }
 
 extension RemoteFileBrowser {
@@ -85,7 +88,7 @@ extension RemoteFileBrowser {
             let remoteTail = try await reader.readExactly(at: existing - UInt64(overlap), count: overlap)
             if try local.readTail(count: overlap, endingAt: existing) == remoteTail {
                 offset = existing
-                try local.hashPrefix(existing, into: &hasher)
+                if options.checksum { try local.hashPrefix(existing, into: &hasher) }
             }
         }
         let resumedFrom = offset
@@ -116,7 +119,7 @@ extension RemoteFileBrowser {
                 }
                 inFlight = Task { try await file.read(maxBytes: readSize) }
                 try local.write(chunk)
-                hasher.update(chunk)
+                if options.checksum { hasher.update(chunk) }
                 offset += UInt64(chunk.count)
                 recorder.bytes = offset - resumedFrom
                 options.progress?(offset, size)
@@ -131,7 +134,8 @@ extension RemoteFileBrowser {
             if error.code == .connectionLost || error.code == .timeout {
                 throw RemoteFilesError(
                     error.code,
-                    "\(host): the connection dropped while downloading \(resolved.display.escaped) after \(offset) of \(size) bytes; \(finalPath) was not created, and the \(offset) bytes are kept in \(partialPath): run the same command again to resume")
+                    "\(host): the connection dropped while downloading \(resolved.display.escaped) after \(offset) of \(size) bytes; \(finalPath) was not created, and the \(offset) bytes are kept in \(partialPath): run the same command again to resume"
+                )
             }
             throw error
         }
@@ -139,12 +143,13 @@ extension RemoteFileBrowser {
             local.discard()
             throw RemoteFilesError(
                 .changedWhileReading,
-                "\(host): \(resolved.display.escaped) shrank while it was downloaded (it had \(size) bytes, it ended at \(offset)); it is being rewritten or truncated: download it again")
+                "\(host): \(resolved.display.escaped) shrank while it was downloaded (it had \(size) bytes, it ended at \(offset)); it is being rewritten or truncated: download it again"
+            )
         }
         try local.commit()
         return DownloadResult(
             remotePath: resolved.display, localPath: finalPath, bytes: offset, resumedFrom: resumedFrom,
-            sha256: hasher.finalize())
+            sha256: options.checksum ? hasher.finalize() : nil)
     }
 
     /// `destination` itself, or `destination/name` when it is a directory (or ends with `/`).
@@ -240,7 +245,8 @@ final class LocalPartialFile {
             let reason = String(cString: strerror(errno))
             throw RemoteFilesError(
                 .localFile,
-                "cannot rename the finished download \(path) to \(finalPath) (\(reason)); the complete file is kept under the first name")
+                "cannot rename the finished download \(path) to \(finalPath) (\(reason)); the complete file is kept under the first name"
+            )
         }
     }
 
@@ -260,6 +266,7 @@ final class LocalPartialFile {
         let reason = String(cString: strerror(errno))
         return RemoteFilesError(
             .localFile,
-            "cannot \(operation) \(path) while downloading from \(host) (\(reason)); check the destination directory's permissions and free space")
+            "cannot \(operation) \(path) while downloading from \(host) (\(reason)); check the destination directory's permissions and free space"
+        )
     }
 }

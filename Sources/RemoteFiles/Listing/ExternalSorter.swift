@@ -106,8 +106,9 @@ final class RunReader {
         close(descriptor)
     }
 
-    static func create(in directory: String) throws -> RunReader {
-        var template = Array((directory.hasSuffix("/") ? directory : directory + "/").utf8)
+    static func create(in folder: String) throws -> RunReader {
+        var template =
+            Array((folder.hasSuffix("/") ? folder : folder + "/").utf8)
             + Array("hostscope-ls-XXXXXX".utf8) + [0]
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { mkstemp($0.baseAddress!) }
@@ -115,7 +116,8 @@ final class RunReader {
         guard descriptor >= 0 else {
             throw RemoteFilesError(
                 .localFile,
-                "cannot create a temporary file in \(directory) to sort a large directory (\(String(cString: strerror(errno)))); set TMPDIR to a writable directory")
+                "cannot create a temporary file in \(folder) to sort a large directory (\(String(cString: strerror(errno)))); set TMPDIR to a writable directory"
+            )
         }
         // Unlinked at once: the run disappears with the descriptor, even if the process dies.
         template.withUnsafeBufferPointer { buffer in
@@ -132,7 +134,8 @@ final class RunReader {
                 if errno == EINTR { continue }
                 throw RemoteFilesError(
                     .localFile,
-                    "cannot write a temporary file to sort a large directory (\(String(cString: strerror(errno)))); free space in TMPDIR or list with --unsorted")
+                    "cannot write a temporary file to sort a large directory (\(String(cString: strerror(errno)))); free space in TMPDIR or list with --unsorted"
+                )
             }
             offset += written
         }
@@ -241,7 +244,9 @@ enum RunRecord {
     }
 
     private static func appendUInt32(_ value: UInt32, _ bytes: inout [UInt8]) {
-        bytes += [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
-            UInt8(truncatingIfNeeded: value)]
+        bytes += [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 }

@@ -62,7 +62,7 @@ extension RemoteFileBrowser {
             }
             summary.isDirectory = true
             try await listDirectory(resolved, options: options, summary: &summary, body)
-            recorder.bytes = UInt64(summary.count)
+            recorder.entries = summary.count
             return summary
         }
     }
@@ -106,7 +106,8 @@ extension RemoteFileBrowser {
         } catch {
             throw await explain(error, operation: "list", path: directory.display, remote: directory.remote)
         }
-        let sorter = options.sorted ? ExternalSorter(limit: options.sortMemoryLimit, directory: options.spillDirectory) : nil
+        let sorter =
+            options.sorted ? ExternalSorter(limit: options.sortMemoryLimit, directory: options.spillDirectory) : nil
         let batchSize = max(1, options.batchSize)
         do {
             while true {

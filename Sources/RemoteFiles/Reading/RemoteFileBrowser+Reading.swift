@@ -96,68 +96,69 @@ extension RemoteFileBrowser {
     private func readPreview(_ file: SFTPFile, _ resolved: Resolved, size: UInt64, options: ReadOptions, cap: Int)
         async throws -> FilePreview
     {
-            var preview = FilePreview(
-                path: resolved.display, fileSize: size, offset: 0, bytes: [], truncated: false, isBinary: false)
-            let reader = ChunkReader(file: file, browser: self, path: resolved.display, size: size)
-            switch options.range {
-            case .whole:
-                preview.bytes = try await reader.readForward(from: 0, limit: cap) { _, _ in false }
-                if preview.bytes.count == cap {
-                    preview.truncated = size > UInt64(cap) ? true : try await reader.hasMore()
+        var preview = FilePreview(
+            path: resolved.display, fileSize: size, offset: 0, bytes: [], truncated: false, isBinary: false)
+        let reader = ChunkReader(file: file, browser: self, path: resolved.display, size: size)
+        switch options.range {
+        case .whole:
+            preview.bytes = try await reader.readForward(from: 0, limit: cap) { _, _ in false }
+            if preview.bytes.count == cap {
+                preview.truncated = size > UInt64(cap) ? true : try await reader.hasMore()
+            }
+        case .head(let lines):
+            var newlines = 0
+            var cut: Int?
+            preview.bytes = try await reader.readForward(from: 0, limit: cap) { chunk, base in
+                guard lines > 0 else {
+                    cut = 0
+                    return true
                 }
-            case .head(let lines):
-                var newlines = 0
-                var cut: Int?
-                preview.bytes = try await reader.readForward(from: 0, limit: cap) { chunk, base in
-                    guard lines > 0 else {
-                        cut = 0
+                for index in chunk.indices where chunk[index] == UInt8(ascii: "\n") {
+                    newlines += 1
+                    if newlines == lines {
+                        cut = base + index + 1
                         return true
                     }
-                    for index in chunk.indices where chunk[index] == UInt8(ascii: "\n") {
-                        newlines += 1
-                        if newlines == lines {
-                            cut = base + index + 1
-                            return true
-                        }
-                    }
-                    return false
                 }
-                if let cut {
-                    preview.bytes.removeSubrange(cut...)
-                } else if preview.bytes.count == cap {
-                    preview.truncated = try await reader.hasMore()
-                }
-            case .tail(let lines):
-                (preview.offset, preview.bytes, preview.truncated) = try await reader.readTail(lines: lines, limit: cap)
-            case .bytes(let range):
-                let first: UInt64
-                var end: UInt64 = size  // exclusive
-                if let suffix = range.suffixLength {
-                    first = size > suffix ? size - suffix : 0
-                } else {
-                    first = range.first ?? 0
-                    if let last = range.last { end = min(size, last &+ 1) }
-                }
-                guard first < size || size == 0 else {
-                    throw RemoteFilesError(
-                        .invalidArgument,
-                        "\(host): \(resolved.display.escaped) has \(size) bytes, so --bytes \(range) starts past its end; pick a range below \(size)")
-                }
-                let wanted = end > first ? end - first : 0
-                let count = Int(min(wanted, UInt64(cap)))
-                preview.offset = first
-                preview.bytes = try await reader.readExactly(at: first, count: count)
-                preview.truncated = wanted > UInt64(cap)
+                return false
             }
-            // A range from the middle of a file says little: the file's own start decides too,
-            // as it does for `file`.
-            var start = Array(preview.bytes.prefix(ContentSniffer.sampleSize))
-            if preview.offset != 0 && size > 0 {
-                start = try await reader.readExactly(at: 0, count: Int(min(UInt64(ContentSniffer.sampleSize), size)))
+            if let cut {
+                preview.bytes.removeSubrange(cut...)
+            } else if preview.bytes.count == cap {
+                preview.truncated = try await reader.hasMore()
             }
-            preview.isBinary = ContentSniffer.isBinary(preview.bytes) || ContentSniffer.isBinary(start)
-            if preview.isBinary { preview.typeGuess = ContentSniffer.typeGuess(start) }
-            return preview
+        case .tail(let lines):
+            (preview.offset, preview.bytes, preview.truncated) = try await reader.readTail(lines: lines, limit: cap)
+        case .bytes(let range):
+            let first: UInt64
+            var end: UInt64 = size  // exclusive
+            if let suffix = range.suffixLength {
+                first = size > suffix ? size - suffix : 0
+            } else {
+                first = range.first ?? 0
+                if let last = range.last { end = min(size, last &+ 1) }
+            }
+            guard first < size || size == 0 else {
+                throw RemoteFilesError(
+                    .invalidArgument,
+                    "\(host): \(resolved.display.escaped) has \(size) bytes, so --bytes \(range) starts past its end; pick a range below \(size)"
+                )
+            }
+            let wanted = end > first ? end - first : 0
+            let count = Int(min(wanted, UInt64(cap)))
+            preview.offset = first
+            preview.bytes = try await reader.readExactly(at: first, count: count)
+            preview.truncated = wanted > UInt64(cap)
+        }
+        // A range from the middle of a file says little: the file's own start decides too,
+        // as it does for `file`.
+        var start = Array(preview.bytes.prefix(ContentSniffer.sampleSize))
+        if preview.offset != 0 && size > 0 {
+            start = try await reader.readExactly(at: 0, count: Int(min(UInt64(ContentSniffer.sampleSize), size)))
+        }
+        preview.isBinary = ContentSniffer.isBinary(preview.bytes) || ContentSniffer.isBinary(start)
+        if preview.isBinary { preview.typeGuess = ContentSniffer.typeGuess(start) }
+        return preview
     }
 
     /// Opens `path` (following links) and checks that it is a regular file.
@@ -192,7 +193,8 @@ extension RemoteFileBrowser {
         default:
             throw RemoteFilesError(
                 .notAFile,
-                "\(host): \(path.escaped) is a \(attributes.type.rawValue), not a regular file; only regular files are read")
+                "\(host): \(path.escaped) is a \(attributes.type.rawValue), not a regular file; only regular files are read"
+            )
         }
     }
 }
@@ -303,6 +305,7 @@ struct ChunkReader {
     private func shrank(at offset: UInt64) -> RemoteFilesError {
         RemoteFilesError(
             .changedWhileReading,
-            "\(browser.host): \(path.escaped) shrank while it was read (it had \(size) bytes, it ended at \(offset)); it is being rewritten or truncated: read it again")
+            "\(browser.host): \(path.escaped) shrank while it was read (it had \(size) bytes, it ended at \(offset)); it is being rewritten or truncated: read it again"
+        )
     }
 }

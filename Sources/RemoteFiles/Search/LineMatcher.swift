@@ -27,7 +27,8 @@ struct LineMatcher: Sendable {
         } catch {
             throw RemoteFilesError(
                 .invalidArgument,
-                "the pattern \(pattern) is not a valid regular expression (\(error)); fix it, or pass -F to search for it as plain text")
+                "the pattern \(pattern) is not a valid regular expression (\(error)); fix it, or pass -F to search for it as plain text"
+            )
         }
     }
 

@@ -193,7 +193,7 @@ extension RemoteFileBrowser {
                     if let since = options.modifiedSince {
                         guard let modified = entry.modificationTime, modified >= since else { return }
                     }
-                    recorder.bytes += 1
+                    recorder.entries = (recorder.entries ?? 0) + 1
                     try await found(entry)
                 }
             }

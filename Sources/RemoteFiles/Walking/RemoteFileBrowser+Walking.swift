@@ -32,7 +32,7 @@ extension RemoteFileBrowser {
     {
         try await traced("tree", path) { recorder in
             var stack: [RemoteFileTree] = []
-            var count: UInt64 = 0
+            var count = 0
             func fold(to depth: Int) {
                 while stack.count > depth + 1 {
                     let child = stack.removeLast()
@@ -52,7 +52,7 @@ extension RemoteFileBrowser {
                 }
             }
             fold(to: 0)
-            recorder.bytes = count
+            recorder.entries = count
             return stack[0]
         }
     }

@@ -34,8 +34,9 @@ struct FilesCommand: AsyncParsableCommand {
 
 /// Options every `files` subcommand takes.
 struct FilesOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Confine every path to this remote directory; relative paths start there.", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Confine every path to this remote directory; relative paths start there.", valueName: "dir"))
     var root: String?
 
     /// Runs `body` with a session for `argument`, turning every failure into one sentence on
@@ -58,25 +59,37 @@ struct GrepConnectionOptions: ParsableArguments {
     var user: String?
     @Option(name: [.customShort("p"), .long], help: "SSH port (wins over ~/.ssh/config's Port).")
     var port: Int?
-    @Option(name: .customLong("identity"), help: ArgumentHelp(
-        "Private key file to try (repeatable); tried before the config's IdentityFile entries.", valueName: "file"))
+    @Option(
+        name: .customLong("identity"),
+        help: ArgumentHelp(
+            "Private key file to try (repeatable); tried before the config's IdentityFile entries.", valueName: "file"))
     var identity: [String] = []
-    @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
-        "known_hosts file to check and record host keys in (default: ~/.ssh/known_hosts).", valueName: "file"))
+    @Option(
+        name: .customLong("known-hosts"),
+        help: ArgumentHelp(
+            "known_hosts file to check and record host keys in (default: ~/.ssh/known_hosts).", valueName: "file"))
     var knownHosts: String?
     @Flag(name: .customLong("accept-new-host-key"), help: "Record the key of a host not yet in known_hosts.")
     var acceptNewHostKey = false
-    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp(
-        "Limit on connecting and authenticating, e.g. 10s.", valueName: "duration"))
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp(
+            "Limit on connecting and authenticating, e.g. 10s.", valueName: "duration"))
     var connectTimeout: DurationArgument?
-    @Option(name: .customLong("password-env"), help: ArgumentHelp(
-        "Name of an environment variable holding the SSH password.", valueName: "var"))
+    @Option(
+        name: .customLong("password-env"),
+        help: ArgumentHelp(
+            "Name of an environment variable holding the SSH password.", valueName: "var"))
     var passwordEnv: String?
-    @Option(name: .customLong("passphrase-env"), help: ArgumentHelp(
-        "Name of an environment variable holding private key passphrases.", valueName: "var"))
+    @Option(
+        name: .customLong("passphrase-env"),
+        help: ArgumentHelp(
+            "Name of an environment variable holding private key passphrases.", valueName: "var"))
     var passphraseEnv: String?
-    @Option(name: .customLong("ssh-config"), help: ArgumentHelp(
-        "ssh_config file to read instead of ~/.ssh/config and /etc/ssh/ssh_config.", valueName: "file"))
+    @Option(
+        name: .customLong("ssh-config"),
+        help: ArgumentHelp(
+            "ssh_config file to read instead of ~/.ssh/config and /etc/ssh/ssh_config.", valueName: "file"))
     var sshConfig: String?
 
     /// The same settings ``ConnectionOptions`` would produce.
@@ -179,7 +192,9 @@ struct FilesTreeCommand: AsyncParsableCommand {
     @Argument(help: "HOST:PATH of the top directory.") var target: String
     @Option(help: "How many levels to descend (default: no limit).") var depth: Int?
     @Flag(name: [.short, .long], help: "Include names starting with a dot.") var all = false
-    @Flag(name: [.customShort("L"), .customLong("follow-links")], help: "Enter directories reached through symbolic links (loops are detected).")
+    @Flag(
+        name: [.customShort("L"), .customLong("follow-links")],
+        help: "Enter directories reached through symbolic links (loops are detected).")
     var followLinks = false
     @Flag(help: "Nested Files JSON objects, directories' entries under children.") var json = false
     @OptionGroup var files: FilesOptions
@@ -229,8 +244,10 @@ struct ByteCountArgument: ExpressibleByArgument {
 
     init?(argument: String) {
         let text = argument.uppercased()
-        let units: [(String, Int)] = [("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("K", 1 << 10),
-            ("M", 1 << 20), ("G", 1 << 30), ("B", 1)]
+        let units: [(String, Int)] = [
+            ("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("K", 1 << 10),
+            ("M", 1 << 20), ("G", 1 << 30), ("B", 1),
+        ]
         var scale = 1
         var number = Substring(text)
         for (suffix, value) in units where text.hasSuffix(suffix) {
@@ -264,7 +281,8 @@ struct FilesCatCommand: AsyncParsableCommand {
     @Argument(help: "HOST:PATH of the file.") var target: String
     @Option(help: "Only the first N lines.") var head: Int?
     @Option(help: "Only the last N lines (reads only the end of the file).") var tail: Int?
-    @Option(help: ArgumentHelp("Only bytes A to B (inclusive, from 0); A- to the end; -N the last N.", valueName: "A-B"))
+    @Option(
+        help: ArgumentHelp("Only bytes A to B (inclusive, from 0); A- to the end; -N the last N.", valueName: "A-B"))
     var bytes: ByteRange?
     @Flag(help: "Write the bytes unchanged when standard output is a pipe or file, binary included.") var raw = false
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("Most bytes shown (64K, 1M, 16M).", valueName: "size"))
@@ -302,7 +320,8 @@ struct FilesCatCommand: AsyncParsableCommand {
         if preview.truncated {
             let end = preview.offset + UInt64(preview.bytes.count)
             Output.warning(
-                "showed bytes \(preview.offset)-\(end > 0 ? end - 1 : 0) of \(preview.fileSize) in \(hostPath) (the --max-bytes cap is \(cap)); see more with --max-bytes, --bytes A-B, --tail N, or download it with hostscope files get")
+                "showed bytes \(preview.offset)-\(end > 0 ? end - 1 : 0) of \(preview.fileSize) in \(hostPath) (the --max-bytes cap is \(cap)); see more with --max-bytes, --bytes A-B, --tail N, or download it with hostscope files get"
+            )
         }
     }
 }
@@ -324,7 +343,8 @@ struct FilesGrepCommand: AsyncParsableCommand {
     @Argument(help: "The pattern.") var pattern: String
     @Argument(help: "HOST:PATH of a file, or a directory with -r.") var target: String
     @Flag(name: [.short, .customLong("recursive")], help: "Search the files below a directory.") var recursive = false
-    @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case (ASCII letters for plain text).") var ignoreCase = false
+    @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case (ASCII letters for plain text).")
+    var ignoreCase = false
     @Flag(name: [.customShort("F"), .customLong("fixed-strings")], help: "Match the pattern as plain text.")
     var fixedStrings = false
     @Option(help: ArgumentHelp("Only files whose name matches this glob, e.g. '*.py'.", valueName: "glob"))
@@ -370,7 +390,9 @@ struct FilesFindCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only files (f), directories (d) or symbolic links (l).", valueName: "f|d|l"))
     var type: String?
     @Option(name: .customLong("max-depth"), help: "How many levels to descend (default: no limit).") var maxDepth: Int?
-    @Flag(name: [.customShort("L"), .customLong("follow-links")], help: "Enter directories reached through symbolic links.")
+    @Flag(
+        name: [.customShort("L"), .customLong("follow-links")],
+        help: "Enter directories reached through symbolic links.")
     var followLinks = false
     @Flag(help: "A JSON array of Files JSON objects.") var json = false
     @OptionGroup var files: FilesOptions
@@ -423,6 +445,8 @@ struct FilesGetCommand: AsyncParsableCommand {
     @Argument(help: "HOST:PATH of the file.") var target: String
     @Argument(help: "Local file or directory (default: the current directory).") var destination: String = "."
     @Flag(name: .customLong("no-resume"), help: "Start over even if a partial download exists.") var noResume = false
+    @Flag(name: .customLong("no-checksum"), help: "Skip the SHA-256 (it costs about as much CPU as the transfer).")
+    var noChecksum = false
     @Flag(help: "Print the result as one JSON object.") var json = false
     @OptionGroup var files: FilesOptions
     @OptionGroup var connection: ConnectionOptions
@@ -430,7 +454,7 @@ struct FilesGetCommand: AsyncParsableCommand {
     func run() async throws {
         let result = try await files.run(target, connection.settings) { session in
             try await session.browser.download(
-                session.path, to: destination, options: DownloadOptions(resume: !noResume))
+                session.path, to: destination, options: DownloadOptions(resume: !noResume, checksum: !noChecksum))
         }
         if json {
             var object = JSONObject()
@@ -438,12 +462,12 @@ struct FilesGetCommand: AsyncParsableCommand {
             object.append("local_path", .string(result.localPath))
             object.append("bytes", .uint(result.bytes))
             object.append("resumed_from", .uint(result.resumedFrom))
-            object.append("sha256", .string(result.sha256Hex))
+            object.append("sha256", result.sha256Hex.map { .string($0) } ?? .null)
             Output.write(JSONValue.object(object).jsonString + "\n")
         } else {
             let resumed = result.resumedFrom > 0 ? " (resumed at byte \(result.resumedFrom))" : ""
-            Output.write(
-                "\(result.localPath): \(result.bytes) bytes\(resumed), sha256 \(result.sha256Hex)\n")
+            let checksum = result.sha256Hex.map { ", sha256 \($0)" } ?? ""
+            Output.write("\(result.localPath): \(result.bytes) bytes\(resumed)\(checksum)\n")
         }
     }
 }
