@@ -84,8 +84,10 @@ public struct RemoteFileBrowser: Sendable {
         }
         let candidate = path.isAbsolute ? path : root.appending(path.bytes)
         let last = candidate.lastComponent
+        // The root itself (an empty path, `.`) and a path ending in `..` name a directory, not a
+        // link to describe: they are resolved whole.
         let followed =
-            followFinalLink || last == Array("..".utf8) || last == Array(".".utf8) || candidate.components.isEmpty
+            followFinalLink || path.components.isEmpty || last == Array("..".utf8) || last == Array(".".utf8)
         do {
             if followed {
                 let real = RemotePath(try await session.realpath(candidate.sftp))

@@ -16,6 +16,11 @@ extension RemoteFileBrowserTests {
             #expect(try await browser.read(RemotePath("link")).bytes == Array("hello\nworld\n".utf8))
             // A link that stays inside is fine, even through `..`.
             #expect(try await browser.read(RemotePath("src/deep/up/hello.txt")).bytes == Array("hello\nworld\n".utf8))
+            // The root itself, described.
+            let itself = try await browser.stat(RemotePath(""))
+            #expect(itself.type == .dir)
+            #expect(itself.path == ".")
+            #expect(try await browser.stat(RemotePath(".")).type == .dir)
             // A link that leads outside may be described, not followed.
             #expect(try await browser.stat(RemotePath("outside")).linkTarget == Array("/etc".utf8))
         }
