@@ -12,7 +12,7 @@ import Testing
     let server: SSHTestServer
     let tree: FilesTestTree
 
-    private static let sharedTree = Result { try FilesTestTree(prefix: "hostscope-cli-files") }
+    private static let sharedTree = Result { try FilesTestTree(prefix: "hostscope-cli-files").removeAtExit() }
 
     init() throws {
         server = try SSHTestServer.shared()
@@ -208,6 +208,7 @@ import Testing
         #expect(nested.stdout == "needle\n")
         let local = NSTemporaryDirectory() + "hostscope-cli-odd-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        FilesTestTree.removeAtExit(local)
         #expect(try files(["get", remote(tree.root + "/odd/; rm -rf ~"), local]).status == 0)
         #expect(FileManager.default.fileExists(atPath: local + "/; rm -rf ~"))
         for marker in markers { #expect(access(marker, F_OK) != 0, "\(marker)") }
@@ -232,6 +233,7 @@ import Testing
         let expected = try Self.sha256(path)
         let local = NSTemporaryDirectory() + "hostscope-cli-get-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        FilesTestTree.removeAtExit(local)
         let final = local + "/big.bin"
         let partial = local + "/.big.bin.hostscope-partial"
 

@@ -17,6 +17,7 @@ import Testing
         for marker in markers { unlink(marker) }
         let local = NSTemporaryDirectory() + "hostscope-readonly-get-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        FilesTestTree.removeAtExit(local)
         // ctime has nanosecond resolution but moves in clock ticks: a pause makes any change show.
         try await Task.sleep(for: .milliseconds(20))
         let paths = tree.allPaths()

@@ -13,6 +13,7 @@ extension RemoteFileBrowserTests {
     private func localDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "hostscope-downloads-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        FilesTestTree.removeAtExit(path)
         return path
     }
 

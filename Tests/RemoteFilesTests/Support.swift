@@ -42,9 +42,9 @@ func remoteFilesError(
 
 /// The shared read-mostly tree (built once: Swift Testing makes a suite instance per test).
 enum SharedTree {
-    static let tree = Result { try FilesTestTree() }
+    static let tree = Result { try FilesTestTree().removeAtExit() }
     static let hugeDirectory = Result { () throws -> String in
-        try FilesTestTree(prefix: "hostscope-huge").makeHugeDirectory("huge", count: 10_000)
+        try FilesTestTree(prefix: "hostscope-huge").removeAtExit().makeHugeDirectory("huge", count: 10_000)
     }
 }
 

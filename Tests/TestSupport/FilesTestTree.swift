@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -173,6 +174,29 @@ public struct FilesTestTree: Sendable {
         chmod(root + "/locked", 0o755)
         try? FileManager.default.removeItem(atPath: root)
     }
+
+    /// Removes the tree when the test process exits (for trees shared by a suite's tests).
+    public func removeAtExit() -> FilesTestTree {
+        Self.removeAtExit(root)
+        return self
+    }
+
+    /// Removes `path` (a file or directory) when the test process exits.
+    public static func removeAtExit(_ path: String) {
+        cleanup.withLock { paths in
+            if paths.isEmpty {
+                atexit {
+                    for path in FilesTestTree.cleanup.withLock({ $0 }) {
+                        chmod(path + "/locked", 0o755)
+                        try? FileManager.default.removeItem(atPath: path)
+                    }
+                }
+            }
+            paths.append(path)
+        }
+    }
+
+    private static let cleanup = Mutex<[String]>([])
 }
 
 /// Size, modification and change times of a path, as lstat reports them on this machine.
