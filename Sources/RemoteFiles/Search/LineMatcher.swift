@@ -2,10 +2,10 @@
 /// regular expression (Swift `Regex` syntax, which reads POSIX extended expressions such as
 /// `^ERROR|WARN [0-9]+` the way `grep -E` does).
 struct LineMatcher: Sendable {
+    // @unchecked Sendable: a compiled Regex is immutable once built; the standard library does
+    // not mark Regex<AnyRegexOutput> Sendable on every toolchain.
     private enum Kind: @unchecked Sendable {
         case fixed([UInt8])
-        // @unchecked Sendable: a compiled Regex is immutable; the standard library does not
-        // mark Regex<AnyRegexOutput> Sendable on every toolchain.
         case regex(Regex<AnyRegexOutput>)
     }
 
