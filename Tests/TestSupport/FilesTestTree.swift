@@ -154,7 +154,9 @@ public struct FilesTestTree: Sendable {
     @discardableResult
     public func makeRandomFile(_ relative: String, size: Int) throws -> String {
         let path = root + "/" + relative
-        FileManager.default.createFile(atPath: path, contents: nil)
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw HarnessError(description: "cannot create \(path)")
+        }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         let random = FileHandle(forReadingAtPath: "/dev/urandom")
         var remaining = size
