@@ -39,7 +39,7 @@ let package = Package(
         .target(
             name: "RemoteFiles",
             dependencies: [
-                "SSHTransport",
+                "SSHTransport", "OrderedJSON",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .target(
@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "hostscope",
             dependencies: [
-                "Agent", "AgentTracing", "OrderedJSON", "HostStats", "Storage",
+                "Agent", "AgentTracing", "OrderedJSON", "HostStats", "RemoteFiles", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -83,6 +83,8 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats"]),
+        .testTarget(
+            name: "RemoteFilesTests", dependencies: ["RemoteFiles", "SSHTransport", "TestSupport", "OrderedJSON"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
     ]
 )

@@ -14,6 +14,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// A command on the host failed, or its output could not be read.
     case collect = 6
     case timeout = 7
+    /// `hostscope files`: a remote path could not be read (missing, permission denied, outside
+    /// `--root`, a symbolic link loop, changed while read).
+    case file = 8
 
     public init(_ kind: FailureKind) {
         switch kind {

@@ -16,7 +16,8 @@ struct Hostscope: AsyncParsableCommand {
             """,
         version: HostscopeVersion.string,
         subcommands: [
-            SnapshotCommand.self, WatchCommand.self, HistoryCommand.self, ParseCommand.self, TraceCommand.self,
+            SnapshotCommand.self, WatchCommand.self, HistoryCommand.self, FilesCommand.self, TraceCommand.self,
+            ParseCommand.self,
         ])
 
     static func main() async {

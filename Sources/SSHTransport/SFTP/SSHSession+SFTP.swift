@@ -172,6 +172,9 @@ public final class SFTPFile: Sendable {
     let session: SSHSession
     let id: UInt64
     private let closed = Mutex(false)
+    /// Kept between reads: a download makes hundreds of them, each usually returning much less
+    /// than it asked for, and a fresh zeroed buffer per read cost more than the copy.
+    private let readBuffer = SFTPReadBuffer()
 
     init(session: SSHSession, id: UInt64, path: SFTPPath) {
         self.session = session
@@ -190,16 +193,23 @@ public final class SFTPFile: Sendable {
     public func read(maxBytes: Int = 1 << 20, timeout: Duration = .seconds(60)) async throws -> [UInt8] {
         let id = id
         let path = path
-        final class Buffer { var bytes: [CChar] = [] }
-        let buffer = Buffer()
+        let buffer = readBuffer
         return try await session.sftp("read", timeout) { context in
             guard let handle = context.handle(id) else {
                 return .failed(SSHError(.sftp, "\(context.displayName): file \(path) is already closed"))
             }
-            if buffer.bytes.count != maxBytes { buffer.bytes = [CChar](repeating: 0, count: max(1, maxBytes)) }
-            let count = libssh2_sftp_read(handle, &buffer.bytes, buffer.bytes.count)
+            let storage = buffer.storage(count: max(1, maxBytes))
+            let count = libssh2_sftp_read(handle, storage, max(1, maxBytes))
             if count < 0 { return context.failure("read", path) }
-            return .done(buffer.bytes[0..<count].map { UInt8(bitPattern: $0) })
+            // libssh2 often returns far less than asked (what has arrived so far): copy only that.
+            return .done(
+                [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
+                    if count > 0 {
+                        bytes.baseAddress!.update(
+                            from: UnsafeRawPointer(storage).assumingMemoryBound(to: UInt8.self), count: count)
+                    }
+                    initialized = count
+                })
         }
     }
 
@@ -266,5 +276,27 @@ extension SFTPPath {
                 body(chars.baseAddress!, UInt32(bytes.count))
             }
         }
+    }
+}
+
+/// A read buffer reused across the reads of one file.
+// @unchecked Sendable: `storage(count:)` is called only from SFTP request bodies, which run one
+// at a time on the session's loop thread.
+final class SFTPReadBuffer: @unchecked Sendable {
+    private var pointer: UnsafeMutablePointer<CChar>?
+    private var capacity = 0
+
+    deinit {
+        pointer?.deallocate()
+    }
+
+    /// Storage for at least `count` bytes (its contents are undefined).
+    func storage(count: Int) -> UnsafeMutablePointer<CChar> {
+        if let pointer, capacity >= count { return pointer }
+        pointer?.deallocate()
+        let fresh = UnsafeMutablePointer<CChar>.allocate(capacity: count)
+        pointer = fresh
+        capacity = count
+        return fresh
     }
 }

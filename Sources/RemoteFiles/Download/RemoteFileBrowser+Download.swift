@@ -1,0 +1,272 @@
+import Foundation
+import SSHTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How ``RemoteFileBrowser/download(_:to:options:)`` downloads.
+public struct DownloadOptions: Sendable {
+    /// Continue from a partial file left by an earlier attempt (after checking that its last
+    /// bytes still match the remote file).
+    public var resume = true
+    /// Bytes asked for per SFTP read; libssh2 keeps several requests in flight for a large
+    /// value, which is what makes a download fast over a link with latency.
+    public var readSize = 2 << 20
+    /// Compute the SHA-256 of the file (the hash costs about as much client CPU as the transfer).
+    public var checksum = true
+    /// Called after each chunk with the bytes written so far and the file's size.
+    public var progress: (@Sendable (_ done: UInt64, _ total: UInt64) -> Void)?
+
+    public init(resume: Bool = true, checksum: Bool = true, progress: (@Sendable (UInt64, UInt64) -> Void)? = nil) {
+        self.resume = resume
+        self.checksum = checksum
+        self.progress = progress
+    }
+}
+
+/// A finished download.
+public struct DownloadResult: Sendable, Equatable {
+    public var remotePath: RemotePath
+    /// Where the file now is, under its final name.
+    public var localPath: String
+    public var bytes: UInt64
+    /// Bytes taken from a partial file of an earlier attempt (0 when it started afresh).
+    public var resumedFrom: UInt64
+    /// SHA-256 of the whole file as written; `nil` when the download was asked not to compute it.
+    public var sha256: [UInt8]?
+
+    public var sha256Hex: String? { sha256.map(SHA256.hex) }
+}
+
+extension RemoteFileBrowser {
+    /// The name a download to `localPath` is written under until it is complete: a hidden file
+    /// in the same directory, so the final rename is atomic and never crosses file systems.
+    public static func partialPath(for localPath: String) -> String {
+        let url = URL(fileURLWithPath: localPath)
+        let directory = url.deletingLastPathComponent().path
+        return (directory == "/" ? "" : directory) + "/." + url.lastPathComponent + ".hostscope-partial"
+    }
+
+    /// Downloads a regular file to `destination` (a file name, or a directory to put it in).
+    ///
+    /// The bytes go to ``partialPath(for:)`` and are renamed to the final name only when
+    /// complete, so a failed download never leaves a partial file under the final name; a
+    /// later call resumes from the partial file. The SHA-256 of the whole file is reported.
+    public func download(_ path: RemotePath, to destination: String, options: DownloadOptions = DownloadOptions())
+        async throws -> DownloadResult
+    {
+        try await traced("get", path) { recorder in
+            let (file, resolved, size) = try await openRegularFile(path)
+            do {
+                let result = try await download(
+                    file, resolved, size: size, destination: destination, options: options, recorder: recorder)
+                await file.close()
+                return result
+            } catch {
+                await file.close()
+                throw error
+            }
+        }
+    }
+
+    private func download(
+        _ file: SFTPFile, _ resolved: Resolved, size: UInt64, destination: String, options: DownloadOptions,
+        recorder: SpanRecorder
+    ) async throws -> DownloadResult {
+        let finalPath = Self.finalLocalPath(destination, remoteName: resolved.display.lastComponent)
+        let partialPath = Self.partialPath(for: finalPath)
+        let local = LocalPartialFile(path: partialPath, finalPath: finalPath, host: host)
+        let reader = ChunkReader(file: file, browser: self, path: resolved.display, size: size)
+
+        var hasher = SHA256()
+        var offset: UInt64 = 0
+        if options.resume, let existing = local.existingSize(), existing > 0, existing <= size {
+            // The partial file is reused only if its end still matches the remote bytes there;
+            // otherwise the remote file changed since and the download starts over.
+            let overlap = Int(min(existing, 64 * 1024))
+            let remoteTail = try await reader.readExactly(at: existing - UInt64(overlap), count: overlap)
+            if try local.readTail(count: overlap, endingAt: existing) == remoteTail {
+                offset = existing
+                if options.checksum { try local.hashPrefix(existing, into: &hasher) }
+            }
+        }
+        let resumedFrom = offset
+        try local.open(keeping: offset)
+        do {
+            try await file.seek(to: offset)
+        } catch {
+            local.closeKeeping()
+            throw await explain(error, operation: "download", path: resolved.display, remote: resolved.remote)
+        }
+
+        let readSize = max(32 * 1024, options.readSize)
+        // One read is always in flight while the previous chunk is hashed and written.
+        var inFlight: Task<[UInt8], any Error>? = Task { try await file.read(maxBytes: readSize) }
+        defer { inFlight?.cancel() }
+        do {
+            while let current = inFlight {
+                let chunk: [UInt8]
+                do {
+                    chunk = try await current.value
+                } catch {
+                    inFlight = nil
+                    throw await explain(error, operation: "download", path: resolved.display, remote: resolved.remote)
+                }
+                if chunk.isEmpty {
+                    inFlight = nil
+                    break
+                }
+                inFlight = Task { try await file.read(maxBytes: readSize) }
+                try local.write(chunk)
+                if options.checksum { hasher.update(chunk) }
+                offset += UInt64(chunk.count)
+                recorder.bytes = offset - resumedFrom
+                options.progress?(offset, size)
+            }
+        } catch let error as RemoteFilesError {
+            if let pending = inFlight {
+                pending.cancel()
+                _ = try? await pending.value
+                inFlight = nil
+            }
+            local.closeKeeping()
+            if error.code == .connectionLost || error.code == .timeout {
+                throw RemoteFilesError(
+                    error.code,
+                    "\(host): the connection dropped while downloading \(resolved.display.escaped) after \(offset) of \(size) bytes; \(finalPath) was not created, and the \(offset) bytes are kept in \(partialPath): run the same command again to resume"
+                )
+            }
+            throw error
+        }
+        if offset < size {
+            local.discard()
+            throw RemoteFilesError(
+                .changedWhileReading,
+                "\(host): \(resolved.display.escaped) shrank while it was downloaded (it had \(size) bytes, it ended at \(offset)); it is being rewritten or truncated: download it again"
+            )
+        }
+        try local.commit()
+        return DownloadResult(
+            remotePath: resolved.display, localPath: finalPath, bytes: offset, resumedFrom: resumedFrom,
+            sha256: options.checksum ? hasher.finalize() : nil)
+    }
+
+    /// `destination` itself, or `destination/name` when it is a directory (or ends with `/`).
+    static func finalLocalPath(_ destination: String, remoteName: [UInt8]) -> String {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory)
+        guard destination.hasSuffix("/") || (exists && isDirectory.boolValue) else { return destination }
+        // A name that is not UTF-8 is written in its escaped form: local tools can type it.
+        let name = EscapedText.encode(remoteName)
+        return (destination.hasSuffix("/") ? destination : destination + "/") + name
+    }
+}
+
+/// The partial file of a download: written, then renamed to the final name on success.
+final class LocalPartialFile {
+    let path: String
+    let finalPath: String
+    let host: String
+    private var descriptor: Int32 = -1
+
+    init(path: String, finalPath: String, host: String) {
+        self.path = path
+        self.finalPath = finalPath
+        self.host = host
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// The size of a regular partial file left by an earlier attempt.
+    func existingSize() -> UInt64? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return UInt64(status.st_size)
+    }
+
+    func readTail(count: Int, endingAt end: UInt64) throws -> [UInt8] {
+        let descriptor = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("read") }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(end) - off_t(count)) }
+        guard read == count else { throw failure("read") }
+        return bytes
+    }
+
+    func hashPrefix(_ length: UInt64, into hasher: inout SHA256) throws {
+        let descriptor = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("read") }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var remaining = length
+        while remaining > 0 {
+            let want = Int(min(remaining, UInt64(buffer.count)))
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, want) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw failure("read") }
+            buffer.withUnsafeBufferPointer { hasher.update(UnsafeBufferPointer(rebasing: $0[0..<count])) }
+            remaining -= UInt64(count)
+        }
+    }
+
+    /// Opens the partial file for writing after its first `keeping` bytes (0: a fresh file).
+    func open(keeping: UInt64) throws {
+        // O_NOFOLLOW: a link planted under the partial name must not redirect the write.
+        let flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (keeping == 0 ? O_TRUNC : 0)
+        descriptor = Glibc.open(path, flags, 0o644)
+        guard descriptor >= 0 else { throw failure("create") }
+        guard ftruncate(descriptor, off_t(keeping)) == 0, lseek(descriptor, off_t(keeping), SEEK_SET) >= 0 else {
+            throw failure("write")
+        }
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure("write")
+            }
+            offset += written
+        }
+    }
+
+    /// Flushes, closes and renames to the final name.
+    func commit() throws {
+        guard fsync(descriptor) == 0 else { throw failure("write") }
+        close(descriptor)
+        descriptor = -1
+        guard rename(path, finalPath) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw RemoteFilesError(
+                .localFile,
+                "cannot rename the finished download \(path) to \(finalPath) (\(reason)); the complete file is kept under the first name"
+            )
+        }
+    }
+
+    /// Closes, keeping what was written for a later resume.
+    func closeKeeping() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+
+    /// Closes and removes the partial file (its content is no longer worth resuming from).
+    func discard() {
+        closeKeeping()
+        unlink(path)
+    }
+
+    private func failure(_ operation: String) -> RemoteFilesError {
+        let reason = String(cString: strerror(errno))
+        return RemoteFilesError(
+            .localFile,
+            "cannot \(operation) \(path) while downloading from \(host) (\(reason)); check the destination directory's permissions and free space"
+        )
+    }
+}

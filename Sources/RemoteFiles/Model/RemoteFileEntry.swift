@@ -1,0 +1,136 @@
+import SSHTransport
+
+/// The kind of a directory entry, as Files JSON names it.
+public enum RemoteFileType: String, Sendable, Equatable {
+    case file, dir, symlink, other
+}
+
+/// One file, directory or link on the host with its attributes, as `ls -l` and Files JSON show it.
+public struct RemoteFileEntry: Sendable, Equatable {
+    /// The entry's own name (bytes; see ``RemotePath`` for how it is shown).
+    public var name: [UInt8]
+    /// The path by which the entry was reached, spelled from the argument the user gave.
+    public var path: RemotePath
+    public var type: RemoteFileType
+    /// What `other` is, for long listings: `fifo`, `socket`, `characterDevice`, `blockDevice`, `unknown`.
+    public var detailedType: SFTPFileType
+    public var size: UInt64?
+    /// Permission bits without the type bits (`0o644`).
+    public var mode: UInt32?
+    public var uid: UInt32?
+    public var gid: UInt32?
+    /// Modification time, seconds since 1970 (UTC).
+    public var modificationTime: UInt32?
+    /// The target stored in a symbolic link.
+    public var linkTarget: [UInt8]?
+    /// Owner and group names when the server sent them in its long listing (OpenSSH does).
+    public var owner: String?
+    public var group: String?
+
+    public init(
+        name: [UInt8], path: RemotePath, attributes: SFTPAttributes, linkTarget: [UInt8]? = nil,
+        owner: String? = nil, group: String? = nil
+    ) {
+        self.name = name
+        self.path = path
+        detailedType = attributes.type
+        switch attributes.type {
+        case .file: type = .file
+        case .directory: type = .dir
+        case .symlink: type = .symlink
+        default: type = .other
+        }
+        size = attributes.size
+        mode = attributes.mode
+        uid = attributes.uid
+        gid = attributes.gid
+        modificationTime = attributes.modificationTime
+        self.linkTarget = linkTarget
+        self.owner = owner
+        self.group = group
+    }
+
+    /// The name in the escaped form.
+    public var escapedName: String { EscapedText.encode(name) }
+
+    /// `0644`-style octal permissions.
+    public var modeText: String? {
+        mode.map { value in
+            let digits = String(value, radix: 8)
+            return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        }
+    }
+
+    /// `drwxr-xr-x`-style type and permissions.
+    public var permissionsText: String {
+        let typeCharacter: Character =
+            switch detailedType {
+            case .directory: "d"
+            case .symlink: "l"
+            case .fifo: "p"
+            case .socket: "s"
+            case .characterDevice: "c"
+            case .blockDevice: "b"
+            case .file: "-"
+            case .unknown: "?"
+            }
+        guard let mode else { return String(typeCharacter) + "?????????" }
+        var text = String(typeCharacter)
+        let symbols: [Character] = ["r", "w", "x"]
+        for shift in stride(from: 6, through: 0, by: -3) {
+            for (index, symbol) in symbols.enumerated() {
+                let bit = UInt32(1) << UInt32(shift + 2 - index)
+                var character: Character = mode & bit != 0 ? symbol : "-"
+                if index == 2 {
+                    let special: UInt32 = shift == 6 ? 0o4000 : shift == 3 ? 0o2000 : 0o1000
+                    if mode & special != 0 {
+                        let letter: Character = shift == 0 ? "t" : "s"
+                        character = mode & bit != 0 ? letter : Character(letter.uppercased())
+                    }
+                }
+                text.append(character)
+            }
+        }
+        return text
+    }
+}
+
+/// A directory tree: an entry, the entries below it, and what went wrong reading it.
+public struct RemoteFileTree: Sendable, Equatable {
+    public var entry: RemoteFileEntry
+    /// The entries below a directory that was read; `nil` for files, links, and directories at
+    /// the depth limit or that could not be read.
+    public var children: [RemoteFileTree]?
+    /// Why this directory's entries are missing (permission denied, a symbolic link loop …).
+    public var error: RemoteFilesError?
+
+    public init(entry: RemoteFileEntry, children: [RemoteFileTree]? = nil, error: RemoteFilesError? = nil) {
+        self.entry = entry
+        self.children = children
+        self.error = error
+    }
+}
+
+/// RFC 3339 UTC timestamps of whole seconds, without Foundation's formatters.
+enum RFC3339 {
+    /// `2024-05-06T07:08:09Z`.
+    static func format(secondsSince1970 seconds: Int64) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let yearText = String(year)
+        return String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + "-" + two(month) + "-"
+            + two(day) + "T" + two(secondOfDay / 3600) + ":" + two(secondOfDay % 3600 / 60) + ":"
+            + two(secondOfDay % 60) + "Z"
+    }
+}

@@ -1,1 +1,0 @@
-// The RemoteFiles module; see DESIGN.md for its role.

@@ -1,0 +1,203 @@
+import SSHTransport
+
+/// How ``RemoteFileBrowser/grep(_:in:options:_:)`` searches.
+public struct GrepOptions: Sendable {
+    /// Search the files below a directory (symbolic links met on the way are not followed, as `grep -r`).
+    public var recursive = false
+    public var ignoreCase = false
+    /// Take the pattern as plain text rather than a regular expression.
+    public var fixedString = false
+    /// Search only files whose name matches this glob (`*.py`), like `grep --include`.
+    public var glob: GlobPattern?
+    /// Stop reading a file after this many matching lines, like `grep --max-count`.
+    public var maxCount: Int?
+
+    public init(
+        recursive: Bool = false, ignoreCase: Bool = false, fixedString: Bool = false, glob: GlobPattern? = nil,
+        maxCount: Int? = nil
+    ) {
+        self.recursive = recursive
+        self.ignoreCase = ignoreCase
+        self.fixedString = fixedString
+        self.glob = glob
+        self.maxCount = maxCount
+    }
+}
+
+/// A line that matched: `path:line:text` in grep's output.
+public struct GrepMatch: Sendable, Equatable {
+    public var path: RemotePath
+    /// 1-based line number.
+    public var lineNumber: Int
+    /// The line without its newline.
+    public var line: [UInt8]
+}
+
+/// What a search covered and what it could not read.
+public struct GrepSummary: Sendable, Equatable {
+    public var matches = 0
+    public var filesSearched = 0
+    public var filesMatched = 0
+    /// Files skipped because they look binary (a NUL in the first 8 KiB), like `grep -I`.
+    public var binaryFilesSkipped = 0
+    /// Files and directories that could not be read; the search went on without them.
+    public var problems: [RemoteFilesError] = []
+}
+
+/// What ``RemoteFileBrowser/find(_:options:_:)`` selects.
+public struct FindOptions: Sendable {
+    /// Names matching this glob, like `find -name`.
+    public var name: GlobPattern?
+    /// Entries modified at or after this time (seconds since 1970), like `find -newermt`.
+    public var modifiedSince: UInt32?
+    /// Only entries of this type.
+    public var type: RemoteFileType?
+    public var walk: WalkOptions
+
+    public init(
+        name: GlobPattern? = nil, modifiedSince: UInt32? = nil, type: RemoteFileType? = nil,
+        walk: WalkOptions = WalkOptions()
+    ) {
+        self.name = name
+        self.modifiedSince = modifiedSince
+        self.type = type
+        self.walk = walk
+    }
+}
+
+extension RemoteFileBrowser {
+    /// Searches files for lines matching `pattern`, reading them over SFTP (no command runs on
+    /// the host, so no name or pattern can reach a shell), and hands each match to `found` in
+    /// file order.
+    @discardableResult
+    public func grep(
+        _ pattern: String, in path: RemotePath, options: GrepOptions = GrepOptions(),
+        _ found: (GrepMatch) async throws -> Void
+    ) async throws -> GrepSummary {
+        let matcher = try LineMatcher(
+            pattern: pattern, ignoreCase: options.ignoreCase, fixedString: options.fixedString)
+        return try await traced("grep", path) { recorder in
+            var summary = GrepSummary()
+            let walkOptions = WalkOptions(maxDepth: options.recursive ? nil : 0, includeHidden: true)
+            try await walkResolved(path, options: walkOptions) { event, remote in
+                switch event {
+                case .failed(let error, _):
+                    summary.problems.append(error)
+                case .entry(let entry, let depth, _):
+                    if depth == 0 && entry.type == .dir && !options.recursive {
+                        throw RemoteFilesError(
+                            .isADirectory,
+                            "\(host): \(entry.path.escaped) is a directory; add -r to search the files below it")
+                    }
+                    guard entry.type == .file, let remote else { return }
+                    if depth > 0, let glob = options.glob, !glob.matches(entry.name) { return }
+                    do {
+                        try await grepFile(
+                            entry.path, remote: remote, matcher: matcher, maxCount: options.maxCount,
+                            summary: &summary, recorder: recorder, found)
+                    } catch let error as RemoteFilesError
+                        where error.code != .connectionLost && error.code != .timeout && depth > 0
+                    {
+                        summary.problems.append(error)
+                    }
+                }
+            }
+            return summary
+        }
+    }
+
+    private func grepFile(
+        _ path: RemotePath, remote: SFTPPath, matcher: LineMatcher, maxCount: Int?, summary: inout GrepSummary,
+        recorder: SpanRecorder, _ found: (GrepMatch) async throws -> Void
+    ) async throws {
+        let file: SFTPFile
+        do {
+            file = try await session.openFile(remote)
+        } catch {
+            throw await explain(error, operation: "read", path: path, remote: remote)
+        }
+        summary.filesSearched += 1
+        var lineNumber = 0
+        var matchesHere = 0
+        var pending: [UInt8] = []
+        var first = true
+        var done = false
+        do {
+            while !done {
+                let chunk: [UInt8]
+                do {
+                    chunk = try await file.read(maxBytes: 256 * 1024)
+                } catch {
+                    throw await explain(error, operation: "read", path: path, remote: remote)
+                }
+                recorder.bytes += UInt64(chunk.count)
+                if first {
+                    first = false
+                    // grep -I's rule: a NUL byte early on means binary, and binary files are skipped.
+                    if chunk.prefix(ContentSniffer.sampleSize).contains(0) {
+                        summary.binaryFilesSkipped += 1
+                        break
+                    }
+                }
+                let atEnd = chunk.isEmpty
+                pending += chunk
+                var lineStart = pending.startIndex
+                while let newline = pending[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                    lineNumber += 1
+                    if matcher.matches(pending[lineStart..<newline]) {
+                        try await report(path, lineNumber, Array(pending[lineStart..<newline]))
+                    }
+                    lineStart = newline + 1
+                    if done { break }
+                }
+                pending.removeSubrange(..<lineStart)
+                if atEnd {
+                    if !pending.isEmpty && !done {
+                        lineNumber += 1
+                        if matcher.matches(pending[...]) { try await report(path, lineNumber, pending) }
+                    }
+                    break
+                }
+            }
+        } catch {
+            await file.close()
+            throw error
+        }
+        await file.close()
+        if matchesHere > 0 { summary.filesMatched += 1 }
+
+        func report(_ path: RemotePath, _ number: Int, _ line: [UInt8]) async throws {
+            guard !done else { return }
+            matchesHere += 1
+            summary.matches += 1
+            try await found(GrepMatch(path: path, lineNumber: number, line: line))
+            if let maxCount, matchesHere >= maxCount { done = true }
+        }
+    }
+
+    /// Entries below `path` that match every criterion, handed to `found` as the walk meets
+    /// them; returns the directories that could not be read.
+    @discardableResult
+    public func find(
+        _ path: RemotePath, options: FindOptions = FindOptions(), _ found: (RemoteFileEntry) async throws -> Void
+    ) async throws -> [RemoteFilesError] {
+        try await traced("find", path) { recorder in
+            var problems: [RemoteFilesError] = []
+            try await walk(path, options: options.walk) { event in
+                switch event {
+                case .failed(let error, _):
+                    problems.append(error)
+                case .entry(let entry, _, _):
+                    if let name = options.name, !name.matches(entry.name) { return }
+                    if let type = options.type, entry.type != type { return }
+                    if let since = options.modifiedSince {
+                        guard let modified = entry.modificationTime, modified >= since else { return }
+                    }
+                    recorder.entries = (recorder.entries ?? 0) + 1
+                    try await found(entry)
+                }
+            }
+            return problems
+        }
+    }
+}

@@ -1,0 +1,485 @@
+import Agent
+import ArgumentParser
+import Foundation
+import HostStats
+import OrderedJSON
+import RemoteFiles
+import Storage
+
+struct FilesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "files",
+        abstract: "Browse a remote workspace read-only over SFTP: ls, tree, stat, cat, grep, find, get.",
+        discussion: """
+            Paths are HOST:PATH as scp takes them (web1:/var/log, me@db1:logs, an empty path is the \
+            home directory) or sftp://[USER@]HOST[:PORT]/PATH. Nothing on the host is ever changed: \
+            files are only opened for reading, and no command runs there.
+
+            Names are printed in an escaped form that every path argument accepts back: a backslash \
+            as \\\\, newline and tab as \\n and \\t, other control characters and bytes that are not \
+            UTF-8 as \\xHH (caf\\xe9). In --json, names that are not UTF-8 carry the same escaped text \
+            plus name_bytes_base64 and name_is_utf8: false.
+
+            --root DIR confines every path to a workspace: relative paths start there, and paths that \
+            resolve outside it on the server (.., absolute paths, symbolic links) are refused.
+
+            Exit status: 0 success, 1 local failure, 2 usage, 3 connect (or the connection dropped), \
+            4 authentication, 5 host key, 7 timeout, 8 a remote file could not be read; files grep \
+            exits 1 when nothing matched, as grep does.
+            """,
+        subcommands: [
+            FilesListCommand.self, FilesTreeCommand.self, FilesStatCommand.self, FilesCatCommand.self,
+            FilesGrepCommand.self, FilesFindCommand.self, FilesGetCommand.self,
+        ])
+}
+
+/// Options every `files` subcommand takes.
+struct FilesOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Confine every path to this remote directory; relative paths start there.", valueName: "dir"))
+    var root: String?
+
+    /// Runs `body` with a session for `argument`, turning every failure into one sentence on
+    /// stderr and the matching exit status.
+    ///
+    /// The operations' spans (connect, every SFTP call) are stored for `hostscope trace`, in the
+    /// database `history` reads.
+    func run<T: Sendable>(
+        _ argument: String, _ settings: ConnectionSettings, _ body: (RemoteFilesSession) async throws -> T
+    ) async throws -> T {
+        let environment = ProcessInfo.processInfo.environment
+        let trace = await TraceRuntime.start(
+            TraceSetup(
+                capacity: TraceRuntime.capacity(fromEnvironment: environment) ?? TraceSetup.defaultCapacity,
+                databasePath: DatabaseLocation.path(explicit: nil, environment: environment)))
+        do {
+            let result = try await RemoteFilesSession.with(argument: argument, settings: settings, root: root, body)
+            await trace.finishReporting()
+            return result
+        } catch {
+            await trace.finishReporting()
+            throw FilesFailure.exit(error)
+        }
+    }
+}
+
+/// ``ConnectionOptions`` without the short names `-i` and `-F`, which `files grep` gives their
+/// grep meanings (ignore case, fixed strings); there they are `--identity` and `--ssh-config`.
+struct GrepConnectionOptions: ParsableArguments {
+    @Option(name: [.customShort("l"), .long], help: "Remote user name (wins over ~/.ssh/config's User).")
+    var user: String?
+    @Option(name: [.customShort("p"), .long], help: "SSH port (wins over ~/.ssh/config's Port).")
+    var port: Int?
+    @Option(
+        name: .customLong("identity"),
+        help: ArgumentHelp(
+            "Private key file to try (repeatable); tried before the config's IdentityFile entries.", valueName: "file"))
+    var identity: [String] = []
+    @Option(
+        name: .customLong("known-hosts"),
+        help: ArgumentHelp(
+            "known_hosts file to check and record host keys in (default: ~/.ssh/known_hosts).", valueName: "file"))
+    var knownHosts: String?
+    @Flag(name: .customLong("accept-new-host-key"), help: "Record the key of a host not yet in known_hosts.")
+    var acceptNewHostKey = false
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp(
+            "Limit on connecting and authenticating, e.g. 10s.", valueName: "duration"))
+    var connectTimeout: DurationArgument?
+    @Option(
+        name: .customLong("password-env"),
+        help: ArgumentHelp(
+            "Name of an environment variable holding the SSH password.", valueName: "var"))
+    var passwordEnv: String?
+    @Option(
+        name: .customLong("passphrase-env"),
+        help: ArgumentHelp(
+            "Name of an environment variable holding private key passphrases.", valueName: "var"))
+    var passphraseEnv: String?
+    @Option(
+        name: .customLong("ssh-config"),
+        help: ArgumentHelp(
+            "ssh_config file to read instead of ~/.ssh/config and /etc/ssh/ssh_config.", valueName: "file"))
+    var sshConfig: String?
+
+    /// The same settings ``ConnectionOptions`` would produce.
+    var shared: ConnectionOptions {
+        var options = ConnectionOptions()
+        options.user = user
+        options.port = port
+        options.identity = identity
+        options.knownHosts = knownHosts
+        options.acceptNewHostKey = acceptNewHostKey
+        options.connectTimeout = connectTimeout
+        options.passwordEnv = passwordEnv
+        options.passphraseEnv = passphraseEnv
+        options.sshConfig = sshConfig
+        return options
+    }
+
+    func validate() throws {
+        try shared.validate()
+    }
+}
+
+enum FilesFailure {
+    /// Prints `error` as one sentence and returns the exit code for its kind.
+    static func exit(_ error: any Error) -> any Error {
+        if error is ExitCode || error is CleanExit { return error }
+        switch error {
+        case let error as RemoteFilesError:
+            return Output.fail(error.message, status(error.code))
+        case let error as CollectionError:
+            return Output.fail(error.message, ExitStatus(error.kind))
+        case let error as FilesArgumentError:
+            return Output.fail(error.message, .usage)
+        default:
+            return Output.fail("\(error)", .failure)
+        }
+    }
+
+    static func status(_ code: RemoteFilesError.Code) -> ExitStatus {
+        switch code {
+        case .connectionLost: .connect
+        case .timeout: .timeout
+        case .invalidArgument: .usage
+        case .localFile: .failure
+        default: .file
+        }
+    }
+}
+
+// MARK: - ls
+
+struct FilesListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls",
+        abstract: "List a directory, sorted by name in byte order as LC_ALL=C ls sorts.",
+        discussion: """
+            Huge directories stream: entries are sorted in bounded memory (runs spill to TMPDIR) and \
+            printed in batches. --unsorted prints them in the server's order as they arrive.
+            """)
+
+    @Argument(help: "HOST:PATH to list.") var target: String
+    @Flag(help: "Type, permissions, owner, group, size, modification time and link targets.")
+    var long = false
+    @Flag(name: [.short, .long], help: "Include names starting with a dot.") var all = false
+    @Flag(help: "A JSON array of Files JSON objects.") var json = false
+    @Flag(help: "Print entries in the server's order, without sorting.") var unsorted = false
+    @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await files.run(target, connection.settings) { session in
+            var options = ListOptions(includeHidden: all, readLinkTargets: long || json, sorted: !unsorted)
+            options.batchSize = 500
+            var first = true
+            if json { Output.write("[") }
+            try await session.browser.list(session.path, options: options) { batch in
+                var text = ""
+                for entry in batch {
+                    if json {
+                        text += (first ? "\n  " : ",\n  ") + entry.jsonValue.jsonString
+                    } else {
+                        text += (long ? FilesText.longLine(entry) : entry.escapedName) + "\n"
+                    }
+                    first = false
+                }
+                Output.write(text)
+            }
+            if json { Output.write(first ? "]\n" : "\n]\n") }
+        }
+    }
+}
+
+// MARK: - tree
+
+struct FilesTreeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tree",
+        abstract: "Show the tree below a directory; unreadable directories and link loops are reported inline.")
+
+    @Argument(help: "HOST:PATH of the top directory.") var target: String
+    @Option(help: "How many levels to descend (default: no limit).") var depth: Int?
+    @Flag(name: [.short, .long], help: "Include names starting with a dot.") var all = false
+    @Flag(
+        name: [.customShort("L"), .customLong("follow-links")],
+        help: "Enter directories reached through symbolic links (loops are detected).")
+    var followLinks = false
+    @Flag(help: "Nested Files JSON objects, directories' entries under children.") var json = false
+    @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more.") }
+    }
+
+    func run() async throws {
+        try await files.run(target, connection.settings) { session in
+            let tree = try await session.browser.tree(
+                session.path, options: WalkOptions(maxDepth: depth, includeHidden: all, followLinks: followLinks))
+            if json {
+                Output.write(tree.jsonValue.prettyJSONString + "\n")
+            } else {
+                Output.write(FilesText.tree(tree))
+            }
+        }
+    }
+}
+
+// MARK: - stat
+
+struct FilesStatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stat", abstract: "Show one path's attributes (a symbolic link itself, with its target).")
+
+    @Argument(help: "HOST:PATH to describe.") var target: String
+    @Flag(help: "One Files JSON object.") var json = false
+    @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await files.run(target, connection.settings) { session in
+            let entry = try await session.browser.stat(session.path)
+            Output.write(json ? entry.jsonValue.prettyJSONString + "\n" : FilesText.stat(entry))
+        }
+    }
+}
+
+// MARK: - cat
+
+/// A byte count as `--max-bytes` takes it: `4096`, `64K`, `1M`, `2G` (powers of 1024).
+struct ByteCountArgument: ExpressibleByArgument {
+    var bytes: Int
+
+    init?(argument: String) {
+        let text = argument.uppercased()
+        let units: [(String, Int)] = [
+            ("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("K", 1 << 10),
+            ("M", 1 << 20), ("G", 1 << 30), ("B", 1),
+        ]
+        var scale = 1
+        var number = Substring(text)
+        for (suffix, value) in units where text.hasSuffix(suffix) {
+            number = text.dropLast(suffix.count)
+            scale = value
+            break
+        }
+        guard let value = Int(number), value > 0, value <= Int.max / scale else { return nil }
+        bytes = value * scale
+    }
+}
+
+extension ByteRange: ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(parsing: argument)
+    }
+}
+
+struct FilesCatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cat",
+        abstract: "Preview a file: text shown terminal-safe, binary files summarised.",
+        discussion: """
+            At most --max-bytes (1M) are shown; a note on stderr says how to see more. --tail reads \
+            only the end of the file. Binary content (a NUL byte, or mostly control characters) is \
+            summarised as its size, a type guess and a hex dump of its first bytes, unless --raw \
+            and standard output is not a terminal. On a terminal, control characters and escape \
+            sequences are always shown escaped.
+            """)
+
+    @Argument(help: "HOST:PATH of the file.") var target: String
+    @Option(help: "Only the first N lines.") var head: Int?
+    @Option(help: "Only the last N lines (reads only the end of the file).") var tail: Int?
+    @Option(
+        help: ArgumentHelp("Only bytes A to B (inclusive, from 0); A- to the end; -N the last N.", valueName: "A-B"))
+    var bytes: ByteRange?
+    @Flag(help: "Write the bytes unchanged when standard output is a pipe or file, binary included.") var raw = false
+    @Option(name: .customLong("max-bytes"), help: ArgumentHelp("Most bytes shown (64K, 1M, 16M).", valueName: "size"))
+    var maxBytes: ByteCountArgument?
+    @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        let ranges = [head != nil, tail != nil, bytes != nil].filter { $0 }.count
+        if ranges > 1 { throw ValidationError("Use one of --head, --tail and --bytes.") }
+        if let head, head < 0 { throw ValidationError("--head must be 0 or more.") }
+        if let tail, tail < 0 { throw ValidationError("--tail must be 0 or more.") }
+    }
+
+    func run() async throws {
+        var range = ReadRange.whole
+        if let head { range = .head(lines: head) }
+        if let tail { range = .tail(lines: tail) }
+        if let bytes { range = .bytes(bytes) }
+        let cap = maxBytes?.bytes ?? ReadOptions.defaultMaxBytes
+        let terminal = Output.stdoutIsTerminal
+        let preview = try await files.run(target, connection.settings) { session in
+            try await session.browser.read(session.path, options: ReadOptions(range: range, maxBytes: cap))
+        }
+        let hostPath = "\(target)"
+        if preview.isBinary && (terminal || !raw) {
+            Output.write(FilesText.binarySummary(preview, shown: hostPath))
+            return
+        }
+        if terminal {
+            Output.write(FilesText.terminalSafe(preview.bytes))
+        } else {
+            Output.writeAll(1, preview.bytes)
+        }
+        if preview.truncated {
+            let end = preview.offset + UInt64(preview.bytes.count)
+            Output.warning(
+                "showed bytes \(preview.offset)-\(end > 0 ? end - 1 : 0) of \(preview.fileSize) in \(hostPath) (the --max-bytes cap is \(cap)); see more with --max-bytes, --bytes A-B, --tail N, or download it with hostscope files get"
+            )
+        }
+    }
+}
+
+// MARK: - grep
+
+struct FilesGrepCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grep",
+        abstract: "Print lines matching a pattern as path:line:text, like grep -n.",
+        discussion: """
+            Files are read over SFTP; nothing runs on the host, so no file name or pattern can reach \
+            a shell. PATTERN is a regular expression in Swift Regex syntax, which reads POSIX \
+            extended expressions (grep -E) the same way; a pattern without metacharacters, or any \
+            pattern with -F, is matched as plain text. Binary files (a NUL in the first 8 KiB) are \
+            skipped, as with grep -I; symbolic links below the top are not followed, as with grep -r.
+            """)
+
+    @Argument(help: "The pattern.") var pattern: String
+    @Argument(help: "HOST:PATH of a file, or a directory with -r.") var target: String
+    @Flag(name: [.short, .customLong("recursive")], help: "Search the files below a directory.") var recursive = false
+    @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case (ASCII letters for plain text).")
+    var ignoreCase = false
+    @Flag(name: [.customShort("F"), .customLong("fixed-strings")], help: "Match the pattern as plain text.")
+    var fixedStrings = false
+    @Option(help: ArgumentHelp("Only files whose name matches this glob, e.g. '*.py'.", valueName: "glob"))
+    var glob: String?
+    @Option(name: [.customShort("m"), .customLong("max-count")], help: "Stop after N matching lines per file.")
+    var maxCount: Int?
+    @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: GrepConnectionOptions
+
+    func validate() throws {
+        if let maxCount, maxCount < 1 { throw ValidationError("--max-count must be 1 or more.") }
+    }
+
+    func run() async throws {
+        let terminal = Output.stdoutIsTerminal
+        let options = GrepOptions(
+            recursive: recursive, ignoreCase: ignoreCase, fixedString: fixedStrings, glob: glob.map(GlobPattern.init),
+            maxCount: maxCount)
+        let summary = try await files.run(target, connection.shared.settings) { session in
+            try await session.browser.grep(pattern, in: session.path, options: options) { match in
+                var line = Array((match.path.escaped + ":" + String(match.lineNumber) + ":").utf8)
+                line += terminal ? Array(FilesText.terminalSafe(match.line).utf8) : match.line
+                line.append(UInt8(ascii: "\n"))
+                Output.writeAll(1, line)
+            }
+        }
+        for problem in summary.problems { Output.error(problem.message) }
+        if !summary.problems.isEmpty { throw ExitCode(ExitStatus.file.rawValue) }
+        if summary.matches == 0 { throw ExitCode(1) }
+    }
+}
+
+// MARK: - find
+
+struct FilesFindCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "find", abstract: "Print the paths below a directory that match a name glob, age and type.")
+
+    @Argument(help: "HOST:PATH of the top directory.") var target: String
+    @Option(help: ArgumentHelp("Names matching this glob, e.g. '*.log'.", valueName: "glob")) var name: String?
+    @Option(help: ArgumentHelp("Modified within this long, e.g. 1h, 30m, 7d.", valueName: "duration"))
+    var newer: DurationArgument?
+    @Option(help: ArgumentHelp("Only files (f), directories (d) or symbolic links (l).", valueName: "f|d|l"))
+    var type: String?
+    @Option(name: .customLong("max-depth"), help: "How many levels to descend (default: no limit).") var maxDepth: Int?
+    @Flag(
+        name: [.customShort("L"), .customLong("follow-links")],
+        help: "Enter directories reached through symbolic links.")
+    var followLinks = false
+    @Flag(help: "A JSON array of Files JSON objects.") var json = false
+    @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        if let type, !["f", "d", "l"].contains(type) { throw ValidationError("--type takes f, d or l.") }
+        if let maxDepth, maxDepth < 0 { throw ValidationError("--max-depth must be 0 or more.") }
+    }
+
+    func run() async throws {
+        var options = FindOptions(walk: WalkOptions(maxDepth: maxDepth, includeHidden: true, followLinks: followLinks))
+        options.name = name.map(GlobPattern.init)
+        if let newer {
+            let cutoff = Date().timeIntervalSince1970 - Double(newer.duration.components.seconds)
+            options.modifiedSince = UInt32(clamping: Int64(max(0, cutoff)))
+        }
+        options.type = type.map { ["f": .file, "d": .dir, "l": .symlink][$0]! }
+        var first = true
+        if json { Output.write("[") }
+        let problems = try await files.run(target, connection.settings) { session in
+            try await session.browser.find(session.path, options: options) { entry in
+                if json {
+                    Output.write((first ? "\n  " : ",\n  ") + entry.jsonValue.jsonString)
+                } else {
+                    Output.write(entry.path.escaped + "\n")
+                }
+                first = false
+            }
+        }
+        if json { Output.write(first ? "]\n" : "\n]\n") }
+        for problem in problems { Output.error(problem.message) }
+        if !problems.isEmpty { throw ExitCode(ExitStatus.file.rawValue) }
+    }
+}
+
+// MARK: - get
+
+struct FilesGetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Download a file; resumable, SHA-256 reported.",
+        discussion: """
+            The download is written to a hidden .NAME.hostscope-partial beside the destination and \
+            renamed to NAME only when complete, so a failed download never leaves a partial file \
+            under the final name. Running the same command again resumes from the partial file \
+            (after checking that its last bytes still match the remote file).
+            """)
+
+    @Argument(help: "HOST:PATH of the file.") var target: String
+    @Argument(help: "Local file or directory (default: the current directory).") var destination: String = "."
+    @Flag(name: .customLong("no-resume"), help: "Start over even if a partial download exists.") var noResume = false
+    @Flag(name: .customLong("no-checksum"), help: "Skip the SHA-256 (it costs about as much CPU as the transfer).")
+    var noChecksum = false
+    @Flag(help: "Print the result as one JSON object.") var json = false
+    @OptionGroup var files: FilesOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let result = try await files.run(target, connection.settings) { session in
+            try await session.browser.download(
+                session.path, to: destination, options: DownloadOptions(resume: !noResume, checksum: !noChecksum))
+        }
+        if json {
+            var object = JSONObject()
+            object.append("path", .string(result.remotePath.escaped))
+            object.append("local_path", .string(result.localPath))
+            object.append("bytes", .uint(result.bytes))
+            object.append("resumed_from", .uint(result.resumedFrom))
+            object.append("sha256", result.sha256Hex.map { .string($0) } ?? .null)
+            Output.write(JSONValue.object(object).jsonString + "\n")
+        } else {
+            let resumed = result.resumedFrom > 0 ? " (resumed at byte \(result.resumedFrom))" : ""
+            let checksum = result.sha256Hex.map { ", sha256 \($0)" } ?? ""
+            Output.write("\(result.localPath): \(result.bytes) bytes\(resumed)\(checksum)\n")
+        }
+    }
+}
