@@ -211,11 +211,14 @@ final class RecordSink: Sendable {
         }
         if let history, !historyFailed.withLock({ $0 }) {
             do {
-                try await history.history.append([record])
+                // Stopping the watch cancels this task; the record in hand is still stored, so the
+                // write runs in a task that does not inherit the cancellation.
+                try await Task { try await history.history.append([record]) }.value
             } catch {
+                let message = (error as? StorageError)?.message ?? "\(error)"
                 historyFailed.withLock { $0 = true }
-                failed.withLock { $0 = $0 ?? error.message }
-                Output.error(error.message + " (the output file keeps receiving records)")
+                failed.withLock { $0 = $0 ?? message }
+                Output.error(message + " (the output file keeps receiving records)")
             }
         }
     }
