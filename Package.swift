@@ -19,13 +19,17 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CLibCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
 
         // Leaf modules.
         .target(name: "OrderedJSON"),
+        .target(name: "Digests", dependencies: ["CLibCrypto"]),
         .target(name: "HostStats", dependencies: ["OrderedJSON"]),
         .target(
             name: "SSHTransport",
-            dependencies: ["CLibSSH2"]),
+            dependencies: ["CLibSSH2", "Digests"]),
         .target(name: "CurlHTTP", dependencies: ["CCurl"]),
         .target(
             name: "Storage",
@@ -39,7 +43,7 @@ let package = Package(
         .target(
             name: "RemoteFiles",
             dependencies: [
-                "SSHTransport", "OrderedJSON",
+                "SSHTransport", "Digests", "OrderedJSON",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .target(
@@ -63,7 +67,7 @@ let package = Package(
         .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
         .testTarget(
             name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"]),
-        .testTarget(name: "SSHTransportTests", dependencies: ["SSHTransport", "TestSupport"]),
+        .testTarget(name: "SSHTransportTests", dependencies: ["SSHTransport", "Digests", "TestSupport"]),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"]),
         .testTarget(
             name: "StorageTests",
@@ -84,7 +88,8 @@ let package = Package(
             ]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats"]),
         .testTarget(
-            name: "RemoteFilesTests", dependencies: ["RemoteFiles", "SSHTransport", "TestSupport", "OrderedJSON"]),
+            name: "RemoteFilesTests",
+            dependencies: ["RemoteFiles", "SSHTransport", "Digests", "TestSupport", "OrderedJSON"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
     ]
 )

@@ -11,7 +11,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 packages=(
-    libssh2-1-dev libcurl4-openssl-dev libsqlite3-dev
+    libssh2-1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
     openssh-server openssh-client sysstat busybox procps python3 python3-pip
 )
 missing=()

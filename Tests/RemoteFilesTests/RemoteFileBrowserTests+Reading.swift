@@ -23,6 +23,7 @@ extension RemoteFileBrowserTests {
             let tail = try await browser.read(numbered, options: ReadOptions(range: .tail(lines: 2)))
             #expect(tail.bytes == Array("line 999\nline 1000\n".utf8))
             #expect(tail.offset == UInt64(text.count - tail.bytes.count))
+            #expect(!tail.truncated, "the two lines asked for were shown whole")
 
             let many = try await browser.read(numbered, options: ReadOptions(range: .tail(lines: 5000)))
             #expect(many.bytes == text)

@@ -1,3 +1,4 @@
+import Digests
 @testable import SSHTransport
 import Testing
 
@@ -122,6 +123,15 @@ import Testing
     ])
     func digestsMatchTheStandardVectors(input: String, hex: String) {
         #expect(SHA256.hex(SHA256.hash(Array(input.utf8))) == hex)
+    }
+
+    @Test func aCopiedHasherFinishesIndependently() {
+        var first = SHA256()
+        first.update(Array("ab".utf8))
+        var second = first
+        second.update(Array("c".utf8))
+        #expect(first.finalize() == SHA256.hash(Array("ab".utf8)))
+        #expect(SHA256.hex(second.finalize()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     @Test func incrementalUpdatesEqualOneShot() {

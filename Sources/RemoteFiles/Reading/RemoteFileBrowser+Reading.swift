@@ -248,6 +248,7 @@ struct ChunkReader {
         guard lines > 0, size > 0 else { return (size, [], false) }
         var position = size
         var collected: [UInt8] = []
+        var foundStart = false
         while position > 0 {
             let start = position > UInt64(chunkSize) ? position - UInt64(chunkSize) : 0
             let chunk = try await readExactly(at: start, count: Int(position - start))
@@ -256,6 +257,7 @@ struct ChunkReader {
             if let cut = Self.startOfLast(lines, in: collected) {
                 collected.removeSubrange(..<cut)
                 position += UInt64(cut)
+                foundStart = true
                 break
             }
             if collected.count >= limit { break }
@@ -265,8 +267,9 @@ struct ChunkReader {
             collected.removeSubrange(..<excess)
             return (position + UInt64(excess), collected, true)
         }
-        let truncated = position > 0 && Self.startOfLast(lines, in: collected) == nil
-        return (position, collected, truncated)
+        // Cut short only when the lines asked for start before what was read; the whole file
+        // (position 0) holding fewer lines is complete.
+        return (position, collected, !foundStart && position > 0)
     }
 
     /// Index where the last `lines` lines of `bytes` start, or `nil` when `bytes` holds fewer

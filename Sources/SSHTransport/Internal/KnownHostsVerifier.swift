@@ -1,4 +1,5 @@
 import CLibSSH2
+import Digests
 import Foundation
 
 /// Checks the server's host key against OpenSSH known_hosts files, before any authentication.

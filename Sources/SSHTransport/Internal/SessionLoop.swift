@@ -45,6 +45,9 @@ final class SessionLoop: @unchecked Sendable {
     /// The SFTP operation allowed to call libssh2 (see ``SFTPOperation``).
     private var activeSFTP: ObjectIdentifier?
 
+    /// Linux's TCP_QUICKACK socket option (netinet/tcp.h).
+    private static let tcpQuickAck: Int32 = 12
+
     /// Linux's POLLRDHUP (peer closed its writing side), which Glibc's module map hides
     /// behind _GNU_SOURCE.
     private static let pollReadHangUp: Int16 = 0x2000
@@ -322,6 +325,13 @@ final class SessionLoop: @unchecked Sendable {
             let ready = poll(&descriptors, 2, timeout)
             if ready < 0 && errno != EINTR {
                 return broken(SSHError(.sessionClosed, "\(options.displayName): poll failed (\(String(cString: strerror(errno))))"))
+            }
+            if descriptors[0].revents & Int16(POLLIN) != 0 {
+                // sshd leaves Nagle on for sessions without a terminal, so its small replies wait
+                // for our ACK, which Linux delays by up to 40 ms: ask for immediate ACKs again
+                // (the kernel drops quick-ACK mode on its own after a while).
+                var one: Int32 = 1
+                setsockopt(socket, Int32(IPPROTO_TCP), Self.tcpQuickAck, &one, socklen_t(MemoryLayout<Int32>.size))
             }
             if descriptors[1].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
