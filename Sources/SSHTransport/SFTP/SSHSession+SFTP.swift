@@ -84,17 +84,26 @@ extension SSHSession {
         }
     }
 
+    /// Closes a handle and waits for the server's answer; a failure to close is not worth
+    /// reporting (the handle goes with the session at the latest).
+    func closeHandle(_ id: UInt64) async {
+        _ = try? await sftp("close", .seconds(30), Self.closeBody(id))
+    }
+
     /// Closes a handle without waiting (from `deinit` of a handle object).
     func closeHandleInBackground(_ id: UInt64) {
-        let operation = SFTPOperation<Void>(loop: loop, name: "close", timeout: .seconds(30), continuation: nil) {
-            context in
+        loop.submit(
+            SFTPOperation<Void>(
+                loop: loop, name: "close", timeout: .seconds(30), continuation: nil, body: Self.closeBody(id)))
+    }
+
+    private static func closeBody(_ id: UInt64) -> (SFTPContext) -> SFTPAttempt<Void> {
+        { context in
             guard let handle = context.handle(id) else { return .done(()) }
-            let result = libssh2_sftp_close_handle(handle)
-            if result == LibSSH2.eagain { return .again }
+            if libssh2_sftp_close_handle(handle) == LibSSH2.eagain { return .again }
             context.forget(id)
             return .done(())
         }
-        loop.submit(operation)
     }
 }
 
@@ -155,13 +164,7 @@ public final class SFTPDirectory: Sendable {
     /// Closes the directory handle on the server.
     public func close() async {
         guard closed.withLock({ state in defer { state = true }; return !state }) else { return }
-        let id = id
-        _ = try? await session.sftp("close", .seconds(30)) { context -> SFTPAttempt<Void> in
-            guard let handle = context.handle(id) else { return .done(()) }
-            if libssh2_sftp_close_handle(handle) == LibSSH2.eagain { return .again }
-            context.forget(id)
-            return .done(())
-        }
+        await session.closeHandle(id)
     }
 }
 
@@ -241,13 +244,7 @@ public final class SFTPFile: Sendable {
     /// Closes the file handle on the server.
     public func close() async {
         guard closed.withLock({ state in defer { state = true }; return !state }) else { return }
-        let id = id
-        _ = try? await session.sftp("close", .seconds(30)) { context -> SFTPAttempt<Void> in
-            guard let handle = context.handle(id) else { return .done(()) }
-            if libssh2_sftp_close_handle(handle) == LibSSH2.eagain { return .again }
-            context.forget(id)
-            return .done(())
-        }
+        await session.closeHandle(id)
     }
 }
 
