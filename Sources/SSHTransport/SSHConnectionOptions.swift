@@ -57,7 +57,13 @@ public struct SSHConnectionOptions: Sendable {
     /// authentication step (OpenSSH's `ConnectTimeout`; 10 s by default here).
     public var connectTimeout: Duration
     /// Send a keepalive when the session has been quiet this long (`ServerAliveInterval`).
+    ///
+    /// Besides SSH keepalives, the socket gets TCP keepalive probes at this interval, so a host
+    /// that vanished without closing the connection is declared dead after
+    /// ``keepaliveCountMax`` unanswered probes and the session reports itself broken.
     public var keepaliveInterval: Duration?
+    /// Unanswered keepalives before the connection is considered dead (`ServerAliveCountMax`).
+    public var keepaliveCountMax: Int = 3
     /// Whether password authentication may be tried after the keys.
     public var allowPassword: Bool
     /// Source of passwords and key passphrases.

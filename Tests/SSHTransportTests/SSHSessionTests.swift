@@ -152,3 +152,18 @@ func harnessOptions(
         await #expect(throws: SSHError.self) { _ = try await session.exec("true", timeout: .seconds(5)) }
     }
 }
+
+@Suite(.serialized) struct KeepaliveTests {
+    @Test func aSessionWithAKeepaliveIntervalHasTCPKeepaliveProbesOnItsSocket() async throws {
+        let server = try SSHTestServer.shared()
+        var options = harnessOptions(server)
+        options.keepaliveInterval = .seconds(7)
+        let session = try await SSHSession.connect(options)
+        // Our side of the connection, as the kernel reports it: a keepalive timer is armed.
+        let result = try await session.exec(
+            "ss -tno state established '( dport = :\(server.port) )'", timeout: .seconds(10))
+        await session.close()
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        #expect(text.contains("timer:(keepalive"), "\(text)")
+    }
+}

@@ -83,7 +83,7 @@ public struct HostResolver: Sendable {
             passwordVariable: settings.passwordEnvironmentVariable,
             passphraseVariable: settings.passphraseEnvironmentVariable ?? ConnectionSettings.defaultPassphraseVariable,
             environment: environment, allowPrompts: settings.allowPrompts)
-        let options = SSHConnectionOptions(
+        var options = SSHConnectionOptions(
             displayName: destination.description, hostName: host.hostName, port: host.port, user: host.user,
             identityFiles: host.identityFiles.map(\.path), identitiesOnly: host.identitiesOnly,
             agentSocket: host.identityAgent.socketPath,
@@ -91,6 +91,7 @@ public struct HostResolver: Sendable {
             connectTimeout: host.connectTimeout ?? .seconds(10),
             keepaliveInterval: host.serverAliveInterval > .zero ? host.serverAliveInterval : nil,
             allowPassword: secrets.canSupplyPassword, secrets: secrets.provider)
+        options.keepaliveCountMax = host.serverAliveCountMax
         return .ssh(options)
     }
 }

@@ -175,7 +175,8 @@ final class SessionLoop: @unchecked Sendable {
         let deadline = ContinuousClock.now + options.connectTimeout
         let tcpStart = ContinuousClock.now
         let connection = try TCPConnector.connect(
-            host: options.hostName, port: options.port, displayName: options.displayName, deadline: deadline)
+            host: options.hostName, port: options.port, displayName: options.displayName, deadline: deadline,
+            keepalive: options.keepaliveInterval.map { ($0, options.keepaliveCountMax) })
         socket = connection.socket
         let tcpDuration = tcpStart.duration(to: .now)
 

@@ -12,9 +12,10 @@ enum TCPConnector {
         var address: String
     }
 
-    static func connect(host: String, port: Int, displayName: String, deadline: ContinuousClock.Instant)
-        throws(SSHError) -> Connection
-    {
+    static func connect(
+        host: String, port: Int, displayName: String, deadline: ContinuousClock.Instant,
+        keepalive: (interval: Duration, count: Int)? = nil
+    ) throws(SSHError) -> Connection {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -39,6 +40,7 @@ enum TCPConnector {
             do {
                 let socket = try attempt(current.pointee, address: address, port: port, displayName: displayName,
                                          deadline: deadline)
+                if let keepalive { enableKeepalive(socket, interval: keepalive.interval, count: keepalive.count) }
                 return Connection(socket: socket, address: address)
             } catch {
                 lastError = error
@@ -92,6 +94,19 @@ enum TCPConnector {
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         keep = true
         return fd
+    }
+
+    /// TCP keepalive probes every `interval` once the connection is idle that long; after
+    /// `count` unanswered ones the kernel fails the socket, which the session loop sees.
+    static func enableKeepalive(_ socket: Int32, interval: Duration, count: Int) {
+        var on: Int32 = 1
+        var seconds = Int32(clamping: max(1, interval.components.seconds))
+        var probes = Int32(clamping: max(1, count))
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        setsockopt(socket, SOL_SOCKET, SO_KEEPALIVE, &on, size)
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_KEEPIDLE, &seconds, size)
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_KEEPINTVL, &seconds, size)
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_KEEPCNT, &probes, size)
     }
 
     private static func numericAddress(_ address: UnsafeMutablePointer<sockaddr>?, length: socklen_t) -> String {
