@@ -1,5 +1,6 @@
 import Agent
 import ArgumentParser
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -23,6 +24,10 @@ struct Hostscope: AsyncParsableCommand {
     static func main() async {
         // A closed pipe (`hostscope … | head`) must end output quietly, not kill the process.
         signal(SIGPIPE, SIG_IGN)
+        // Every SSH session has a thread of its own, and glibc gives each thread that allocates
+        // an arena of its own (up to 8 per core): with 100 hosts watched that fragmentation was a
+        // third of the resident memory. One arena per core costs no measurable CPU here.
+        limitMallocArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -34,4 +39,13 @@ struct Hostscope: AsyncParsableCommand {
             exit(withError: error)
         }
     }
+}
+
+/// glibc's `mallopt(M_ARENA_MAX, count)`. malloc.h is not part of Swift's Glibc module, so the
+/// function is looked up by name and called with the C calling convention.
+private func limitMallocArenas(to count: Int) {
+    let arenaMaximum: Int32 = -8  // M_ARENA_MAX in glibc's malloc.h
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+    typealias MallocOption = @convention(c) (Int32, Int32) -> Int32
+    _ = unsafeBitCast(symbol, to: MallocOption.self)(arenaMaximum, Int32(clamping: count))
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The output of a probe script, cut into its sections.
 ///
 /// Probes print a marker line before each section: `@@` + a nonce chosen for that run + `:` +
@@ -27,31 +31,34 @@ public struct ProbeOutput: Sendable {
     }
 
     public init(_ text: String, nonce: String = "") {
+        var text = text
+        text.makeContiguousUTF8()
         let prefix = Array(Self.markerPrefix(nonce).utf8)
-        var current: (name: String, start: String.Index)?
         let utf8 = text.utf8
-        var lineStart = utf8.startIndex
-        // Walks the bytes once; section texts are slices of `text` between marker lines.
-        while lineStart < utf8.endIndex {
-            let lineEnd = utf8[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? utf8.endIndex
-            let next = lineEnd < utf8.endIndex ? utf8.index(after: lineEnd) : lineEnd
-            if utf8[lineStart..<lineEnd].starts(with: prefix) {
-                if let section = current {
-                    let end = lineStart > section.start ? utf8.index(before: lineStart) : lineStart
-                    sections.append(Section(name: section.name, text: String(Substring(utf8[section.start..<end]))))
-                }
-                let name = String(Substring(utf8[utf8.index(lineStart, offsetBy: prefix.count)..<lineEnd]))
+        var found: [(name: String, start: Int, end: Int)] = []
+        var complete = false
+        utf8.withContiguousStorageIfAvailable { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var open: (name: String, start: Int)?
+            TextScanning.forEachLine(in: buffer) { start, end in
+                guard end - start >= prefix.count, memcmp(base + start, prefix, prefix.count) == 0 else { return }
+                // The section before a marker ends at the newline before the marker.
+                if let section = open { found.append((section.name, section.start, max(section.start, start - 1))) }
+                let name = String(decoding: UnsafeBufferPointer(start: base + start + prefix.count, count: end - start - prefix.count), as: UTF8.self)
                 if name == "end" {
-                    isComplete = true
-                    current = nil
+                    complete = true
+                    open = nil
                 } else {
-                    current = (name, next)
+                    open = (name, min(buffer.count, end + 1))
                 }
             }
-            lineStart = next
+            if let section = open { found.append((section.name, section.start, buffer.count)) }
         }
-        if let section = current {
-            sections.append(Section(name: section.name, text: String(Substring(utf8[section.start..<utf8.endIndex]))))
+        isComplete = complete
+        sections = found.map { section in
+            let lower = utf8.index(utf8.startIndex, offsetBy: section.start)
+            let upper = utf8.index(lower, offsetBy: section.end - section.start)
+            return Section(name: section.name, text: String(Substring(utf8[lower..<upper])))
         }
     }
 
@@ -69,19 +76,28 @@ public struct ProbeOutput: Sendable {
     /// files in output order. grep starts every line with its file's real path, so a file's
     /// content cannot pose as another file, whatever bytes it holds.
     public static func prefixedFiles(in text: String) -> [(path: String, text: String)] {
+        var text = text
+        text.makeContiguousUTF8()
         var files: [(path: String, text: String)] = []
-        var lastPath: Substring.UTF8View?
-        for line in TextScanning.lines(text) {
-            let utf8 = line.utf8
-            guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            let path = utf8[utf8.startIndex..<colon]
-            let content = Substring(utf8[utf8.index(after: colon)..<utf8.endIndex])
-            // grep prints a file's lines together, so a continuation is always the last file.
-            if let lastPath, lastPath.elementsEqual(path), !files.isEmpty {
-                files[files.count - 1].text += "\n" + content
-            } else {
-                files.append((String(Substring(path)), String(content)))
-                lastPath = path
+        text.utf8.withContiguousStorageIfAvailable { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var last: (start: Int, length: Int)?
+            TextScanning.forEachLine(in: buffer) { start, end in
+                guard let colon = memchr(base + start, Int32(UInt8(ascii: ":")), end - start) else { return }
+                let pathLength = UnsafeRawPointer(colon) - UnsafeRawPointer(base + start)
+                let content = String(
+                    decoding: UnsafeBufferPointer(start: base + start + pathLength + 1, count: end - start - pathLength - 1),
+                    as: UTF8.self)
+                // grep prints a file's lines together, so a continuation is always the last file.
+                if let previous = last, previous.length == pathLength, !files.isEmpty,
+                    memcmp(base + previous.start, base + start, pathLength) == 0
+                {
+                    files[files.count - 1].text += "\n" + content
+                } else {
+                    let path = String(decoding: UnsafeBufferPointer(start: base + start, count: pathLength), as: UTF8.self)
+                    files.append((path, content))
+                    last = (start, pathLength)
+                }
             }
         }
         return files

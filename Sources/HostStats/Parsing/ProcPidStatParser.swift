@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Reads `/proc/PID/stat` lines, one per process, as `cat /proc/[0-9]*/stat` prints them.
 ///
 /// `comm` sits between the first `(` and the **last** `)`: a process may name itself
@@ -41,25 +45,52 @@ public enum ProcPidStatParser {
 
     /// The sample in `record`, or `nil` when the record may continue on the next line.
     ///
-    /// Works on the UTF-8 bytes: a probe reads every process of the host on every tick, and
-    /// this runs once per process.
+    /// Works on the contiguous UTF-8 bytes: a probe reads every process of the host on every
+    /// tick, and this runs once per process.
     static func sample(_ record: Substring, line: Int) throws(ParseError) -> ProcessSample? {
-        let bytes = record.utf8
-        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let pid = decimal(bytes[bytes.startIndex..<open]) else {
-            throw .unexpected(
-                source: source, "`\(record.prefix(40))` does not start with `PID (`", expected: "`cat /proc/PID/stat`",
-                text: String(record), line: line)
+        var text = record
+        if text.utf8.withContiguousStorageIfAvailable({ _ in true }) == nil {
+            var copy = String(record)
+            copy.makeContiguousUTF8()
+            text = copy[...]
         }
-        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")), close > open else { return nil }
+        let outcome = text.utf8.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(ParseError) -> ProcessSample? in try sample(bytes: buffer, line: line) }
+        }
+        guard let outcome else { return nil }
+        return try outcome.get()
+    }
+
+    private static func sample(bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ParseError) -> ProcessSample? {
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        guard let base = bytes.baseAddress,
+            let openPointer = memchr(base, Int32(UInt8(ascii: "(")), bytes.count)
+        else {
+            throw .unexpected(
+                source: source, "`\(text(0..<min(40, bytes.count)))` does not start with `PID (`",
+                expected: "`cat /proc/PID/stat`", text: text(0..<bytes.count), line: line)
+        }
+        let open = UnsafeRawPointer(openPointer) - UnsafeRawPointer(base)
+        guard let pid = decimal(UnsafeBufferPointer(rebasing: bytes[0..<open])) else {
+            throw .unexpected(
+                source: source, "`\(text(0..<min(40, bytes.count)))` does not start with `PID (`",
+                expected: "`cat /proc/PID/stat`", text: text(0..<bytes.count), line: line)
+        }
+        // The last ")" (memrchr is a GNU extension Swift's Glibc module leaves out; the fields
+        // after comm are ~200 bytes, so a backward walk is short).
+        var close = bytes.count - 1
+        while close > open && bytes[close] != UInt8(ascii: ")") { close -= 1 }
+        guard close > open else { return nil }
         // The fields after comm, as byte ranges; only the first `minimumTail` matter.
-        var tail: [Range<Substring.UTF8View.Index>] = []
+        var tail: [Range<Int>] = []
         tail.reserveCapacity(minimumTail)
-        var start: Substring.UTF8View.Index?
-        var index = bytes.index(after: close)
-        while index < bytes.endIndex && tail.count < minimumTail {
+        var start: Int?
+        var index = close + 1
+        while index < bytes.count && tail.count < minimumTail {
             let byte = bytes[index]
-            let blank = byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
-            if blank {
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") {
                 if let begin = start {
                     tail.append(begin..<index)
                     start = nil
@@ -67,29 +98,28 @@ public enum ProcPidStatParser {
             } else if start == nil {
                 start = index
             }
-            index = bytes.index(after: index)
+            index += 1
         }
-        if let begin = start, tail.count < minimumTail { tail.append(begin..<bytes.endIndex) }
+        if let begin = start, tail.count < minimumTail { tail.append(begin..<bytes.count) }
         guard tail.count >= minimumTail else { return nil }
         func number(_ position: Int, _ name: String) throws(ParseError) -> UInt64 {
-            guard let value = decimal(bytes[tail[position]]) else {
+            guard let value = decimal(UnsafeBufferPointer(rebasing: bytes[tail[position]])) else {
                 throw ParseError(
-                    source: source,
-                    message: "\(name) `\(Substring(bytes[tail[position]]))` of pid \(pid) is not a number", line: line)
+                    source: source, message: "\(name) `\(text(tail[position]))` of pid \(pid) is not a number",
+                    line: line)
             }
             return value
         }
         // Offsets in `tail` are proc(5) field numbers minus 3 (pid, comm, then state at 3).
         let ppid = try number(1, "ppid")
         return ProcessSample(
-            pid: Int(pid), comm: String(Substring(bytes[bytes.index(after: open)..<close])),
-            state: String(Substring(bytes[tail[0]])), ppid: Int(ppid),
+            pid: Int(pid), comm: text((open + 1)..<close), state: text(tail[0]), ppid: Int(ppid),
             cpuTicks: try number(11, "utime") + number(12, "stime"), rssPages: try number(21, "rss"),
             startTimeTicks: try number(19, "starttime"), virtualBytes: try number(20, "vsize"))
     }
 
     /// A non-negative decimal, blanks around it allowed; `nil` for anything else.
-    private static func decimal(_ bytes: Substring.UTF8View) -> UInt64? {
+    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
         var value: UInt64 = 0
         var digits = 0
         var trailing = false

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Tokenising and number reading shared by the parsers.
 ///
 /// Fields are split on ASCII space and tab only: `Character.isWhitespace` would also split on
@@ -10,28 +14,40 @@ public enum TextScanning {
 
     /// The lines of `text`, accepting LF and CRLF, without a trailing empty line.
     ///
-    /// Splits on the UTF-8 bytes: splitting on `Character` runs grapheme breaking over every
-    /// byte, which made it the largest cost of reading a probe's output.
+    /// Splits on the UTF-8 bytes with `memchr`: splitting on `Character` (grapheme breaking) or
+    /// walking `UTF8View` indices was the largest cost of reading a probe's output.
     public static func lines(_ text: Substring) -> [Substring] {
-        var result: [Substring] = []
         let utf8 = text.utf8
-        var start = utf8.startIndex
-        var index = start
-        while index < utf8.endIndex {
-            if utf8[index] == UInt8(ascii: "\n") {
-                var end = index
-                if end > start, utf8[utf8.index(before: end)] == UInt8(ascii: "\r") { end = utf8.index(before: end) }
-                result.append(Substring(utf8[start..<end]))
-                start = utf8.index(after: index)
+        let fast = utf8.withContiguousStorageIfAvailable { buffer -> [Substring] in
+            var result: [Substring] = []
+            forEachLine(in: buffer) { start, end in
+                let lower = utf8.index(utf8.startIndex, offsetBy: start)
+                let upper = utf8.index(lower, offsetBy: end - start)
+                result.append(Substring(utf8[lower..<upper]))
             }
-            index = utf8.index(after: index)
+            return result
         }
-        if start < utf8.endIndex {
-            var end = utf8.endIndex
-            if utf8[utf8.index(before: end)] == UInt8(ascii: "\r") { end = utf8.index(before: end) }
-            result.append(Substring(utf8[start..<end]))
+        if let fast { return fast }
+        var copy = String(text)
+        copy.makeContiguousUTF8()
+        return lines(copy[...]).map { Substring($0) }
+    }
+
+    /// Calls `body` with the byte offsets of each line (without its LF or CRLF), skipping the
+    /// empty line after a final newline.
+    @inline(__always)
+    static func forEachLine(in buffer: UnsafeBufferPointer<UInt8>, _ body: (Int, Int) -> Void) {
+        guard let base = buffer.baseAddress else { return }
+        let count = buffer.count
+        var start = 0
+        while start < count {
+            let found = memchr(base + start, 0x0A, count - start)
+            let newline = found.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? count
+            var end = newline
+            if end > start, base[end - 1] == 0x0D { end -= 1 }
+            body(start, end)
+            start = newline + 1
         }
-        return result
     }
 
     /// Splits on runs of ASCII spaces and tabs.
