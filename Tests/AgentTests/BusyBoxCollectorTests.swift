@@ -70,6 +70,10 @@ actor RecordingRunner: CommandRunner {
         return output
     }
 
+    func forget() {
+        runs = []
+    }
+
     /// The standard output of the `index`th command with its run's nonce replaced by `NONCE`,
     /// the form Fixtures/probes keeps.
     func normalizedOutput(_ index: Int) -> String {

@@ -157,6 +157,41 @@ func harnessConnection(_ server: SSHTestServer) -> HostConnection {
         #expect(second.network.allSatisfy { $0.rxBytesPerSecond != nil })
     }
 
+    @Test func watchTicksNameTheirBusiestProcessesAndAskForEachOnlyOnce() async throws {
+        // A busy loop with a command line of its own, so it tops the second tick's list.
+        let busy = Process()
+        busy.executableURL = URL(fileURLWithPath: "/bin/sh")
+        busy.arguments = ["-c", "while :; do :; done", "hostscope-busy-marker"]
+        try busy.run()
+        defer {
+            // SIGKILL: the test runner's children may inherit a mask that blocks SIGTERM.
+            kill(busy.processIdentifier, SIGKILL)
+            busy.waitUntilExit()
+        }
+        let runner = RecordingRunner(base: LocalCommandRunner())
+        let collector = HostCollector(host: "local", runner: runner)
+        _ = try snapshot(await collector.tick())
+        try await Task.sleep(for: .milliseconds(300))
+        let second = try snapshot(await collector.tick())
+        let row = try #require(second.processes.first { $0.pid == Int(busy.processIdentifier) })
+        #expect(row.command == "/bin/sh -c while :; do :; done hostscope-busy-marker")
+        #expect(row.user == NSUserName())
+        // Every listed process has a command: its line, or [comm] for a kernel thread.
+        #expect(second.processes.allSatisfy { !$0.command.isEmpty })
+
+        // The ticks' own probe reads no command lines; the details come from a second,
+        // small probe, which does not ask again for a process it already knows.
+        let commands = await runner.runs.map(\.command)
+        #expect(commands.filter { $0.contains("sample;") }.allSatisfy { !$0.contains("cmdline") })
+        let asked = commands.filter { $0.contains("cmdline;") }
+        #expect(asked.contains { $0.contains("/proc/\(busy.processIdentifier)/cmdline") })
+        await runner.forget()
+        try await Task.sleep(for: .milliseconds(300))
+        let third = try snapshot(await collector.tick())
+        #expect(third.processes.first { $0.pid == Int(busy.processIdentifier) }?.command == row.command)
+        #expect(!(await runner.runs.map(\.command)).contains { $0.contains("/proc/\(busy.processIdentifier)/cmdline") })
+    }
+
     @Test func truncatedProbeOutputBecomesAParseErrorRecord() async throws {
         let runner = CuttingRunner(base: LocalCommandRunner())
         let record = await HostCollector(host: "local", runner: runner).snapshot()

@@ -36,6 +36,15 @@ struct ProbeFixture: Sendable, CustomTestStringConvertible {
         while exists("tick-\(files.count + 1).txt") { files.append("tick-\(files.count + 1).txt") }
         return files
     }
+
+    /// What the host printed over the ticks, in the order the collector asks: each tick's probe,
+    /// then `tick-N-details.txt` where that tick asked for its processes' command lines and owners.
+    var tickOutputs: [String] {
+        tickFiles.flatMap { file in
+            let details = file.replacingOccurrences(of: ".txt", with: "-details.txt")
+            return exists(details) ? [file, details] : [file]
+        }
+    }
 }
 
 /// Replays a fixture folder as a host: the detection script gets `detect.txt`, each probe run the
@@ -54,6 +63,8 @@ actor ReplayRunner: CommandRunner {
         self.detection = detection
         self.outputs = outputs
     }
+
+    var isExhausted: Bool { outputs.isEmpty }
 
     func run(_ command: String, timeout: Duration) async throws -> CommandOutput {
         if command == HostPlatform.detectionCommand { return CommandOutput(stdout: Array(detection.utf8)) }
@@ -98,9 +109,15 @@ actor ReplayRunner: CommandRunner {
     static let collectedAt = Date(timeIntervalSince1970: 1_795_288_920.123)
 
     private func collector(_ fixture: ProbeFixture, outputs: [String]) throws -> HostCollector {
-        let runner = ReplayRunner(
-            detection: try fixture.text("detect.txt"), outputs: try outputs.map { ($0, try fixture.text($0)) })
-        return HostCollector(host: fixture.name, runner: runner, now: { Self.collectedAt })
+        try collector(fixture, runner: replay(fixture, outputs: outputs))
+    }
+
+    private func collector(_ fixture: ProbeFixture, runner: ReplayRunner) -> HostCollector {
+        HostCollector(host: fixture.name, runner: runner, now: { Self.collectedAt })
+    }
+
+    private func replay(_ fixture: ProbeFixture, outputs: [String]) throws -> ReplayRunner {
+        ReplayRunner(detection: try fixture.text("detect.txt"), outputs: try outputs.map { ($0, try fixture.text($0)) })
     }
 
     /// The record as a golden holds it: the client-side duration is the one figure a replay
@@ -142,13 +159,16 @@ actor ReplayRunner: CommandRunner {
 
     @Test(arguments: ProbeFixture.all().filter { !$0.tickFiles.isEmpty })
     func watchTicksMatchTheirGolden(_ fixture: ProbeFixture) async throws {
-        let collector = try collector(fixture, outputs: fixture.tickFiles)
+        let runner = try replay(fixture, outputs: fixture.tickOutputs)
+        let collector = collector(fixture, runner: runner)
         var lines = ""
         for _ in fixture.tickFiles {
             let record = await collector.tick()
             if case .failure(let failure) = record { Issue.record("\(fixture.name): \(failure.message)") }
             lines += stable(record).jsonValue.jsonString + "\n"
         }
+        // Every recorded output was asked for: no tick skipped its details, none asked twice.
+        #expect(await runner.isExhausted, "\(fixture.name)")
         try check(lines, against: "ticks.ndjson", in: fixture)
     }
 }

@@ -26,7 +26,7 @@
 /// its sizes are rounded (`14m`); the kernel files give exact figures at less cost.
 public enum BusyBoxProbe {
     /// The script; `sampleSeconds` > 0 takes two samples that far apart, `nil` or 0 one.
-    public static func command(sampleSeconds: Double?, nonce: String) -> String {
+    public static func command(sampleSeconds: Double?, nonce: String, processDetails: Bool = true) -> String {
         let marker = "echo " + ProbeOutput.markerPrefix(nonce)
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
         var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; \(marker)self; echo $$; "
@@ -35,11 +35,13 @@ public enum BusyBoxProbe {
             script += "sleep \(LinuxProcProbe.formatSeconds(sampleSeconds)) 2>/dev/null || sleep 1; "
         }
         script += "\(marker)sample; grep -aH '' \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
-        script += "/proc/[0-9]*/cmdline 2>/dev/null; "
+        script += processDetails ? "/proc/[0-9]*/cmdline 2>/dev/null; " : "2>/dev/null; "
         // Each option is tried on a cheap target first: running the full command twice would
         // print two tables whenever one mount cannot be read and df exits non-zero.
-        script += "\(marker)owners; if ls -dn / >/dev/null 2>&1; then ls -ldn /proc/[0-9]*; "
-        script += "else ls -ld /proc/[0-9]*; fi 2>/dev/null; "
+        if processDetails {
+            script += "\(marker)owners; if ls -dn / >/dev/null 2>&1; then ls -ldn /proc/[0-9]*; "
+            script += "else ls -ld /proc/[0-9]*; fi 2>/dev/null; "
+        }
         script += "\(marker)df; if df -kPT / >/dev/null 2>&1; then df -kPT; else df -kP; fi; "
         script += "\(marker)dfi; df -iP 2>/dev/null; \(marker)end"
         return script

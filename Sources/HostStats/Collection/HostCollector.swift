@@ -70,6 +70,8 @@ public actor HostCollector {
     private var platform: HostPlatform?
     /// The previous tick's counters, for `watch`'s deltas.
     private var previousSample: LinuxCounterSample?
+    /// Command lines and owners learnt on earlier ticks, by pid, with the process's start time.
+    private var knownDetails: [Int: (start: UInt64, details: ProcessDetailsProbe.Details)] = [:]
     private var previousMacSample: MacCounterSample?
 
     public init(
@@ -149,8 +151,8 @@ public actor HostCollector {
                 let seconds = sampled ? options.sampleSeconds : nil
                 let command =
                     route == .busybox
-                    ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce)
-                    : LinuxProcProbe.command(sampleSeconds: seconds, nonce: nonce)
+                    ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: sampled)
+                    : LinuxProcProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: sampled)
                 let output = try await run(command)
                 let result = try LinuxProcProbe.parse(ProbeOutput(output.stdoutText, nonce: nonce), platform: platform)
                 let current = result.samples[result.samples.count - 1]
@@ -158,7 +160,10 @@ public actor HostCollector {
                 LinuxSnapshotBuilder.build(
                     into: &snapshot, result: result, previous: previous, current: current,
                     topProcesses: options.topProcesses)
-                if !sampled { previousSample = current }
+                if !sampled {
+                    previousSample = current
+                    snapshot.processes = await withProcessDetails(snapshot.processes, sample: current, platform: platform)
+                }
                 appendStderr(output, to: &snapshot)
             case .macos:
                 let nonce = ProbeOutput.makeNonce()
@@ -191,6 +196,34 @@ public actor HostCollector {
         } catch {
             return .failure(
                 CollectionFailure(host: host, collectedAt: collectedAt, kind: .command, message: "\(host): \(error)"))
+        }
+    }
+
+    /// Fills in the command line and owner of `processes` (a tick's list), from the details of
+    /// earlier ticks where the pid still has the same start time, else by asking the host. A
+    /// failure to ask leaves the rows as they are (`[comm]`, no user): the snapshot stands.
+    private func withProcessDetails(_ processes: [ProcessStats], sample: LinuxCounterSample, platform: HostPlatform)
+        async -> [ProcessStats]
+    {
+        let starts = Dictionary(sample.processes.map { ($0.pid, $0.startTimeTicks) }, uniquingKeysWith: { a, _ in a })
+        knownDetails = knownDetails.filter { starts[$0.key] == $0.value.start }
+        let missing = processes.map(\.pid).filter { knownDetails[$0] == nil }
+        if !missing.isEmpty {
+            let nonce = ProbeOutput.makeNonce()
+            if let output = try? await run(ProcessDetailsProbe.command(pids: missing, nonce: nonce)),
+                let details = try? ProcessDetailsProbe.parse(ProbeOutput(output.stdoutText, nonce: nonce), platform: platform)
+            {
+                for (pid, detail) in details {
+                    if let start = starts[pid] { knownDetails[pid] = (start, detail) }
+                }
+            }
+        }
+        return processes.map { process in
+            guard let known = knownDetails[process.pid]?.details else { return process }
+            var process = process
+            if let command = known.command { process.command = command }
+            process.user = known.user
+            return process
         }
     }
 

@@ -16,7 +16,12 @@ import Foundation
 /// read once per connection by ``HostPlatform``.
 public enum LinuxProcProbe {
     /// The script; `sampleSeconds` > 0 takes two samples that far apart, `nil` or 0 one.
-    public static func command(sampleSeconds: Double?, nonce: String) -> String {
+    ///
+    /// - Parameter processDetails: also read every process's command line and owner. `watch`
+    ///   ticks leave them out and ask for those of the few processes they list, when not known
+    ///   from an earlier tick (``ProcessDetailsProbe``): on a host with hundreds of processes that
+    ///   is most of the output and of the parsing.
+    public static func command(sampleSeconds: Double?, nonce: String, processDetails: Bool = true) -> String {
         let marker = "echo " + ProbeOutput.markerPrefix(nonce)
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
         var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; \(marker)self; echo $$; "
@@ -25,8 +30,8 @@ public enum LinuxProcProbe {
             script += "sleep \(formatSeconds(sampleSeconds)); "
         }
         script += "\(marker)sample; grep -aH '' \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
-        script += "/proc/[0-9]*/cmdline 2>/dev/null; "
-        script += "\(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; "
+        script += processDetails ? "/proc/[0-9]*/cmdline 2>/dev/null; " : "2>/dev/null; "
+        if processDetails { script += "\(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; " }
         // GNU df prints sizes and inodes in one run; other dfs take two.
         script += "\(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
         script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; \(marker)end"
@@ -96,21 +101,16 @@ public enum LinuxProcProbe {
             }
         }
 
-        var owners: [Int: String] = [:]
-        for line in (output.section("owners") ?? "").split(separator: "\n") {
-            // `dr-xr-xr-x 9 0 0 0 Nov 20 01:10 /proc/1`: the third field is the owner's uid. An
-            // `ls` without `-n` (minimal BusyBox) prints a name there, or a uid it cannot name.
-            let fields = TextScanning.fields(line)
-            guard fields.count >= 4, let last = fields.last, let pid = Int(last.split(separator: "/").last ?? "")
-            else { continue }
-            owners[pid] = UInt32(fields[2]).map { platform.userNames[$0] ?? String($0) } ?? String(fields[2])
-        }
+        let owners = Self.owners(output.section("owners") ?? "", platform: platform)
+        let detailed = output.section("owners") != nil
         if let current = result.samples.last {
             result.processTable = current.processes.map { sample in
+                // Without details (a watch tick) the command is left empty: filled in later for
+                // the processes listed, else shown as [comm].
                 ProcessStats(
                     pid: sample.pid, ppid: sample.ppid, user: owners[sample.pid],
                     rssBytes: sample.rssPages &* platform.pageSize,
-                    command: commandLines[sample.pid] ?? "[\(sample.comm)]")
+                    command: commandLines[sample.pid] ?? (detailed ? "[\(sample.comm)]" : ""))
             }
         }
 
@@ -203,6 +203,20 @@ public enum LinuxProcProbe {
             }
         }
         return disks
+    }
+
+    /// Owners by pid from `ls -ldn /proc/PID…` lines (`dr-xr-xr-x 9 0 0 0 Nov 20 01:10 /proc/1`:
+    /// the third field is the uid). An `ls` without `-n` (minimal BusyBox) prints a name there,
+    /// or a uid it cannot name.
+    static func owners(_ text: String, platform: HostPlatform) -> [Int: String] {
+        var owners: [Int: String] = [:]
+        for line in TextScanning.lines(text) {
+            let fields = TextScanning.fields(line)
+            guard fields.count >= 4, let last = fields.last, let pid = Int(last.split(separator: "/").last ?? "")
+            else { continue }
+            owners[pid] = UInt32(fields[2]).map { platform.userNames[$0] ?? String($0) } ?? String(fields[2])
+        }
+        return owners
     }
 
     /// The pid of `/proc/PID/<file>`, or nil for any other path.
