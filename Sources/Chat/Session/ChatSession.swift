@@ -168,11 +168,11 @@ public actor ChatSession {
         }
     }
 
+    /// Carries out actions in order. Work that has not started yet (a model call, a tool) is skipped once the
+    /// turn is stopped, and `run` winds the turn down afterwards; actions that report what already happened
+    /// (events, span ends) are always carried out, so nothing is emitted after the turn's `done`.
     private func perform(_ actions: [ChatSessionAction], _ context: inout TurnContext) async {
         for action in actions {
-            if Task.isCancelled, state.phase != .idle {
-                await perform(state.stop(), &context)
-            }
             switch action {
             case .emit(let event):
                 context.continuation.yield(event)
@@ -209,6 +209,16 @@ public actor ChatSession {
         var usage: ChatUsage?
         var error: ChatError?
         while let event = await iterator.next(isolation: self) {
+            if Task.isCancelled {
+                // `stop()` ran while this event was on its way (a chunk delivered just before the cancellation
+                // reached the transfer). The turn is over: the event is dropped, so the answer kept is exactly
+                // the text already handed out, and `run` ends the turn with `done` reason `stopped`.
+                observer?.modelCallEnded(
+                    call, span: span,
+                    outcome: ModelCallOutcome(
+                        finishReason: .stopped, usage: usage, error: error, sessionID: liveSessionID))
+                return
+            }
             if let session = iterator.sessionID {
                 liveSessionID = session
             }

@@ -311,12 +311,16 @@ public struct ChatSessionState: Sendable {
                 messages.append(.assistant(text: turn.text, toolCalls: []))
             }
             markNotRun(turn.requested, turn: turn.number)
-            for index in timeline.indices
-            where timeline[index].turn == turn.number && timeline[index].runsRemotely
-                && timeline[index].status == .running
-            {
-                timeline[index].status = .error
-                timeline[index].output = "stopped by the user"
+            for index in timeline.indices where timeline[index].turn == turn.number && timeline[index].runsRemotely {
+                switch timeline[index].status {
+                case .running:
+                    timeline[index].status = .error
+                    timeline[index].output = "stopped by the user"
+                case .requested:
+                    timeline[index].status = .notRun
+                default:
+                    break
+                }
             }
         case .runningTools:
             var actions: [ChatSessionAction] = []
