@@ -54,6 +54,12 @@ public actor ChatSession {
 
     /// The conversation so far.
     public var messages: [ChatMessage] { state.messages }
+    /// The conversation, timeline and totals, to store and continue later.
+    public var transcript: ChatTranscript {
+        var transcript = state.transcript
+        transcript.sessionID = sessionID
+        return transcript
+    }
     /// Every tool call of the session.
     public var timeline: [ToolCallRecord] { state.timeline }
     /// Token usage (and cost, when known) over the session.
@@ -101,6 +107,12 @@ public actor ChatSession {
     /// Sets or removes the system prompt.
     public func setSystemPrompt(_ text: String?) {
         state.setSystemPrompt(text)
+    }
+
+    /// Continues a stored conversation (see ``ChatSessionState/restore(_:)``).
+    public func restore(_ transcript: ChatTranscript) throws(ChatError) {
+        try state.restore(transcript)
+        liveSessionID = transcript.sessionID
     }
 
     /// Forgets the conversation (not the totals or the timeline).
