@@ -37,13 +37,21 @@ struct ChatCommand: AsyncParsableCommand {
             FILE (mode 0600); they are never printed, traced or stored.
 
             Conversations are kept in the database (--db, else $HOSTSCOPE_DB, else \
-            $XDG_DATA_HOME/hostscope/hostscope.sqlite); `chat sessions` lists them, --resume ID continues one.
+            $XDG_DATA_HOME/hostscope/hostscope.sqlite); `chat sessions` lists them (most recent first, \
+            --limit N, --jsonl for JSON lines), --resume ID continues one.
 
             Exit status: 0 answered, 1 local failure, 2 usage or configuration (a credentials file others \
             can read), 9 the provider failed or refused the turn (key, model, rate limit, server error, \
             timeout, broken stream), 130 stopped with Ctrl-C.
-            """,
-        subcommands: [ChatSessionsCommand.self])
+            """)
+
+    /// What `chat` does besides chatting.
+    enum Action: String, ExpressibleByArgument, CaseIterable {
+        case sessions
+    }
+
+    @Argument(help: ArgumentHelp("sessions: list stored conversations instead of chatting.", valueName: "action"))
+    var action: Action?
 
     @Option(help: ArgumentHelp("The host the tools reach (an ssh_config alias, user@host:port or local).", valueName: "host"))
     var host: String?
@@ -79,8 +87,11 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: [.customShort("m"), .long], help: ArgumentHelp("Run one turn with this message and exit.", valueName: "text"))
     var message: String?
 
-    @Flag(help: "With --message: print the event stream as JSON lines.")
+    @Flag(help: "With --message: print the event stream as JSON lines (with sessions: one conversation per line).")
     var jsonl = false
+
+    @Option(help: "With sessions: at most this many conversations.")
+    var limit: Int = 20
 
     @Option(
         name: .customLong("header"),
@@ -119,6 +130,10 @@ struct ChatCommand: AsyncParsableCommand {
         """
 
     func validate() throws {
+        if action == .sessions {
+            guard limit > 0 else { throw ValidationError("--limit must be 1 or more.") }
+            return
+        }
         if jsonl, message == nil { throw ValidationError("--jsonl needs --message: it prints the events of one turn.") }
         if maxIterations < 1 { throw ValidationError("--max-iterations must be 1 or more.") }
         if let price, Self.pricing(price) == nil {
@@ -143,6 +158,10 @@ struct ChatCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if action == .sessions {
+            try await ChatSessionsListing(database: database, limit: limit, jsonl: jsonl).run()
+            return
+        }
         let environment = ProcessInfo.processInfo.environment
         let databasePath = noHistory ? nil : DatabaseLocation.path(explicit: database, environment: environment)
         var store: StorageDatabase?
@@ -284,24 +303,11 @@ struct ChatSetup: Sendable {
 
 // MARK: - chat sessions
 
-struct ChatSessionsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sessions",
-        abstract: "List stored conversations, most recent first.",
-        discussion: "Columns: id (for --resume), last update (UTC), host, provider and model, turns, tool calls, tokens, cost and the first question.")
-
-    @Option(help: "At most this many conversations.")
-    var limit: Int = 20
-
-    @Flag(help: "One JSON object per line instead of a table.")
-    var jsonl = false
-
-    @Option(name: .customLong("db"), help: ArgumentHelp("The database file.", valueName: "file"))
+/// `chat sessions`: stored conversations, most recent first.
+struct ChatSessionsListing {
     var database: String?
-
-    func validate() throws {
-        guard limit > 0 else { throw ValidationError("--limit must be 1 or more.") }
-    }
+    var limit: Int
+    var jsonl: Bool
 
     func run() async throws {
         let path = DatabaseLocation.path(explicit: database, environment: ProcessInfo.processInfo.environment)
