@@ -546,4 +546,52 @@ import Testing
             #expect(!everything.contains(Self.apiKey))
         }
     }
+
+    @Test("On a terminal: /stop mid-answer, a 429 inline with its countdown, /model, /system, /retry, /new, /sessions")
+    func interactiveCommandsAndErrors() async throws {
+        try await Self.withSetup { setup in
+            let directory = NSTemporaryDirectory() + "hostscope-chat-input-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let input = directory + "/input.txt"
+            // The first question alone, then the rest a second later, once the slow answer is streaming.
+            try """
+            /stop
+            /model mock-error-429
+            again
+            /model mock-text
+            /system Answer in one line.
+            /retry
+            /new
+            /sessions
+            /quit
+
+            """.write(toFile: input, atomically: false, encoding: .utf8)
+            let command = setup.arguments("openai", model: "mock-slow").map { "'\($0)'" }.joined(separator: " ")
+            let pipeline = "(printf 'count slowly\\\\n'; sleep 1; cat '\(input)') | '\(CLI.binary)' \(command)"
+            let result = try CLI.runShell(
+                "script -q -e -c \"\(pipeline)\" /dev/null", environment: setup.environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            let screen = result.stdout
+            #expect(screen.contains("word0 word1"))
+            #expect(screen.contains("(stopped; the answer so far is kept"))
+            #expect(screen.contains("✗ rate_limited: OpenAI is rate limiting requests (HTTP 429"))
+            #expect(screen.contains("rate limited: /retry in 7 s"))
+            #expect(screen.contains("you can /retry now"))
+            #expect(screen.contains("model: mock-text from the next question on"))
+            #expect(screen.contains("system prompt set"))
+            #expect(screen.contains("new conversation "))
+            let requests = try setup.requests()
+            #expect(requests.compactMap { $0["body"]?["model"]?.stringValue } == ["mock-slow", "mock-error-429", "mock-text"])
+            // The slow answer was cut short: the client left before the stream's end.
+            #expect(requests.first?["stream"]?["completed"] == false)
+            let retried = try #require(requests.last?["body"])
+            #expect(retried["messages"]?.arrayValue?.first?["content"] == "Answer in one line.")
+            #expect(retried["messages"]?.arrayValue?.last?["content"] == "again")
+            // Both conversations are stored and listed by /sessions.
+            let listed = try CLI.run(["chat", "sessions", "--jsonl", "--db", setup.database])
+            #expect(listed.stdout.split(separator: "\n").count == 2)
+            #expect(!(screen + result.stderr + setup.databaseBytes()).contains(Self.apiKey))
+        }
+    }
 }
