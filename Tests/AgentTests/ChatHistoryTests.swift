@@ -20,8 +20,13 @@ import Testing
         remote.exitCode = 1
         return ChatTranscript(
             messages: [
-                .user("What happened?"), .assistant(text: "Reading.", toolCalls: [ToolCall(id: "call_1", name: "read_file", input: .object(["path": "notes.txt"]))]),
-                .toolResult(ToolResultMessage(toolCallID: "call_1", name: "read_file", content: "The disk filled at 19:20.", isError: false)),
+                .user("What happened?"),
+                .assistant(
+                    text: "Reading.",
+                    toolCalls: [ToolCall(id: "call_1", name: "read_file", input: .object(["path": "notes.txt"]))]),
+                .toolResult(
+                    ToolResultMessage(
+                        toolCallID: "call_1", name: "read_file", content: "The disk filled at 19:20.", isError: false)),
                 .assistant(text: "It filled at **19:20**.", toolCalls: []),
             ],
             timeline: [record, remote], totalUsage: ChatUsage(inputTokens: 500, outputTokens: 40, costUSD: 0.002),
@@ -59,7 +64,8 @@ import Testing
         #expect(json["messages"]?.arrayValue?.count == 4)
         let markdown = ChatExport.markdown(stored)
         #expect(markdown.contains("## You\n\nWhat happened?"))
-        #expect(markdown.contains("- tool 1: `read_file` `{\"path\":\"notes.txt\"}` → ok, 13 ms, span `00f067aa0ba902b7`"))
+        #expect(
+            markdown.contains("- tool 1: `read_file` `{\"path\":\"notes.txt\"}` → ok, 13 ms, span `00f067aa0ba902b7`"))
         #expect(markdown.contains("## Tools run by the gateway"))
         #expect(markdown.contains("- tool 2: `grep.search`"))
     }

@@ -46,7 +46,8 @@ struct ChatRenderingBenchmarks {
                 best = min(best, Self.microseconds(ContinuousClock.now - start) / 1000)
             }
             rows.append(
-                "| 10,000 deltas of \(Int(bytes) / 10_000) B of Markdown rendered for the terminal | \(Self.format(bytes / best / 1000, 1)) MB/s | \(Self.format(best, 1)) ms |")
+                "| 10,000 deltas of \(Int(bytes) / 10_000) B of Markdown rendered for the terminal | \(Self.format(bytes / best / 1000, 1)) MB/s | \(Self.format(best, 1)) ms |"
+            )
         }
         #expect(sink > 0)
         let table = rows.joined(separator: "\n") + "\n"

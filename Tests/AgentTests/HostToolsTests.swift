@@ -32,13 +32,16 @@ import Tracing
             #expect(tool.inputSchema["type"] == "object")
             #expect(tool.inputSchema["additionalProperties"] == false)
             let properties = tool.inputSchema["properties"]?.objectValue?.keys ?? []
-            #expect(!properties.contains { ["host", "command", "cmd", "content", "data"].contains($0) }, "\(tool.name)")
+            #expect(
+                !properties.contains { ["host", "command", "cmd", "content", "data"].contains($0) }, "\(tool.name)")
             // Extra arguments, e.g. a host, are refused before the tool runs.
             let smuggled = JSONValue.object(["host": "db1", "pattern": "x", "path": "a"])
             #expect(!JSONSchemaValidator.validate(smuggled, against: tool.inputSchema).isEmpty, "\(tool.name)")
         }
         let readFile = ssh.first { $0.name == "read_file" }!
-        #expect(JSONSchemaValidator.validate(.object(["path": "a", "max_bytes": 1_000_000]), against: readFile.inputSchema).count == 1)
+        #expect(
+            JSONSchemaValidator.validate(.object(["path": "a", "max_bytes": 1_000_000]), against: readFile.inputSchema)
+                .count == 1)
         #expect(JSONSchemaValidator.validate(.object([:]), against: readFile.inputSchema).count == 1)
     }
 
@@ -60,7 +63,8 @@ import Tracing
         #expect(cut.text.contains("showing bytes 0–100"))
         #expect(cut.text.contains("line 1\nline 2\n"))
         #expect(cut.text.contains("call read_file with offset 100 for more"))
-        let next = try await Self.run(tools, "read_file", .object(["path": "numbered.log", "offset": 100, "max_bytes": 10]))
+        let next = try await Self.run(
+            tools, "read_file", .object(["path": "numbered.log", "offset": 100, "max_bytes": 10]))
         #expect(next.text.contains("showing bytes 100–110"))
 
         let binary = try await Self.run(tools, "read_file", .object(["path": "image.png"]))
@@ -73,7 +77,8 @@ import Tracing
         let grep = try await Self.run(tools, "grep", .object(["pattern": "needle", "path": "src", "include": "*.py"]))
         #expect(grep.text.contains("src/app.py:1:print('needle')"))
         #expect(!grep.text.contains("app.js"))
-        let few = try await Self.run(tools, "grep", .object(["pattern": "line", "path": "numbered.log", "max_matches": 5]))
+        let few = try await Self.run(
+            tools, "grep", .object(["pattern": "line", "path": "numbered.log", "max_matches": 5]))
         #expect(few.text.contains("stopped at 5 matching lines"))
 
         let found = try await Self.run(tools, "find_files", .object(["name": "*.py", "type": "file"]))
@@ -81,7 +86,8 @@ import Tracing
         #expect(found.text.contains("src/deep/deeper/x.py"))
 
         for (name, input) in [
-            ("read_file", JSONValue.object(["path": "/etc/hostname"])), ("read_file", .object(["path": "outside-file"])),
+            ("read_file", JSONValue.object(["path": "/etc/hostname"])),
+            ("read_file", .object(["path": "outside-file"])),
             ("list_dir", .object(["path": "../"])), ("grep", .object(["pattern": "root", "path": "/etc"])),
         ] {
             let refused = try await Self.run(tools, name, input)
@@ -130,11 +136,16 @@ import Tracing
         let span = observer.toolStarted(call, turn: turn, parent: nil)
         let output = await withTracer(tracer) {
             await observer.withSpan(span) {
-                (try? await tools.execute(name: call.name, input: call.input, context: ToolContext(callID: "call_1", span: span)))
+                (try? await tools.execute(
+                    name: call.name, input: call.input, context: ToolContext(callID: "call_1", span: span)))
                     ?? ToolOutput(text: "failed", isError: true)
             }
         }
-        observer.toolEnded(call, result: ToolResult(id: "call_1", name: "read_file", isError: false, durationMs: 1, exitCode: nil, output: output.text, span: span))
+        observer.toolEnded(
+            call,
+            result: ToolResult(
+                id: "call_1", name: "read_file", isError: false, durationMs: 1, exitCode: nil, output: output.text,
+                span: span))
         await tools.close()
         #expect(!output.isError)
         let spans = tracer.finishedSpans()

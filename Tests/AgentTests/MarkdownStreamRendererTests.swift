@@ -53,7 +53,9 @@ import Testing
 
     @Test func fencedCodeBlocksAreKeptIntactFencesIncluded() {
         let out = Self.render(Self.answer)
-        #expect(out.contains("\u{1B}[2m```sh\u{1B}[0m\n# not a heading\ndu -sh /var/log/* **not bold**\n\u{1B}[2m```\u{1B}[0m\n"))
+        #expect(
+            out.contains(
+                "\u{1B}[2m```sh\u{1B}[0m\n# not a heading\ndu -sh /var/log/* **not bold**\n\u{1B}[2m```\u{1B}[0m\n"))
         // After the block, Markdown is read again.
         #expect(out.hasSuffix("Done.\u{1B}[0m") || out.hasSuffix("Done."))
     }

@@ -246,7 +246,9 @@ struct ChatSessionStateTests {
         _ = first.receive(.done(finishReason: .stop, sessionID: nil))
         var transcript = first.transcript
         transcript.timeline = [
-            ToolCallRecord(call: ToolCall(id: "c1", name: "t", input: .object([:])), status: .running, turn: 1, runsRemotely: false)
+            ToolCallRecord(
+                call: ToolCall(id: "c1", name: "t", input: .object([:])), status: .running, turn: 1, runsRemotely: false
+            )
         ]
         var second = ChatSessionState(model: "m")
         try second.restore(transcript)

@@ -270,7 +270,7 @@ struct ChatSessionTests {
         }
     }
 
-    @Test("Stops under CPU load always end the events with done(stopped): nothing follows it, the kept answer is what was shown")
+    @Test("Stops under CPU load end the events with done(stopped), nothing after it; the kept answer is what was shown")
     func stopsUnderLoad() async throws {
         // The race this guards against: a chunk is handed to the turn's task just before `stop()` cancels it,
         // and the task, seeing itself cancelled, ended the turn and then still emitted that chunk's text after

@@ -9,7 +9,8 @@ import Testing
         StoredConversation(
             session: StoredChatSession(
                 id: id, host: "web1", provider: "anthropic", model: "claude-sonnet-4-5",
-                baseURL: "https://api.anthropic.com", systemPrompt: "Be brief.", root: "/srv", title: "Why is /var full?",
+                baseURL: "https://api.anthropic.com", systemPrompt: "Be brief.", root: "/srv",
+                title: "Why is /var full?",
                 createdAt: Date(timeIntervalSince1970: 50), updatedAt: Date(timeIntervalSince1970: updated),
                 turns: turns, inputTokens: 1200, outputTokens: 80, costUSD: 0.0042),
             messages: [

@@ -72,7 +72,8 @@ public enum ChatInput: Sendable, Equatable {
         case "system": return .system(argument.isEmpty ? nil : argument)
         case "tools": return .tools
         case "trace":
-            return argument.isEmpty ? .invalid("/trace needs a row number or a span id, e.g. /trace 1") : .trace(argument)
+            return argument.isEmpty
+                ? .invalid("/trace needs a row number or a span id, e.g. /trace 1") : .trace(argument)
         case "inspect":
             guard let number = Int(argument), number > 0 else {
                 return .invalid("/inspect needs a row number from the timeline, e.g. /inspect 1")

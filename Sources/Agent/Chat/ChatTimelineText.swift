@@ -73,7 +73,9 @@ public enum ChatTimelineText {
         out += "input:\n" + record.call.input.prettyJSONString + "\n"
         if let output = record.output {
             var size = ""
-            if let bytes = record.outputBytes { size = " (\(bytes) bytes\(record.wasCut ? ", cut for the model" : ""))" }
+            if let bytes = record.outputBytes {
+                size = " (\(bytes) bytes\(record.wasCut ? ", cut for the model" : ""))"
+            }
             out += "output\(size):\n"
             // Keep the output's lines; escape the rest of the control characters a host may have put there.
             out += output.split(separator: "\n", omittingEmptySubsequences: false)

@@ -81,7 +81,9 @@ public enum HostToolCatalog {
                 + "files are skipped. " + pathNote,
             inputSchema: object(
                 [
-                    "pattern": .object(["type": "string", "minLength": 1, "maxLength": 1000, "description": "what to find"]),
+                    "pattern": .object([
+                        "type": "string", "minLength": 1, "maxLength": 1000, "description": "what to find",
+                    ]),
                     "path": string(4096, "a file or directory (default: the root or login directory)"),
                     "recursive": boolean("search below directories (default true)"),
                     "ignore_case": boolean("match case-insensitively (default false)"),
@@ -110,7 +112,9 @@ public enum HostToolCatalog {
             inputSchema: object([
                 "path": string(4096, "where to start (default: the root or login directory)"),
                 "name": string(256, "a glob the name must match, e.g. *.log"),
-                "type": .object(["type": "string", "enum": ["file", "dir", "symlink"], "description": "only this type"]),
+                "type": .object([
+                    "type": "string", "enum": ["file", "dir", "symlink"], "description": "only this type",
+                ]),
                 "modified_within_minutes": integer(1, 5_256_000, "only entries modified this recently"),
                 "max_depth": integer(0, 64, "how many levels to descend (default: no limit)"),
                 "limit": integer(1, limits.maxEntries, "the most entries to return (default 200)"),
@@ -127,7 +131,9 @@ public enum HostToolCatalog {
     }
 
     private static func string(_ maxLength: Int, _ description: String) -> JSONValue {
-        .object(["type": "string", "minLength": 1, "maxLength": .number(maxLength), "description": .string(description)])
+        .object([
+            "type": "string", "minLength": 1, "maxLength": .number(maxLength), "description": .string(description),
+        ])
     }
 
     private static func integer(_ minimum: Int, _ maximum: Int, _ description: String) -> JSONValue {

@@ -157,11 +157,12 @@ public actor HostTools: ToolExecutor {
         text += "\nPID\tPPID\tUSER\tCPU%\tMEM%\tRSS\tCOMMAND\n"
         for process in shown {
             let command = process.command.count > 300 ? String(process.command.prefix(300)) + "…" : process.command
-            text += [
-                String(process.pid), process.ppid.map(String.init) ?? "-", process.user ?? "-",
-                ByteFormat.percent(process.cpuPercent), ByteFormat.percent(process.memoryPercent),
-                process.rssBytes.map { ByteFormat.bytes($0) } ?? "-", command,
-            ].joined(separator: "\t") + "\n"
+            text +=
+                [
+                    String(process.pid), process.ppid.map(String.init) ?? "-", process.user ?? "-",
+                    ByteFormat.percent(process.cpuPercent), ByteFormat.percent(process.memoryPercent),
+                    process.rssBytes.map { ByteFormat.bytes($0) } ?? "-", command,
+                ].joined(separator: "\t") + "\n"
         }
         return ToolOutput(text: text, exitCode: exitCode)
     }
@@ -187,10 +188,12 @@ public actor HostTools: ToolExecutor {
             } else {
                 inodes = "-"
             }
-            text += [
-                disk.filesystem, disk.type ?? "-", ByteFormat.bytes(disk.sizeBytes), ByteFormat.bytes(disk.usedBytes),
-                ByteFormat.bytes(disk.availableBytes), ByteFormat.percent(disk.usedPercent), inodes, disk.mount,
-            ].joined(separator: "\t") + "\n"
+            text +=
+                [
+                    disk.filesystem, disk.type ?? "-", ByteFormat.bytes(disk.sizeBytes),
+                    ByteFormat.bytes(disk.usedBytes),
+                    ByteFormat.bytes(disk.availableBytes), ByteFormat.percent(disk.usedPercent), inodes, disk.mount,
+                ].joined(separator: "\t") + "\n"
         }
         return ToolOutput(text: text, exitCode: exitCode)
     }

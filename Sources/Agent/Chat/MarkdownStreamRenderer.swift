@@ -200,8 +200,9 @@ public struct MarkdownStreamRenderer: Sendable {
             }
         }
         mode = .inline
-        if atNewline, body.count >= 3, let first = body.first, first == UInt8(ascii: "-") || first == Self.star
-            || first == UInt8(ascii: "_"), body.allSatisfy({ $0 == first || $0 == Self.space })
+        if atNewline, body.count >= 3, let first = body.first,
+            first == UInt8(ascii: "-") || first == Self.star
+                || first == UInt8(ascii: "_"), body.allSatisfy({ $0 == first || $0 == Self.space })
         {
             out += Self.dim
             out += Self.rule

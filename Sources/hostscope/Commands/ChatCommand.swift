@@ -53,18 +53,23 @@ struct ChatCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("sessions: list stored conversations instead of chatting.", valueName: "action"))
     var action: Action?
 
-    @Option(help: ArgumentHelp("The host the tools reach (an ssh_config alias, user@host:port or local).", valueName: "host"))
+    @Option(
+        help: ArgumentHelp(
+            "The host the tools reach (an ssh_config alias, user@host:port or local).", valueName: "host"))
     var host: String?
 
     @Option(help: "openai, anthropic, openrouter or gateway (default: openai, or the provider of --resume).")
     var provider: ProviderKind?
 
-    @Option(help: ArgumentHelp("The model (default: gpt-4o-mini, claude-sonnet-4-5, openai/gpt-4o-mini).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "The model (default: gpt-4o-mini, claude-sonnet-4-5, openai/gpt-4o-mini).", valueName: "name"))
     var model: String?
 
     @Option(
         name: .customLong("base-url"),
-        help: ArgumentHelp("The provider's base URL, as its SDK takes it (OpenAI-compatible ones end in /v1).", valueName: "url"))
+        help: ArgumentHelp(
+            "The provider's base URL, as its SDK takes it (OpenAI-compatible ones end in /v1).", valueName: "url"))
     var baseURL: String?
 
     @Option(
@@ -72,19 +77,25 @@ struct ChatCommand: AsyncParsableCommand {
         help: ArgumentHelp("Name of the environment variable holding the API key.", valueName: "var"))
     var apiKeyEnv: String?
 
-    @Option(help: ArgumentHelp("A credentials file (mode 0600) holding the key or NAME=value lines.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("A credentials file (mode 0600) holding the key or NAME=value lines.", valueName: "file"))
     var credentials: String?
 
-    @Option(help: ArgumentHelp("The system prompt (default: a short one about looking after the host).", valueName: "text"))
+    @Option(
+        help: ArgumentHelp("The system prompt (default: a short one about looking after the host).", valueName: "text"))
     var system: String?
 
     @Option(help: ArgumentHelp("Confine the file tools to this remote directory.", valueName: "dir"))
     var root: String?
 
-    @Option(help: ArgumentHelp("Continue a stored conversation (an id from `chat sessions`, or a unique prefix).", valueName: "id"))
+    @Option(
+        help: ArgumentHelp(
+            "Continue a stored conversation (an id from `chat sessions`, or a unique prefix).", valueName: "id"))
     var resume: String?
 
-    @Option(name: [.customShort("m"), .long], help: ArgumentHelp("Run one turn with this message and exit.", valueName: "text"))
+    @Option(
+        name: [.customShort("m"), .long],
+        help: ArgumentHelp("Run one turn with this message and exit.", valueName: "text"))
     var message: String?
 
     @Flag(help: "With --message: print the event stream as JSON lines (with sessions: one conversation per line).")
@@ -111,7 +122,8 @@ struct ChatCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("idle-timeout"),
-        help: ArgumentHelp("How long to wait for the first token and between tokens (default 120s).", valueName: "duration"))
+        help: ArgumentHelp(
+            "How long to wait for the first token and between tokens (default 120s).", valueName: "duration"))
     var idleTimeout: DurationArgument?
 
     @Option(name: .customLong("db"), help: ArgumentHelp("The database for conversations and spans.", valueName: "file"))
@@ -137,9 +149,12 @@ struct ChatCommand: AsyncParsableCommand {
         if jsonl, message == nil { throw ValidationError("--jsonl needs --message: it prints the events of one turn.") }
         if maxIterations < 1 { throw ValidationError("--max-iterations must be 1 or more.") }
         if let price, Self.pricing(price) == nil {
-            throw ValidationError("--price is two numbers, dollars per million input and output tokens: --price 0.15,0.6")
+            throw ValidationError(
+                "--price is two numbers, dollars per million input and output tokens: --price 0.15,0.6")
         }
-        if resume != nil, noHistory { throw ValidationError("--resume reads the stored conversation; drop --no-history.") }
+        if resume != nil, noHistory {
+            throw ValidationError("--resume reads the stored conversation; drop --no-history.")
+        }
     }
 
     static func pricing(_ text: String) -> ModelPricing? {
@@ -257,7 +272,8 @@ struct ChatCommand: AsyncParsableCommand {
             settings.allowPrompts = false
             let hosts = try HostResolver(settings: settings).resolve(arguments: [hostName])
             guard hosts.count == 1, let first = hosts.first else {
-                throw ChatSetupError("--host \(hostName) names \(hosts.count) hosts; a chat reaches exactly one", .usage)
+                throw ChatSetupError(
+                    "--host \(hostName) names \(hosts.count) hosts; a chat reaches exactly one", .usage)
             }
             resolved = first
         } catch let error as ChatSetupError {
@@ -314,7 +330,7 @@ struct ChatSessionsListing {
         let store: StorageDatabase
         do {
             store = try await StorageDatabase.open(at: path, mode: .existingOnly)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             Output.write(jsonl ? "" : "no conversations yet (\(path) does not exist)\n")
             return
         } catch {
@@ -335,17 +351,21 @@ struct ChatSessionsListing {
 enum ChatSessionsText {
     static func table(_ sessions: [StoredChatSession]) -> String {
         guard !sessions.isEmpty else { return "no conversations yet\n" }
-        var out = "ID            UPDATED (UTC)        HOST                 MODEL                     TURNS  TOOLS  TOKENS IN/OUT   COST      FIRST QUESTION\n"
+        var out =
+            "ID            UPDATED (UTC)        HOST                 MODEL                     TURNS  TOOLS  TOKENS IN/OUT   COST      FIRST QUESTION\n"
         for session in sessions {
-            let updated = String(Timestamp.format(session.updatedAt).prefix(19)).replacingOccurrences(of: "T", with: " ")
+            let updated = String(Timestamp.format(session.updatedAt).prefix(19)).replacingOccurrences(
+                of: "T", with: " ")
             let cost = session.costUSD.map(ChatTimelineText.costText) ?? "-"
             let model = TerminalText.truncate(TerminalText.sanitize("\(session.provider)/\(session.model)"), to: 25)
-            out += [
-                pad(session.id, 12), pad(updated, 19), pad(TerminalText.truncate(TerminalText.sanitize(session.host), to: 20), 20),
-                pad(model, 25), pad(String(session.turns), 5), pad(String(session.toolCalls), 5),
-                pad("\(session.inputTokens)/\(session.outputTokens)", 15), pad(cost, 8),
-                TerminalText.truncate(TerminalText.sanitize(session.title ?? ""), to: 50),
-            ].joined(separator: "  ") + "\n"
+            out +=
+                [
+                    pad(session.id, 12), pad(updated, 19),
+                    pad(TerminalText.truncate(TerminalText.sanitize(session.host), to: 20), 20),
+                    pad(model, 25), pad(String(session.turns), 5), pad(String(session.toolCalls), 5),
+                    pad("\(session.inputTokens)/\(session.outputTokens)", 15), pad(cost, 8),
+                    TerminalText.truncate(TerminalText.sanitize(session.title ?? ""), to: 50),
+                ].joined(separator: "  ") + "\n"
         }
         return out
     }

@@ -114,7 +114,9 @@ struct ChatConsole {
             Output.write(text == nil ? "system prompt removed\n" : "system prompt set\n")
         case .tools:
             Output.write(ChatTimelineText.tools(chat.setup.tools.tools))
-            if let root = chat.setup.tools.root { Output.write("file tools confined to \(TerminalText.sanitize(root))\n") }
+            if let root = chat.setup.tools.root {
+                Output.write("file tools confined to \(TerminalText.sanitize(root))\n")
+            }
         case .trace(let target):
             await showTrace(target, session: session)
         case .inspect(let number):
@@ -198,14 +200,23 @@ struct ChatConsole {
                 break
             case .done(let reason, _):
                 breakLine()
-                if reason == .stopped { write(dim("(stopped; the answer so far is kept — /retry to ask again)") + "\n") }
+                if reason == .stopped {
+                    write(dim("(stopped; the answer so far is kept — /retry to ask again)") + "\n")
+                }
             }
         }
         watcher.cancel()
         state.withLock { $0.streaming = nil }
         let elapsed = ContinuousClock.now - started
         let usage = await session.totalUsage
-        write(dim(ChatTimelineText.status(model: await session.model, usage: usage, elapsed: elapsed)) + "\n")
+        var status = ChatTimelineText.status(model: await session.model, usage: usage, elapsed: elapsed)
+        if chat.setup.provider.runsToolsServerSide, let totals = try? await session.gatewayStatus() {
+            // The gateway keeps its own totals for the session; show what it says next to ours.
+            status += " · gateway \(TerminalText.sanitize(totals.sessionID))"
+            if let state = totals.state { status += " \(TerminalText.sanitize(state))" }
+            if let cost = totals.totalCost { status += " " + ChatTimelineText.costText(cost) }
+        }
+        write(dim(status) + "\n")
         await chat.save()
         if let seconds = rateLimit, seconds > 0 {
             await countDown(seconds)
