@@ -228,6 +228,16 @@ import Testing
                 let requests = try setup.requests()
                 #expect(requests.count == 3)
                 #expect(requests.map { $0["status"] } == [200, 200, 200])
+                // Every model call named its own chat span, all in the trace of the tool events.
+                let chatSpans = try setup.spans().filter { $0["name"] == "chat mock-host-files" }
+                let named = Set(
+                    chatSpans.map { "00-\($0["trace_id"]?.stringValue ?? "")-\($0["span_id"]?.stringValue ?? "")-01" })
+                let sent = requests.compactMap { $0["traceparent"]?.stringValue }
+                #expect(sent.count == 3)
+                #expect(Set(sent).count == 3)
+                #expect(sent.allSatisfy { named.contains($0) }, "\(sent) \(named)")
+                let trace = calls.first?["trace_id"]?.stringValue ?? "-"
+                #expect(sent.allSatisfy { $0.hasPrefix("00-\(trace)-") })
                 let lastBody = requests.last?["body"]?.jsonString ?? ""
                 #expect(lastBody.contains("The disk filled at 19:20"))
 
@@ -330,10 +340,11 @@ import Testing
                 ("openai", "mock-error-401", "auth"), ("anthropic", "mock-error-403", "auth"),
                 ("openai", "gpt-unknown", "model_not_found"), ("anthropic", "mock-error-429", "rate_limited"),
                 ("openai", "mock-error-500", "server"), ("anthropic", "mock-disconnect", "truncated"),
-                ("openai", "mock-no-done", "truncated"),
+                ("openai", "mock-no-done", "truncated"), ("openai", "mock-stall-head", "timeout"),
+                ("openai", "mock-stall-body", "timeout"),
             ]
             for (provider, model, kind) in cases {
-                let (result, events) = try setup.chat(provider, model: model)
+                let (result, events) = try setup.chat(provider, model: model, extra: ["--idle-timeout", "1s"])
                 #expect(result.status == 9, "\(model): \(result.stderr)")
                 let errors = events.filter { Self.type($0) == "error" }
                 #expect(errors.compactMap { $0["kind"]?.stringValue } == [kind], "\(model)")
@@ -342,7 +353,7 @@ import Testing
                     #expect(errors.first?["retry_after_s"] == 7)
                     #expect(errors.first?["message"]?.stringValue?.contains("retry in 7 s") == true)
                 }
-                if model == "mock-disconnect" {
+                if model == "mock-disconnect" || model == "mock-stall-body" {
                     // The text that arrived before the break is kept.
                     #expect(!Self.text(events).isEmpty)
                 }
