@@ -635,4 +635,37 @@ import Testing
             #expect(try setup.requests().contains { $0["path"] == "/gateway/v1/chat/completions/sess_0001/status" })
         }
     }
+
+    @Test("--otlp-endpoint sends the turn's spans to a receiver: valid OTLP, GenAI attributes, no orphans, no key")
+    func otlpExport() async throws {
+        try await Self.withSetup { setup in
+            let received = NSTemporaryDirectory() + "hostscope-chat-otlp-\(UUID().uuidString).jsonl"
+            defer { try? FileManager.default.removeItem(atPath: received) }
+            try await withPythonServer("otlp_receiver.py", arguments: ["--ndjson", received]) { receiver in
+                let (result, events) = try setup.chat(
+                    "anthropic", model: "mock-host-files", root: true,
+                    extra: ["--otlp-endpoint", receiver.baseURL])
+                #expect(result.status == 0, "\(result.stderr)")
+                let text = try String(contentsOfFile: received, encoding: .utf8)
+                #expect(!text.contains(Self.apiKey))
+                let spans = text.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+                    .flatMap { $0["resourceSpans"]?.arrayValue ?? [] }
+                    .flatMap { $0["scopeSpans"]?.arrayValue ?? [] }
+                    .flatMap { $0["spans"]?.arrayValue ?? [] }
+                let names = spans.compactMap { $0["name"]?.stringValue }
+                #expect(names.filter { $0 == "chat mock-host-files" }.count == 3)
+                #expect(names.contains("invoke_agent hostscope"))
+                #expect(names.filter { $0.hasPrefix("execute_tool ") }.count == 3)
+                #expect(names.contains("files.cat"))
+                let readSpan = events.first { $0["type"] == "tool_result" && $0["name"] == "read_file" }?["span_id"]
+                #expect(spans.contains { $0["spanId"] == readSpan && $0["name"] == "execute_tool read_file" })
+                if let report = try OTLPValidation.validate(URL(fileURLWithPath: received)) {
+                    #expect(report.status == 0, "\(report.output)")
+                    #expect(report.orphans == 0)
+                } else {
+                    print("validate_otlp_ndjson.py not found beside the checkout; OTLP validation skipped")
+                }
+            }
+        }
+    }
 }
