@@ -283,13 +283,17 @@ struct ChatSessionTests {
                 let kind: ProviderKind = round.isMultiple(of: 2) ? .openAI : .anthropic
                 let chat = session(mock, kind, model: "mock-slow", headers: ["X-Mock-Interval-Ms": "1"])
                 var events: [ChatEvent] = []
+                var stopped = false
                 for await event in await chat.send("count") {
                     events.append(event)
                     if events.count == 1 + round % 4 {
-                        await chat.stop()
+                        stopped = await chat.stop()
                     }
                 }
-                #expect(events.last == .done(finishReason: .stopped, sessionID: nil), "round \(round): \(events)")
+                // A loaded machine may let the whole answer arrive before the stop is read; then it ends as
+                // usual. A stop that found the turn running always ends it as stopped.
+                let expected: FinishReason = stopped ? .stopped : .stop
+                #expect(events.last == .done(finishReason: expected, sessionID: nil), "round \(round): \(events)")
                 #expect(events.doneCount == 1, "round \(round)")
                 #expect(await chat.messages.last == .assistant(text: events.text, toolCalls: []), "round \(round)")
                 #expect(await chat.phase == .idle)

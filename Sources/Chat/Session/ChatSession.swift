@@ -88,15 +88,23 @@ public actor ChatSession {
 
     /// Stops the running turn, keeping the text so far, and waits until it has wound down. On the gateway it
     /// also asks the gateway to stop the session's run.
-    public func stop() async {
+    ///
+    /// - Returns: whether a turn was running; if so, its events end with `done` reason `stopped`.
+    @discardableResult
+    public func stop() async -> Bool {
         guard let task = running else {
-            return
+            return false
         }
         task.cancel()
         if provider.runsToolsServerSide, let session = liveSessionID ?? state.sessionID {
-            try? await provider.stopGatewaySession(sessionID: session, using: client)
+            // In a task of its own so that the caller's cancellation (a watcher that is torn down once the turn
+            // ends) cannot abort the request that tells the gateway to stop.
+            let provider = provider
+            let client = client
+            await Task { try? await provider.stopGatewaySession(sessionID: session, using: client) }.value
         }
         await task.value
+        return true
     }
 
     /// Uses another model from the next call on.

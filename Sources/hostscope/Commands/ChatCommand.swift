@@ -197,13 +197,14 @@ struct ChatCommand: AsyncParsableCommand {
             }
             guard resumed != nil else {
                 throw Output.fail(
-                    "no stored conversation \(resume) in \(databasePath ?? "the database"); `hostscope chat sessions` lists them",
+                    "no stored conversation \(resume) in \(databasePath ?? "the database"); "
+                        + "`hostscope chat sessions` lists them",
                     .usage)
             }
         }
         let setup: ChatSetup
         do {
-            setup = try makeSetup(resumed: resumed, store: store)
+            setup = try makeSetup(resumed: resumed)
         } catch let error as ChatSetupError {
             try? await store?.close()
             throw Output.fail(error.message, error.status)
@@ -230,7 +231,7 @@ struct ChatCommand: AsyncParsableCommand {
     }
 
     /// Everything a chat needs, resolved from the options (and the stored conversation when resuming).
-    private func makeSetup(resumed: StoredConversation?, store: StorageDatabase?) throws -> ChatSetup {
+    private func makeSetup(resumed: StoredConversation?) throws -> ChatSetup {
         let stored = resumed?.session
         let kind = provider ?? stored.flatMap { ProviderKind(rawValue: $0.provider) } ?? .openAI
         let sameProvider = stored.map { $0.provider == kind.rawValue } ?? false
@@ -262,7 +263,8 @@ struct ChatCommand: AsyncParsableCommand {
         let hostName = host ?? stored?.host ?? "local"
         if let stored, host != nil, hostName != stored.host {
             throw ChatSetupError(
-                "conversation \(stored.id) was about \(stored.host); resume it without --host or with --host \(stored.host)",
+                "conversation \(stored.id) was about \(stored.host); resume it without --host or with "
+                    + "--host \(stored.host)",
                 .usage)
         }
         let resolved: ResolvedHost
@@ -291,8 +293,7 @@ struct ChatCommand: AsyncParsableCommand {
             provider: ChatProvider(configuration),
             model: model ?? (sameProvider ? stored?.model : nil) ?? Self.defaultModel(kind), systemPrompt: systemPrompt,
             tools: HostTools(host: resolved, root: rootDirectory), header: header,
-            configuration: ChatSession.Configuration(maxIterations: maxIterations),
-            stores: store != nil)
+            configuration: ChatSession.Configuration(maxIterations: maxIterations))
     }
 }
 
@@ -314,7 +315,6 @@ struct ChatSetup: Sendable {
     var tools: HostTools
     var header: ChatHeader
     var configuration: ChatSession.Configuration
-    var stores: Bool
 }
 
 // MARK: - chat sessions
@@ -352,7 +352,8 @@ enum ChatSessionsText {
     static func table(_ sessions: [StoredChatSession]) -> String {
         guard !sessions.isEmpty else { return "no conversations yet\n" }
         var out =
-            "ID            UPDATED (UTC)        HOST                 MODEL                     TURNS  TOOLS  TOKENS IN/OUT   COST      FIRST QUESTION\n"
+            "ID            UPDATED (UTC)        HOST                 MODEL                     TURNS  TOOLS  "
+            + "TOKENS IN/OUT   COST      FIRST QUESTION\n"
         for session in sessions {
             let updated = String(Timestamp.format(session.updatedAt).prefix(19)).replacingOccurrences(
                 of: "T", with: " ")

@@ -206,6 +206,8 @@ struct ChatConsole {
             }
         }
         watcher.cancel()
+        // A /stop it is carrying out finishes first (the gateway's DELETE included).
+        await watcher.value
         state.withLock { $0.streaming = nil }
         let elapsed = ContinuousClock.now - started
         let usage = await session.totalUsage

@@ -62,13 +62,13 @@ actor ChatRun {
 
     /// The conversation as it would be stored now.
     func conversation() async -> StoredConversation {
-        collectFinishedTurns(model: await session.model)
+        collectFinishedTurns()
         return ChatHistory.stored(
             header, model: await session.model, systemPrompt: await session.systemPrompt,
             transcript: await session.transcript, turns: turns, updatedAt: Date())
     }
 
-    private func collectFinishedTurns(model: String) {
+    private func collectFinishedTurns() {
         for finished in observer.takeFinishedTurns() {
             turns.removeAll { $0.turn == finished.summary.turn }
             turns.append(
@@ -106,9 +106,11 @@ actor ChatRun {
     func runOnce(_ message: String, jsonl: Bool) async -> Int32 {
         let session = session
         let stopped = Atomic<Bool>(false)
+        let stopping = Mutex<Task<Void, Never>?>(nil)
         let signals = SignalWatcher { _ in
             stopped.store(true, ordering: .relaxed)
-            Task { await session.stop() }
+            let task = Task { _ = await session.stop() }
+            stopping.withLock { $0 = task }
         }
         defer { signals.cancel() }
         let styled = Output.stdoutIsTerminal && !jsonl
@@ -137,6 +139,8 @@ actor ChatRun {
             let tail = renderer.finish()
             Output.write(tail + (wroteText ? "\n" : ""))
         }
+        // The stream ends as soon as the stop cancels it; the gateway's DELETE may still be on its way.
+        await stopping.withLock { $0 }?.value
         await save()
         if stopped.load(ordering: .relaxed) { return 130 }
         guard let summary = await session.lastTurn else { return ExitStatus.chat.rawValue }
