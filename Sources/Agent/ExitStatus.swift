@@ -17,6 +17,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// `hostscope files`: a remote path could not be read (missing, permission denied, outside
     /// `--root`, a symbolic link loop, changed while read).
     case file = 8
+    /// `hostscope chat`: the language model provider failed or refused the turn (API key, model name, rate
+    /// limit, server error, timeout, a stream that broke off) or the tool loop hit its limit.
+    case chat = 9
 
     public init(_ kind: FailureKind) {
         switch kind {

@@ -18,7 +18,7 @@ struct Hostscope: AsyncParsableCommand {
         version: HostscopeVersion.string,
         subcommands: [
             SnapshotCommand.self, WatchCommand.self, HistoryCommand.self, FilesCommand.self, TraceCommand.self,
-            ParseCommand.self,
+            ChatCommand.self, ParseCommand.self,
         ])
 
     static func main() async {

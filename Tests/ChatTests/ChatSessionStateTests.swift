@@ -236,4 +236,31 @@ struct ChatSessionStateTests {
             #expect(next.sessionID == "sess_9")
         }
     }
+
+    @Test("A restored transcript continues: its messages go out, turn numbers go on, unfinished calls are closed")
+    func restore() throws {
+        var first = ChatSessionState(model: "m")
+        _ = try first.startTurn("one")
+        _ = first.receive(.text("answer"))
+        _ = first.receive(.usage(ChatUsage(inputTokens: 10, outputTokens: 2, costUSD: 0.5)))
+        _ = first.receive(.done(finishReason: .stop, sessionID: nil))
+        var transcript = first.transcript
+        transcript.timeline = [
+            ToolCallRecord(
+                call: ToolCall(id: "c1", name: "t", input: .object([:])), status: .running, turn: 1, runsRemotely: false
+            )
+        ]
+        var second = ChatSessionState(model: "m")
+        try second.restore(transcript)
+        #expect(second.timeline.map(\.status) == [.error])
+        #expect(second.totalUsage == ChatUsage(inputTokens: 10, outputTokens: 2, costUSD: 0.5))
+        let actions = try second.startTurn("two")
+        #expect(second.turnCount == 2)
+        guard case .callModel(let request) = actions.first else {
+            Issue.record("no model call: \(actions)")
+            return
+        }
+        #expect(request.messages == [.user("one"), .assistant(text: "answer", toolCalls: []), .user("two")])
+        #expect(throws: ChatError.self) { try second.restore(transcript) }
+    }
 }

@@ -2,6 +2,7 @@ import Chat
 import CurlHTTP
 import Foundation
 import OrderedJSON
+import Synchronization
 import TestSupport
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 struct ChatSessionTests {
     private func session(
         _ mock: MockLLM, _ kind: ProviderKind, model: String, tools: TestTools? = TestTools(),
-        observer: RecordingObserver? = nil, headers: HTTPHeaders = [:],
+        observer: (any ChatObserver)? = nil, headers: HTTPHeaders = [:],
         configuration: ChatSession.Configuration = ChatSession.Configuration()
     ) -> ChatSession {
         ChatSession(
@@ -269,6 +270,37 @@ struct ChatSessionTests {
         }
     }
 
+    @Test("Stops under CPU load end the events with done(stopped), nothing after it; the kept answer is what was shown")
+    func stopsUnderLoad() async throws {
+        // The race this guards against: a chunk is handed to the turn's task just before `stop()` cancels it,
+        // and the task, seeing itself cancelled, ended the turn and then still emitted that chunk's text after
+        // `done`. Only a busy machine widens that window enough to hit it, so the test makes the load itself;
+        // the frames come 1 ms apart so that a chunk is nearly always on its way when the stop lands.
+        let load = CPULoad(threads: 3)
+        defer { load.stop() }
+        try await MockLLM.run { mock in
+            for round in 0..<100 {
+                let kind: ProviderKind = round.isMultiple(of: 2) ? .openAI : .anthropic
+                let chat = session(mock, kind, model: "mock-slow", headers: ["X-Mock-Interval-Ms": "1"])
+                var events: [ChatEvent] = []
+                var stopped = false
+                for await event in await chat.send("count") {
+                    events.append(event)
+                    if events.count == 1 + round % 4 {
+                        stopped = await chat.stop()
+                    }
+                }
+                // A loaded machine may let the whole answer arrive before the stop is read; then it ends as
+                // usual. A stop that found the turn running always ends it as stopped.
+                let expected: FinishReason = stopped ? .stopped : .stop
+                #expect(events.last == .done(finishReason: expected, sessionID: nil), "round \(round): \(events)")
+                #expect(events.doneCount == 1, "round \(round)")
+                #expect(await chat.messages.last == .assistant(text: events.text, toolCalls: []), "round \(round)")
+                #expect(await chat.phase == .idle)
+            }
+        }
+    }
+
     @Test("No secret reaches events, errors, the timeline or the server's log in a whole session")
     func secretsStayOut() async throws {
         try await MockLLM.run { mock in
@@ -283,5 +315,26 @@ struct ChatSessionTests {
             #expect(!everything.contains(MockLLM.apiKey))
             #expect(lines.contains { $0.contains("\"kind\":\"auth\"") })
         }
+    }
+}
+
+/// Threads that keep every core busy until stopped, to give a test the scheduling of a loaded machine.
+final class CPULoad: Sendable {
+    private let running = Atomic<Bool>(true)
+
+    init(threads: Int) {
+        for _ in 0..<threads {
+            let thread = Thread { [self] in
+                var spin: UInt64 = 0
+                while running.load(ordering: .relaxed) {
+                    spin &+= 1
+                }
+            }
+            thread.start()
+        }
+    }
+
+    func stop() {
+        running.store(false, ordering: .relaxed)
     }
 }

@@ -20,6 +20,12 @@ public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     /// A mirror without the secret, so `dump` cannot show it.
     public var customMirror: Mirror { Mirror(self, children: ["origin": origin]) }
 
+    /// Hands the key to `register`, for a redaction list that scrubs it from everything printed or traced (and
+    /// for nothing else).
+    public func registerForRedaction(_ register: (String) -> Void) {
+        register(secret)
+    }
+
     /// Replaces every occurrence of the key in `text` (a server may echo it in an error) by `REDACTED`.
     public func scrub(_ text: String) -> String {
         guard secret.utf8.count >= 4, text.contains(secret) else {

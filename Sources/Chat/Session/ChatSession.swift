@@ -54,6 +54,12 @@ public actor ChatSession {
 
     /// The conversation so far.
     public var messages: [ChatMessage] { state.messages }
+    /// The conversation, timeline and totals, to store and continue later.
+    public var transcript: ChatTranscript {
+        var transcript = state.transcript
+        transcript.sessionID = sessionID
+        return transcript
+    }
     /// Every tool call of the session.
     public var timeline: [ToolCallRecord] { state.timeline }
     /// Token usage (and cost, when known) over the session.
@@ -82,15 +88,23 @@ public actor ChatSession {
 
     /// Stops the running turn, keeping the text so far, and waits until it has wound down. On the gateway it
     /// also asks the gateway to stop the session's run.
-    public func stop() async {
+    ///
+    /// - Returns: whether a turn was running; if so, its events end with `done` reason `stopped`.
+    @discardableResult
+    public func stop() async -> Bool {
         guard let task = running else {
-            return
+            return false
         }
         task.cancel()
         if provider.runsToolsServerSide, let session = liveSessionID ?? state.sessionID {
-            try? await provider.stopGatewaySession(sessionID: session, using: client)
+            // In a task of its own so that the caller's cancellation (a watcher that is torn down once the turn
+            // ends) cannot abort the request that tells the gateway to stop.
+            let provider = provider
+            let client = client
+            await Task { try? await provider.stopGatewaySession(sessionID: session, using: client) }.value
         }
         await task.value
+        return true
     }
 
     /// Uses another model from the next call on.
@@ -101,6 +115,12 @@ public actor ChatSession {
     /// Sets or removes the system prompt.
     public func setSystemPrompt(_ text: String?) {
         state.setSystemPrompt(text)
+    }
+
+    /// Continues a stored conversation (see ``ChatSessionState/restore(_:)``).
+    public func restore(_ transcript: ChatTranscript) throws(ChatError) {
+        try state.restore(transcript)
+        liveSessionID = transcript.sessionID
     }
 
     /// Forgets the conversation (not the totals or the timeline).
@@ -168,11 +188,11 @@ public actor ChatSession {
         }
     }
 
+    /// Carries out actions in order. Work that has not started yet (a model call, a tool) is skipped once the
+    /// turn is stopped, and `run` winds the turn down afterwards; actions that report what already happened
+    /// (events, span ends) are always carried out, so nothing is emitted after the turn's `done`.
     private func perform(_ actions: [ChatSessionAction], _ context: inout TurnContext) async {
         for action in actions {
-            if Task.isCancelled, state.phase != .idle {
-                await perform(state.stop(), &context)
-            }
             switch action {
             case .emit(let event):
                 context.continuation.yield(event)
@@ -209,6 +229,16 @@ public actor ChatSession {
         var usage: ChatUsage?
         var error: ChatError?
         while let event = await iterator.next(isolation: self) {
+            if Task.isCancelled {
+                // `stop()` ran while this event was on its way (a chunk delivered just before the cancellation
+                // reached the transfer). The turn is over: the event is dropped, so the answer kept is exactly
+                // the text already handed out, and `run` ends the turn with `done` reason `stopped`.
+                observer?.modelCallEnded(
+                    call, span: span,
+                    outcome: ModelCallOutcome(
+                        finishReason: .stopped, usage: usage, error: error, sessionID: liveSessionID))
+                return
+            }
             if let session = iterator.sessionID {
                 liveSessionID = session
             }

@@ -109,6 +109,32 @@ public struct ChatSessionState: Sendable {
         self.configuration = configuration
     }
 
+    /// The conversation, timeline and totals, to store and continue later.
+    public var transcript: ChatTranscript {
+        ChatTranscript(
+            messages: messages, timeline: timeline, totalUsage: totalUsage, turnCount: turnCount, sessionID: sessionID)
+    }
+
+    /// Continues a stored conversation: its messages, timeline, totals and turn numbers replace the current
+    /// ones. Calls that were still requested or running when it was stored are marked as never finished.
+    public mutating func restore(_ transcript: ChatTranscript) throws(ChatError) {
+        try requireIdle("continue another conversation")
+        messages = transcript.messages
+        timeline = transcript.timeline.map { record in
+            var record = record
+            switch record.status {
+            case .requested: record.status = .notRun
+            case .running: record.status = .error
+            default: break
+            }
+            return record
+        }
+        totalUsage = transcript.totalUsage
+        anyCost = transcript.totalUsage.costUSD != nil
+        turnCount = transcript.turnCount
+        sessionID = transcript.sessionID
+    }
+
     /// The number of the running turn, if one is running.
     public var currentTurn: Int? { turn?.number }
 
@@ -311,12 +337,16 @@ public struct ChatSessionState: Sendable {
                 messages.append(.assistant(text: turn.text, toolCalls: []))
             }
             markNotRun(turn.requested, turn: turn.number)
-            for index in timeline.indices
-            where timeline[index].turn == turn.number && timeline[index].runsRemotely
-                && timeline[index].status == .running
-            {
-                timeline[index].status = .error
-                timeline[index].output = "stopped by the user"
+            for index in timeline.indices where timeline[index].turn == turn.number && timeline[index].runsRemotely {
+                switch timeline[index].status {
+                case .running:
+                    timeline[index].status = .error
+                    timeline[index].output = "stopped by the user"
+                case .requested:
+                    timeline[index].status = .notRun
+                default:
+                    break
+                }
             }
         case .runningTools:
             var actions: [ChatSessionAction] = []

@@ -82,4 +82,19 @@ public struct TurnSummary: Sendable, Equatable {
     public var error: ChatError?
     /// The gateway session, when there is one.
     public var sessionID: String?
+
+    /// Creates a summary.
+    public init(
+        turn: Int, finishReason: FinishReason, modelCalls: Int, usage: ChatUsage?, toolCalls: Int,
+        malformedFrames: Int, error: ChatError?, sessionID: String?
+    ) {
+        self.turn = turn
+        self.finishReason = finishReason
+        self.modelCalls = modelCalls
+        self.usage = usage
+        self.toolCalls = toolCalls
+        self.malformedFrames = malformedFrames
+        self.error = error
+        self.sessionID = sessionID
+    }
 }

@@ -61,6 +61,78 @@ enum StorageSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("4-chat") { db in
+            // Conversations of `hostscope chat`. Times are milliseconds since the Unix epoch (UTC). No column
+            // holds a credential: API keys stay in the environment or the credentials file they came from.
+            try db.execute(
+                sql: """
+                    CREATE TABLE chat_session (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        host TEXT NOT NULL,
+                        provider TEXT NOT NULL,
+                        model TEXT NOT NULL,
+                        base_url TEXT,
+                        system_prompt TEXT,
+                        root TEXT,
+                        gateway_session_id TEXT,
+                        title TEXT,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        turns INTEGER NOT NULL DEFAULT 0,
+                        input_tokens INTEGER NOT NULL DEFAULT 0,
+                        output_tokens INTEGER NOT NULL DEFAULT 0,
+                        cost_usd REAL
+                    );
+                    CREATE INDEX chat_session_updated ON chat_session (updated_at);
+                    CREATE TABLE chat_message (
+                        session_id TEXT NOT NULL REFERENCES chat_session (id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+                        content TEXT NOT NULL,
+                        tool_calls TEXT,
+                        tool_call_id TEXT,
+                        tool_name TEXT,
+                        is_error INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (session_id, position)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE chat_tool_call (
+                        session_id TEXT NOT NULL REFERENCES chat_session (id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        turn INTEGER NOT NULL,
+                        call_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        input TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        runs_remotely INTEGER NOT NULL DEFAULT 0,
+                        duration_ms REAL,
+                        exit_code INTEGER,
+                        output TEXT,
+                        output_bytes INTEGER,
+                        was_cut INTEGER NOT NULL DEFAULT 0,
+                        trace_id TEXT,
+                        span_id TEXT,
+                        PRIMARY KEY (session_id, position)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX chat_tool_call_span ON chat_tool_call (span_id);
+                    CREATE TABLE chat_turn (
+                        session_id TEXT NOT NULL REFERENCES chat_session (id) ON DELETE CASCADE,
+                        turn INTEGER NOT NULL,
+                        model TEXT NOT NULL,
+                        finish_reason TEXT NOT NULL,
+                        model_calls INTEGER NOT NULL,
+                        tool_calls INTEGER NOT NULL,
+                        input_tokens INTEGER,
+                        output_tokens INTEGER,
+                        cost_usd REAL,
+                        error_kind TEXT,
+                        error_message TEXT,
+                        trace_id TEXT,
+                        span_id TEXT,
+                        finished_at INTEGER NOT NULL,
+                        PRIMARY KEY (session_id, turn)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }()
 }
