@@ -87,7 +87,7 @@ public actor SpanPersister {
         do {
             // In a task of its own: a write is never abandoned half-way because the caller was cancelled
             // (a watch ending on Ctrl-C still stores its last spans).
-            try await Task { try await database.spans.insert(spans, incrementing: counters) }.value
+            _ = try await Task { try await database.spans.insert(spans, incrementing: counters) }.value
             writtenSpans += pending.count
             pending.removeAll(keepingCapacity: true)
             pendingMissed = 0
