@@ -101,9 +101,10 @@ public struct SSHTestServer: Sendable {
         }
     }
 
-    /// Stops a dedicated server and its agent.
+    /// Stops a dedicated server and its agent, and removes its directory.
     public func stop() {
         Self.run(["/bin/bash", Self.harnessScript, "stop", directory])
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     static var harnessScript: String { Repository.root.appendingPathComponent("Scripts/sshd-harness.sh").path }
@@ -125,7 +126,20 @@ public struct SSHTestServer: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        guard posix_spawn(&pid, arguments[0], &actions, nil, &argv, &envp) == 0 else { return -1 }
+        // The daemons must die of the harness's SIGTERM: a test runner thread may block signals,
+        // and a spawned child inherits the mask of the thread that spawned it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        guard posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, &envp) == 0 else { return -1 }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             if errno != EINTR { return -1 }

@@ -2,7 +2,9 @@
 """The Python comparison for the watch benchmark: an asyncssh loop doing what `hostscope watch`
 does — one persistent connection per host, the same probe every interval on every host at
 fixed-rate ticks, the output parsed into snapshot fields (CPU from /proc/stat deltas between
-ticks, memory, load, disks, network, processes) and written as NDJSON.
+ticks, memory, load, disks, network, processes) and written as NDJSON. As hostscope's ticks do,
+the probe reads only the kernel's counters, and the command lines and owners of the ten busiest
+processes come from a second small command, once per process (pid and start time).
 
     asyncssh_watch.py HOSTS.txt KEY KNOWN_HOSTS USER EVERY_S FOR_S OUT.ndjson
 """
@@ -19,9 +21,30 @@ duration = float(duration)
 
 PROBE = (
     "export LC_ALL=C LANG=C; cd / 2>/dev/null; echo @@sample; grep -aH '' /proc/uptime /proc/stat /proc/net/dev "
-    "/proc/diskstats /proc/meminfo /proc/loadavg /proc/[0-9]*/stat /proc/[0-9]*/cmdline 2>/dev/null; "
-    "echo @@owners; ls -ldn /proc/[0-9]* 2>/dev/null; echo @@df; df -kPT; echo @@dfi; df -iP; echo @@end"
+    "/proc/diskstats /proc/meminfo /proc/loadavg /proc/[0-9]*/stat 2>/dev/null; "
+    "echo @@df; df -kPT; echo @@dfi; df -iP; echo @@end"
 )
+
+
+def details_command(pids):
+    cmdlines = " ".join(f"/proc/{pid}/cmdline" for pid in pids)
+    directories = " ".join(f"/proc/{pid}" for pid in pids)
+    return (f"export LC_ALL=C LANG=C; echo @@cmdline; grep -aH '' {cmdlines} 2>/dev/null; "
+            f"echo @@owners; ls -ldn {directories} 2>/dev/null; echo @@end")
+
+
+def parse_details(text):
+    commands, owners, section = {}, {}, None
+    for line in text.split("\n"):
+        if line.startswith("@@"):
+            section = line[2:]
+        elif section == "cmdline" and line.startswith("/proc/"):
+            path, _, content = line.partition(":")
+            commands[int(path.split("/")[2])] = content.rstrip("\0").replace("\0", " ")
+        elif section == "owners" and line:
+            fields = line.split()
+            owners[int(fields[-1].rsplit("/", 1)[1])] = fields[2]
+    return {pid: (commands.get(pid), user) for pid, user in owners.items()}
 
 
 def parse(text, previous):
@@ -51,7 +74,7 @@ def parse(text, previous):
             record = " ".join(lines)
             close = record.rfind(")")
             tail = record[close + 2:].split()
-            processes[int(record.split(" ", 1)[0])] = int(tail[11]) + int(tail[12])
+            processes[int(record.split(" ", 1)[0])] = (int(tail[11]) + int(tail[12]), int(tail[19]))
     disks = []
     for l in sections.get("df", [])[1:]:
         parts = l.split()
@@ -67,14 +90,32 @@ def parse(text, previous):
         total = sum(deltas[:8]) or 1
         snapshot["cpu_busy_percent"] = 100 * (total - deltas[3] - deltas[4]) / total
         seconds = uptime - previous["uptime"] or 1
-        busiest = sorted(((ticks - previous["processes"].get(pid, ticks)) / seconds, pid)
-                         for pid, ticks in processes.items())[-10:]
-        snapshot["top_pids"] = [pid for _, pid in busiest]
+        busiest = sorted(((ticks - previous["processes"].get(pid, (ticks, 0))[0]) / seconds, pid)
+                         for pid, (ticks, _) in processes.items())[-10:]
+    else:  # no rates yet: the processes with the most CPU time so far
+        busiest = sorted((ticks, pid) for pid, (ticks, _) in processes.items())[-10:]
+    snapshot["top_pids"] = [pid for _, pid in busiest]
     return snapshot, {"cpu": cpu, "uptime": uptime, "processes": processes}
+
+
+async def with_details(connection, snapshot, processes, known):
+    """Fills the command and user of the ten busiest processes, asking only for unknown ones."""
+    for pid in [pid for pid, entry in known.items() if processes.get(pid, (0, None))[1] != entry[0]]:
+        del known[pid]
+    pids = snapshot.get("top_pids", [])
+    missing = [pid for pid in pids if pid not in known]
+    if missing:
+        result = await connection.run(details_command(missing))
+        for pid, detail in parse_details(result.stdout).items():
+            if pid in processes:
+                known[pid] = (processes[pid][1], detail)
+    snapshot["processes"] = [{"pid": pid, "command": known[pid][1][0] if pid in known else None,
+                              "user": known[pid][1][1] if pid in known else None} for pid in pids]
 
 
 async def watch(name, port, start, out_file):
     previous = None
+    known = {}
     connection = await asyncssh.connect("127.0.0.1", port=port, username=user, client_keys=[key],
                                         known_hosts=known_hosts, agent_path=None)
     tick = 0
@@ -88,6 +129,8 @@ async def watch(name, port, start, out_file):
         try:
             result = await asyncio.wait_for(connection.run(PROBE), timeout=every * 0.8)
             snapshot, previous = parse(result.stdout, previous)
+            await asyncio.wait_for(with_details(connection, snapshot, previous["processes"], known),
+                                   timeout=every * 0.8)
             snapshot.update(host=name, collected_at=stamp)
         except Exception as error:  # noqa: BLE001 - every tick yields a record
             snapshot = {"host": name, "collected_at": stamp, "error": str(error)}
