@@ -56,7 +56,9 @@ public enum LinuxProcProbe {
             throw ParseError(source: "probe", message: "no /proc samples in the output: is this a Linux host?")
         }
         var result = LinuxProbeResult()
-        result.probePID = output.section("self").flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        result.probePID = output.section("self").flatMap { TextScanning.lines($0).first }.flatMap {
+            Int($0.trimmingBlanks())
+        }
         var commandLines: [Int: String] = [:]
         for sampleText in sampleTexts {
             var files: [String: String] = [:]

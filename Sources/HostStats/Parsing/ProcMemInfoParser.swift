@@ -36,14 +36,21 @@ public enum ProcMemInfoParser {
         return stats
     }
 
-    /// Every `Key: value [kB]` line, in bytes (`kB` is KiB here); lines without a unit are
-    /// counts, and lines of any other shape are not meminfo's and are left out.
+    /// The lines read; the other fifty-odd are skipped before their numbers are read.
+    static let keys = [
+        "MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "SReclaimable", "SwapTotal", "SwapFree",
+    ]
+
+    /// The `Key: value [kB]` lines of ``keys``, in bytes (`kB` is KiB here); lines without a unit
+    /// are counts, and lines of any other shape are not meminfo's and are left out.
     static func fields(_ text: String) -> [String: UInt64] {
         var values: [String: UInt64] = [:]
         for line in TextScanning.lines(text) {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let key = String(line[..<colon].trimmingBlanks())
-            let rest = TextScanning.fields(line[line.index(after: colon)...])
+            let utf8 = line.utf8
+            guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = Substring(utf8[..<colon]).trimmingBlanks()
+            guard let key = keys.first(where: { name == $0 }) else { continue }
+            let rest = TextScanning.fields(Substring(utf8[utf8.index(after: colon)...]))
             guard let first = rest.first, let number = UInt64(first) else { continue }
             if rest.count == 2, rest[1] == "kB" {
                 values[key] = number.multipliedReportingOverflow(by: 1024).partialValue

@@ -11,22 +11,23 @@ public enum ProcNetDevParser {
         var transmit: [Substring] = []
         var interfaces: [NetworkInterfaceStats] = []
         for (index, line) in TextScanning.lines(text).enumerated() {
-            if line.contains("|") {
-                let groups = line.split(separator: "|", omittingEmptySubsequences: false)
+            let utf8 = line.utf8
+            if utf8.contains(UInt8(ascii: "|")) {
+                let groups = utf8.split(separator: UInt8(ascii: "|"), omittingEmptySubsequences: false).map(Substring.init)
                 if groups.count == 3, groups[1].contains("bytes") {
                     receive = TextScanning.fields(groups[1])
                     transmit = TextScanning.fields(groups[2])
                 }
                 continue
             }
-            guard let colon = line.firstIndex(of: ":") else { continue }
+            guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { continue }
             guard !receive.isEmpty else {
                 throw .unexpected(
                     source: source, "no `face |bytes packets …` header line", expected: "`cat /proc/net/dev`",
                     text: text, line: index + 1)
             }
             let name = String(line[..<colon].trimmingBlanks())
-            let values = TextScanning.fields(line[line.index(after: colon)...])
+            let values = TextScanning.fields(Substring(utf8[utf8.index(after: colon)...]))
             guard values.count == receive.count + transmit.count else {
                 throw ParseError(
                     source: source,

@@ -14,8 +14,10 @@ public enum ProcStatParser {
     public static func parseSamples(_ text: String) throws(ParseError) -> [CPUCounters] {
         var samples: [CPUCounters] = []
         for (index, line) in TextScanning.lines(text).enumerated() {
+            guard let first = TextScanning.firstField(line), first.utf8.starts(with: "cpu".utf8) || first == "btime"
+            else { continue }
             let fields = TextScanning.fields(line)
-            guard let key = fields.first else { continue }
+            let key = fields[0]
             if key == "cpu" {
                 samples.append(CPUCounters(total: try ticks(fields, line: index + 1)))
             } else if key.hasPrefix("cpu"), let core = Int(key.dropFirst(3)) {

@@ -52,47 +52,71 @@ public enum TextScanning {
 
     /// Splits on runs of ASCII spaces and tabs.
     public static func fields(_ line: Substring) -> [Substring] {
-        var result: [Substring] = []
-        let utf8 = line.utf8
-        var start: Substring.UTF8View.Index?
-        var index = utf8.startIndex
-        while index < utf8.endIndex {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
-                if let begin = start {
-                    result.append(Substring(utf8[begin..<index]))
-                    start = nil
-                }
-            } else if start == nil {
-                start = index
-            }
-            index = utf8.index(after: index)
-        }
-        if let begin = start { result.append(Substring(utf8[begin..<utf8.endIndex])) }
-        return result
+        fieldRanges(line).map { line[$0] }
     }
 
     public static func fields(_ line: String) -> [Substring] {
         fields(line[...])
     }
 
+    /// The first field of `line`, without splitting the rest (a `/proc/stat` `intr` line holds
+    /// thousands of counters that most readers skip).
+    public static func firstField(_ line: Substring) -> Substring? {
+        let utf8 = line.utf8
+        guard let start = utf8.firstIndex(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else {
+            return nil
+        }
+        let end = utf8[start...].firstIndex(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
+        return Substring(utf8[start..<(end ?? utf8.endIndex)])
+    }
+
     /// Where each field of `fields(_:)` lies in the line, so that a parser can take the text
     /// between or after fields exactly as written (mount points, argument lists).
+    ///
+    /// Scans the UTF-8 bytes (a blank is one ASCII byte, never part of a longer character), so
+    /// the ranges fall on character boundaries as written.
     public static func fieldRanges(_ line: Substring) -> [Range<Substring.Index>] {
+        let utf8 = line.utf8
+        let fast = utf8.withContiguousStorageIfAvailable { buffer -> [Range<Substring.Index>] in
+            var ranges: [Range<Substring.Index>] = []
+            var start = -1
+            var previous = (offset: 0, index: utf8.startIndex)
+            func index(_ offset: Int) -> Substring.Index {
+                let index = utf8.index(previous.index, offsetBy: offset - previous.offset)
+                previous = (offset, index)
+                return index
+            }
+            for offset in 0..<buffer.count {
+                let byte = buffer[offset]
+                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                    if start >= 0 {
+                        let lower = index(start)
+                        ranges.append(lower..<index(offset))
+                        start = -1
+                    }
+                } else if start < 0 {
+                    start = offset
+                }
+            }
+            if start >= 0 { ranges.append(index(start)..<utf8.endIndex) }
+            return ranges
+        }
+        if let fast { return fast }
         var ranges: [Range<Substring.Index>] = []
         var start: Substring.Index?
-        var index = line.startIndex
-        while index < line.endIndex {
-            let blank = line[index] == " " || line[index] == "\t"
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            let blank = byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
             if blank, let begin = start {
                 ranges.append(begin..<index)
                 start = nil
             } else if !blank, start == nil {
                 start = index
             }
-            index = line.index(after: index)
+            index = utf8.index(after: index)
         }
-        if let begin = start { ranges.append(begin..<line.endIndex) }
+        if let begin = start { ranges.append(begin..<utf8.endIndex) }
         return ranges
     }
 
