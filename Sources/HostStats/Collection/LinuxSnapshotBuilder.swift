@@ -90,7 +90,8 @@ public enum LinuxSnapshotBuilder {
         let table = Dictionary((result.processTable ?? []).map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
         let probe = result.probePID
         let samples = current.processes.filter { $0.pid != probe && $0.ppid != probe }
-        var rows: [ProcessStats] = samples.map { sample in
+        // Ranked on plain figures first; rows are built only for the `count` kept.
+        var ranked: [(cpu: Double?, rss: UInt64?, sample: ProcessSample, listed: ProcessStats?)] = samples.map { sample in
             var cpu: Double?
             if let elapsed, let before = earlierTicks[sample.pid], before.startTimeTicks == sample.startTimeTicks,
                 sample.cpuTicks >= before.cpuTicks
@@ -98,24 +99,31 @@ public enum LinuxSnapshotBuilder {
                 cpu = Double(sample.cpuTicks - before.cpuTicks) / ticksPerSecond / elapsed * 100
             }
             let listed = table[sample.pid]
-            let rss = listed?.rssBytes
-            let command = listed.map(\.command).flatMap { $0.isEmpty ? nil : $0 } ?? "[\(sample.comm)]"
-            return ProcessStats(
-                pid: sample.pid, ppid: sample.ppid, user: listed?.user, cpuPercent: cpu,
-                memoryPercent: rss.flatMap { rss in totalMemory.map { Double(rss) / Double($0) * 100 } },
-                rssBytes: rss, command: command)
+            return (cpu, listed?.rssBytes, sample, listed)
         }
-        if rows.isEmpty, let listed = result.processTable {
-            // No /proc/PID/stat (a restricted /proc): fall back to ps alone, without CPU.
-            rows = listed.filter { $0.pid != probe && $0.ppid != probe }
-        }
-        rows.sort { left, right in
-            let leftCPU = left.cpuPercent ?? -1
-            let rightCPU = right.cpuPercent ?? -1
+        func precedes(_ left: (cpu: Double?, rss: UInt64?, pid: Int), _ right: (cpu: Double?, rss: UInt64?, pid: Int))
+            -> Bool
+        {
+            let leftCPU = left.cpu ?? -1
+            let rightCPU = right.cpu ?? -1
             if leftCPU != rightCPU { return leftCPU > rightCPU }
-            if (left.rssBytes ?? 0) != (right.rssBytes ?? 0) { return (left.rssBytes ?? 0) > (right.rssBytes ?? 0) }
+            if (left.rss ?? 0) != (right.rss ?? 0) { return (left.rss ?? 0) > (right.rss ?? 0) }
             return left.pid < right.pid
         }
-        return Array(rows.prefix(count))
+        if ranked.isEmpty, let listed = result.processTable {
+            // No /proc/PID/stat (a restricted /proc): fall back to ps alone, without CPU.
+            let rows = listed.filter { $0.pid != probe && $0.ppid != probe }
+            return Array(
+                rows.sorted { precedes(($0.cpuPercent, $0.rssBytes, $0.pid), ($1.cpuPercent, $1.rssBytes, $1.pid)) }
+                    .prefix(count))
+        }
+        ranked.sort { precedes(($0.cpu, $0.rss, $0.sample.pid), ($1.cpu, $1.rss, $1.sample.pid)) }
+        return ranked.prefix(count).map { entry in
+            let command = entry.listed.map(\.command).flatMap { $0.isEmpty ? nil : $0 } ?? "[\(entry.sample.comm)]"
+            return ProcessStats(
+                pid: entry.sample.pid, ppid: entry.sample.ppid, user: entry.listed?.user, cpuPercent: entry.cpu,
+                memoryPercent: entry.rss.flatMap { rss in totalMemory.map { Double(rss) / Double($0) * 100 } },
+                rssBytes: entry.rss, command: command)
+        }
     }
 }
