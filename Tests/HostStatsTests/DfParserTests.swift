@@ -45,6 +45,20 @@ struct StatvfsTruth {
         }
     }
 
+    @Test func aGNUOutputTableWithSizesAndInodesIsRefusedNotMisread() {
+        let text = """
+            Filesystem              Type     1K-blocks     Used    Avail Use%   Inodes  IUsed Mounted on
+            /dev/vda                ext4     264212084 17346808 81718804  18% 16777216 449675 /
+
+            """
+        #expect {
+            try DfParser.parse(text)
+        } throws: { error in
+            let message = (error as? ParseError)?.description ?? ""
+            return message.contains("df --output") && message.contains("df -kPT")
+        }
+    }
+
     @Test func inodeFiguresAgreeWithStatvfs() throws {
         let disks = try DfParser.parse(FixtureText.read("generated/debian12-edge/df_i_P.txt")).value
         for truth in try StatvfsTruth.read("generated/debian12-edge/stat_f_statvfs.txt") where truth.path != "/" {

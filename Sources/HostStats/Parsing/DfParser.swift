@@ -41,7 +41,7 @@ public enum DfParser {
                 warnings.append("df reported: \(trimmed)")
                 continue
             }
-            if let layout = header(trimmed) {
+            if let layout = try header(trimmed, line: index) {
                 tables.append((layout, []))
                 continue
             }
@@ -59,7 +59,7 @@ public enum DfParser {
             // A mount point wrapped onto its own line (BusyBox, narrow terminals).
             if row.mount.isEmpty, index < lines.count {
                 let next = lines[index].trimmingBlanks()
-                if next.hasPrefix("/"), header(next) == nil, TextScanning.fields(next).count == 1 {
+                if next.hasPrefix("/"), TextScanning.fields(next).count == 1 {
                     row.mount = String(next)
                     index += 1
                 }
@@ -112,7 +112,7 @@ public enum DfParser {
     }
 
     /// The layout a header line announces, or `nil` when the line is not a df header.
-    private static func header(_ line: Substring) -> Layout? {
+    private static func header(_ line: Substring, line number: Int) throws(ParseError) -> Layout? {
         let words = TextScanning.fields(line)
         guard words.count >= 4, !words.contains(where: { UInt64($0) != nil }) else { return nil }
         let lower = words.map { $0.lowercased() }
@@ -130,6 +130,15 @@ public enum DfParser {
             return TextScanning.scaledSize(Substring(size))
         }
         guard lower.contains(where: { known.contains($0) }) || !blockSizes.isEmpty else { return nil }
+        if lower.contains("inodes") && !blockSizes.isEmpty {
+            // GNU `df --output=…` puts sizes and inode counts in one table, in any order: read by
+            // the fixed layouts above, its figures would land in the wrong fields.
+            throw ParseError(
+                source: source,
+                message: "sizes and inode counts in one table (GNU `df --output=…`) are not read; "
+                    + "capture `df -kPT` and `df -iP` instead",
+                line: number)
+        }
         let inodesOnly = lower.contains("inodes") || (lower.contains("iuse%") && blockSizes.isEmpty)
         var blockBytes = blockSizes.first
         if inodesOnly { blockBytes = 1 }
