@@ -54,14 +54,14 @@ import argparse
 import ipaddress
 import json
 import os
-import select
-import signal
 import socket
 import sys
 import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from test_server_common import blackhole, client_gone, exit_on_signals, watch_stdin
 
 SECRET_FRAGMENTS = ("auth", "token", "secret", "password", "api-key", "apikey", "api_key", "cookie", "session",
                     "credential", "signature")
@@ -113,17 +113,6 @@ class State:
         with self.lock:
             self.requests = []
             self.sessions = {}
-
-
-def client_gone(sock):
-    """True when the peer closed its side (readable with no data), without consuming request bytes."""
-    try:
-        readable, _, _ = select.select([sock], [], [], 0)
-        if not readable:
-            return False
-        return sock.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):
-        return True
 
 
 def split_frames(data):
@@ -555,38 +544,6 @@ class Server(ThreadingHTTPServer):
         # A client that hangs up mid-stream is part of the tests, not a server failure.
         if self.verbose:
             super().handle_error(request, client_address)
-
-
-def blackhole(host, family):
-    """A listening socket whose accept queue is full, so further SYNs are dropped and connects hang."""
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.bind((host, 0))
-    listener.listen(0)
-    port = listener.getsockname()[1]
-    fillers = []
-    for _ in range(4):
-        filler = socket.socket(family, socket.SOCK_STREAM)
-        filler.setblocking(False)
-        try:
-            filler.connect((host, port))
-        except BlockingIOError:
-            pass
-        fillers.append(filler)
-    time.sleep(0.2)
-    return listener, fillers, port
-
-
-def watch_stdin():
-    while sys.stdin.buffer.read(4096):
-        pass
-    os._exit(0)
-
-
-def exit_on_signals():
-    """Exit on SIGTERM and SIGINT even when started with them blocked or ignored: tests stop servers by pid."""
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
 
 
 def main(argv=None):
