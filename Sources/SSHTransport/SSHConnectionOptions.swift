@@ -110,6 +110,10 @@ public struct SSHConnectionInfo: Sendable, Equatable {
     public var hostKeyStatus: HostKeyStatus
     /// The authentication that succeeded: `publickey` with its source, or `password`.
     public var authMethod: String
+    /// The cipher negotiated for data from the server, e.g. `aes128-ctr`.
+    public var cipher: String = ""
+    /// The MAC negotiated for data from the server, e.g. `hmac-sha2-256`.
+    public var mac: String = ""
     public var tcpConnectDuration: Duration
     public var handshakeDuration: Duration
     public var authDuration: Duration

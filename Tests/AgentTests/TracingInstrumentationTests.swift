@@ -63,6 +63,7 @@ import Tracing
         #expect(phases[0].endNanoseconds == phases[1].startNanoseconds)
         #expect(phases[1].endNanoseconds == phases[2].startNanoseconds)
         #expect(phases[1].durationNanoseconds > 0)
+        #expect(phases[1].attributes["hostscope.ssh.cipher"] == "aes128-ctr")
         #expect(phases[2].durationNanoseconds > 0)
 
         let execs = spans.filter { $0.name == "ssh exec" }

@@ -102,6 +102,58 @@ struct SFTPTree {
         }
     }
 
+    @Test func aStreamDeliversTheWholeFileThroughASlowConsumer() async throws {
+        try await withSSHSession(harnessOptions(server)) { session in
+            let file = try await session.openFile(SFTPPath(tree.root + "/large.bin"))
+            try await file.seek(to: 123)
+            // Small chunks and one buffered chunk: reading pauses for the consumer again and again.
+            let stream = file.stream(readSize: 64 * 1024, chunkBytes: 100_000, bufferedChunks: 1)
+            var bytes: [UInt8] = []
+            var chunks = 0
+            while let chunk = try await stream.next() {
+                #expect(chunk.count <= 100_000)
+                bytes += chunk.bytes
+                chunks += 1
+                if chunks % 5 == 0 {
+                    // Meanwhile other SFTP requests on the session go through.
+                    #expect(try await session.stat(SFTPPath(tree.root)).type == .directory)
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            #expect(bytes == Array(tree.large.dropFirst(123)))
+            #expect(chunks >= 20)
+            #expect(try await stream.next() == nil)
+            await file.close()
+        }
+    }
+
+    @Test func aCancelledOrDroppedStreamLeavesTheSessionUsable() async throws {
+        try await withSSHSession(harnessOptions(server)) { session in
+            let file = try await session.openFile(SFTPPath(tree.root + "/large.bin"))
+            let stream = file.stream(readSize: 32 * 1024, chunkBytes: 64 * 1024, bufferedChunks: 2)
+            let first = try #require(try await stream.next())
+            #expect(first.bytes == Array(tree.large.prefix(first.count)))
+            stream.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await stream.next() }
+
+            let again = try await session.openFile(SFTPPath(tree.root + "/large.bin"))
+            do {
+                let dropped = again.stream(readSize: 32 * 1024, chunkBytes: 64 * 1024, bufferedChunks: 2)
+                _ = try await dropped.next()
+            }
+            // Both read-aheads ended; the subsystem answers other requests and a fresh read.
+            #expect(try await session.stat(SFTPPath(tree.root + "/hello.txt")).size == 12)
+            let hello = try await session.openFile(SFTPPath(tree.root + "/hello.txt"))
+            var whole: [UInt8] = []
+            let helloStream = hello.stream()
+            while let chunk = try await helloStream.next() { whole += chunk.bytes }
+            #expect(whole == Array("hello\nworld\n".utf8))
+            await hello.close()
+            await again.close()
+            await file.close()
+        }
+    }
+
     @Test func missingAndForbiddenPathsGiveTheirSFTPStatus() async throws {
         try await withSSHSession(harnessOptions(server)) { session in
             do {

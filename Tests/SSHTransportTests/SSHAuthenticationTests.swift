@@ -39,6 +39,9 @@ final class RecordingSecrets: Sendable {
         let session = try await SSHSession.connect(harnessOptions(server, identities: [server.keyPath]))
         #expect(session.info.authMethod.contains("id_ed25519"))
         #expect(session.info.hostKeyType == "ssh-ed25519")
+        // OpenSSH's own first choice among libssh2's ciphers, not libssh2's aes256-ctr.
+        #expect(session.info.cipher == "aes128-ctr")
+        #expect(session.info.mac.hasPrefix("hmac-"))
         await session.close()
     }
 

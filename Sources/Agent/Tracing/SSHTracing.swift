@@ -83,6 +83,8 @@ enum SSHTracing {
         phase("ssh handshake", parent: span, from: handshakeStart, to: authStart) { child in
             child.setAttribute("hostscope.ssh.host_key.type", value: .string(info.hostKeyType))
             child.setAttribute("hostscope.ssh.host_key.fingerprint", value: .string(info.hostKeyFingerprint))
+            if !info.cipher.isEmpty { child.setAttribute("hostscope.ssh.cipher", value: .string(info.cipher)) }
+            if !info.mac.isEmpty { child.setAttribute("hostscope.ssh.mac", value: .string(info.mac)) }
         }
         phase("ssh auth", parent: span, from: authStart, to: end) { child in
             child.setAttribute("hostscope.ssh.auth.method", value: .string(info.authMethod))

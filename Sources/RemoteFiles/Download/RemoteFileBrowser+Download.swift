@@ -102,35 +102,28 @@ extension RemoteFileBrowser {
         }
 
         let readSize = max(32 * 1024, options.readSize)
-        // One read is always in flight while the previous chunk is hashed and written.
-        var inFlight: Task<[UInt8], any Error>? = Task { try await file.read(maxBytes: readSize) }
-        defer { inFlight?.cancel() }
+        // The session thread reads ahead into its own buffers while chunks are hashed and written.
+        let stream = file.stream(readSize: readSize, chunkBytes: 2 * readSize)
+        defer { stream.cancel() }
         do {
-            while let current = inFlight {
-                let chunk: [UInt8]
+            while true {
+                let chunk: SFTPReadChunk
                 do {
-                    chunk = try await current.value
+                    guard let next = try await stream.next() else { break }
+                    chunk = next
                 } catch {
-                    inFlight = nil
                     throw await explain(error, operation: "download", path: resolved.display, remote: resolved.remote)
                 }
-                if chunk.isEmpty {
-                    inFlight = nil
-                    break
+                try chunk.withUnsafeBytes { bytes in
+                    try local.write(bytes)
+                    if options.checksum { hasher.update(bytes.assumingMemoryBound(to: UInt8.self)) }
                 }
-                inFlight = Task { try await file.read(maxBytes: readSize) }
-                try local.write(chunk)
-                if options.checksum { hasher.update(chunk) }
                 offset += UInt64(chunk.count)
                 recorder.bytes = offset - resumedFrom
                 options.progress?(offset, size)
             }
         } catch let error as RemoteFilesError {
-            if let pending = inFlight {
-                pending.cancel()
-                _ = try? await pending.value
-                inFlight = nil
-            }
+            stream.cancel()
             local.closeKeeping()
             if error.code == .connectionLost || error.code == .timeout {
                 throw RemoteFilesError(
@@ -170,6 +163,17 @@ final class LocalPartialFile {
     let finalPath: String
     let host: String
     private var descriptor: Int32 = -1
+    /// The file's size so far, and how much of it has been handed to writeback.
+    private var written: UInt64 = 0
+    private var flushed: UInt64 = 0
+    private static let writebackStep: UInt64 = 8 << 20
+    /// Linux's `sync_file_range`, which Glibc's module map hides behind _GNU_SOURCE.
+    private static let syncFileRange: (@convention(c) (Int32, off_t, off_t, UInt32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, off_t, off_t, UInt32) -> Int32).self)
+    }()
+    /// SYNC_FILE_RANGE_WRITE: start writeback of the range's dirty pages without waiting.
+    private static let syncFileRangeWrite: UInt32 = 2
 
     init(path: String, finalPath: String, host: String) {
         self.path = path
@@ -223,17 +227,26 @@ final class LocalPartialFile {
         guard ftruncate(descriptor, off_t(keeping)) == 0, lseek(descriptor, off_t(keeping), SEEK_SET) >= 0 else {
             throw failure("write")
         }
+        written = keeping
+        flushed = keeping
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 throw failure("write")
             }
             offset += written
+        }
+        written += UInt64(bytes.count)
+        if written - flushed >= Self.writebackStep {
+            // Start writing back what the download has so far, so that the `fsync` before the
+            // rename waits for the last few megabytes only, not for the whole file.
+            _ = Self.syncFileRange?(descriptor, off_t(flushed), off_t(written - flushed), Self.syncFileRangeWrite)
+            flushed = written
         }
     }
 

@@ -33,6 +33,13 @@ protocol LoopOperation: AnyObject, Sendable {
     func abandon(_ error: SSHError)
     /// Asks for cancellation; may be called from any thread.
     func requestCancel()
+    /// True while the operation waits for its consumer, not for the socket: the loop then
+    /// sleeps until woken instead of polling the socket on its behalf.
+    var isWaitingForConsumer: Bool { get }
+}
+
+extension LoopOperation {
+    var isWaitingForConsumer: Bool { false }
 }
 
 /// A cancellation flag set from any thread and read by the loop thread.

@@ -185,6 +185,7 @@ final class SessionLoop: @unchecked Sendable {
         }
         self.session = session
         libssh2_session_set_blocking(session, 1)
+        LibSSH2.preferOpenSSHCiphers(session)
 
         let handshakeStart = ContinuousClock.now
         libssh2_session_set_timeout(session, remainingMilliseconds(until: deadline))
@@ -207,10 +208,13 @@ final class SessionLoop: @unchecked Sendable {
         if let interval = options.keepaliveInterval {
             libssh2_keepalive_config(session, 1, UInt32(max(1, interval.components.seconds)))
         }
-        return SSHConnectionInfo(
+        var info = SSHConnectionInfo(
             remoteAddress: connection.address, serverBanner: banner, hostKeyType: verified.keyType,
             hostKeyFingerprint: verified.fingerprint, hostKeyStatus: verified.status, authMethod: method,
             tcpConnectDuration: tcpDuration, handshakeDuration: handshakeDuration, authDuration: authDuration)
+        info.cipher = libssh2_session_methods(session, LIBSSH2_METHOD_CRYPT_SC).map { String(cString: $0) } ?? ""
+        info.mac = libssh2_session_methods(session, LIBSSH2_METHOD_MAC_SC).map { String(cString: $0) } ?? ""
+        return info
     }
 
     private func remainingMilliseconds(until deadline: ContinuousClock.Instant) -> Int {
@@ -307,8 +311,8 @@ final class SessionLoop: @unchecked Sendable {
             if let wakeAt {
                 timeout = Int32(max(0, ContinuousClock.now.duration(to: wakeAt).roundedUpMilliseconds))
             }
-            if operations.isEmpty {
-                // Idle: watch only for the peer closing. Unread data (a keepalive reply) stays
+            if operations.allSatisfy(\.isWaitingForConsumer) {
+                // Idle (or only waiting for consumers to catch up): watch only for the peer closing. Unread data (a keepalive reply) stays
                 // in the socket until the next operation lets libssh2 read it.
                 descriptors[0].events = Self.pollReadHangUp
             } else {
@@ -338,7 +342,7 @@ final class SessionLoop: @unchecked Sendable {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(wakeReader, &drain, drain.count) > 0 {}
             }
-            if operations.isEmpty,
+            if operations.allSatisfy(\.isWaitingForConsumer),
                 descriptors[0].revents & (Self.pollReadHangUp | Int16(POLLHUP | POLLERR)) != 0
             {
                 return broken(SSHError(.sessionClosed, "\(options.displayName): the server closed the connection"))
