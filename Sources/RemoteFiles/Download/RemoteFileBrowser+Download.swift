@@ -115,8 +115,14 @@ extension RemoteFileBrowser {
                     throw await explain(error, operation: "download", path: resolved.display, remote: resolved.remote)
                 }
                 try chunk.withUnsafeBytes { bytes in
-                    try local.write(bytes)
-                    if options.checksum { hasher.update(bytes.assumingMemoryBound(to: UInt8.self)) }
+                    // Slices that fit in the core's cache: hashed, then written while still there.
+                    var start = 0
+                    while start < bytes.count {
+                        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + Self.sliceBytes)])
+                        if options.checksum { hasher.update(slice.assumingMemoryBound(to: UInt8.self)) }
+                        try local.write(slice)
+                        start += slice.count
+                    }
                 }
                 offset += UInt64(chunk.count)
                 recorder.bytes = offset - resumedFrom
@@ -145,6 +151,9 @@ extension RemoteFileBrowser {
             remotePath: resolved.display, localPath: finalPath, bytes: offset, resumedFrom: resumedFrom,
             sha256: options.checksum ? hasher.finalize() : nil)
     }
+
+    /// How much of a chunk is hashed and written at a time.
+    static let sliceBytes = 256 * 1024
 
     /// `destination` itself, or `destination/name` when it is a directory (or ends with `/`).
     static func finalLocalPath(_ destination: String, remoteName: [UInt8]) -> String {
