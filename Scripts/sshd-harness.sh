@@ -16,6 +16,8 @@
 #   - known_hosts holding the server's key for [127.0.0.1]:PORT
 #   - an ssh-agent on DIR/agent.sock holding id_ed25519
 #   - the user's password in password.txt (root only: a non-root sshd cannot check passwords)
+#   - root only: a second sshd on KBDINT_PORT that takes the password only through
+#     keyboard-interactive (PAM), as PAM-only servers, macOS and the BSDs do
 set -euo pipefail
 
 command=${1:-}
@@ -27,12 +29,21 @@ fi
 
 stop() {
     local pidfile
-    for pidfile in "$dir/sshd.pid" "$dir/agent.pid"; do
+    for pidfile in "$dir/sshd.pid" "$dir/sshd-kbdint.pid" "$dir/agent.pid"; do
         if [[ -f "$pidfile" ]]; then
             kill "$(cat "$pidfile")" 2>/dev/null || true
             rm -f "$pidfile"
         fi
     done
+}
+
+# Waits up to 5 s for the sshd writing pid file $1 to accept connections on port $2.
+wait_listening() {
+    for _ in $(seq 1 100); do
+        if [[ -s "$1" ]] && (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then return 0; fi
+        sleep 0.05
+    done
+    return 1
 }
 
 free_port() {
@@ -58,10 +69,7 @@ if [[ "$command" == resume-sshd ]]; then
     sshd_bin=$(command -v sshd || echo /usr/sbin/sshd)
     "$sshd_bin" -f "$dir/sshd_config" -E "$dir/sshd.log"
     port=$(awk '/^Port /{print $2}' "$dir/sshd_config")
-    for _ in $(seq 1 100); do
-        if [[ -s "$dir/sshd.pid" ]] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then exit 0; fi
-        sleep 0.05
-    done
+    wait_listening "$dir/sshd.pid" "$port" && exit 0
     echo "sshd did not start again; see $dir/sshd.log" >&2
     exit 1
 fi
@@ -152,18 +160,27 @@ Subsystem sftp internal-sftp
 EOF
 
 "$sshd_bin" -f "$dir/sshd_config" -E "$dir/sshd.log"
-for _ in $(seq 1 100); do
-    if [[ -s "$dir/sshd.pid" ]] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-        break
-    fi
-    sleep 0.05
-done
-if [[ ! -s "$dir/sshd.pid" ]]; then
+if ! wait_listening "$dir/sshd.pid" "$port"; then
     echo "sshd did not start; see $dir/sshd.log" >&2
     exit 1
 fi
 
 echo "[127.0.0.1]:$port $(cut -d' ' -f1-2 "$dir/ssh_host_ed25519_key.pub")" >"$dir/known_hosts"
+
+kbdint_port=
+if [[ $password_auth == yes && -f /etc/pam.d/sshd ]]; then
+    kbdint_port=$(free_port)
+    sed -e "s/^Port .*/Port $kbdint_port/" -e "s|^PidFile .*|PidFile $dir/sshd-kbdint.pid|" \
+        -e 's/^PasswordAuthentication .*/PasswordAuthentication no/' \
+        -e 's/^KbdInteractiveAuthentication .*/KbdInteractiveAuthentication yes/' \
+        -e 's/^UsePAM .*/UsePAM yes/' "$dir/sshd_config" >"$dir/sshd_kbdint_config"
+    "$sshd_bin" -f "$dir/sshd_kbdint_config" -E "$dir/sshd-kbdint.log"
+    if ! wait_listening "$dir/sshd-kbdint.pid" "$kbdint_port"; then
+        echo "the keyboard-interactive sshd did not start; see $dir/sshd-kbdint.log" >&2
+        exit 1
+    fi
+    echo "[127.0.0.1]:$kbdint_port $(cut -d' ' -f1-2 "$dir/ssh_host_ed25519_key.pub")" >>"$dir/known_hosts"
+fi
 
 rm -f "$dir/agent.sock"
 eval "$(ssh-agent -s -a "$dir/agent.sock")" >/dev/null
@@ -177,5 +194,6 @@ HOSTSCOPE_TEST_SSH_PORT=$port
 HOSTSCOPE_TEST_SSH_USER=$user
 HOSTSCOPE_TEST_SSH_HOME=$home
 HOSTSCOPE_TEST_SSH_PASSWORD_AUTH=$password_auth
+HOSTSCOPE_TEST_SSH_KBDINT_PORT=$kbdint_port
 EOF
 echo "sshd listening on 127.0.0.1:$port for user $user (pid $(cat "$dir/sshd.pid")); environment in $dir/env"

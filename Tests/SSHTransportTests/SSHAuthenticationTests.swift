@@ -74,6 +74,31 @@ final class RecordingSecrets: Sendable {
         #expect(error?.message.contains("encrypted and no passphrase given") == true)
     }
 
+    @Test func aPAMOnlyServerTakesThePasswordThroughKeyboardInteractive() async throws {
+        guard let port = server.keyboardInteractivePort, let password = server.password else {
+            // The harness starts that server only as root: a non-root sshd cannot check passwords.
+            try #require(getuid() != 0, "the harness started no keyboard-interactive sshd")
+            return
+        }
+        var options = harnessOptions(server, identities: [], secrets: RecordingSecrets(password: password).provider)
+        options.port = port
+        let session = try await SSHSession.connect(options)
+        #expect(session.info.authMethod == "keyboard-interactive")
+        #expect(try await session.exec("echo in", timeout: .seconds(10)).stdout == Array("in\n".utf8))
+        await session.close()
+
+        let wrong = "wrong-\(password)-marker"
+        options.secrets = RecordingSecrets(password: wrong).provider
+        let error = await connectError(options)
+        #expect(error?.code == .auth)
+        #expect(error?.message.contains("keyboard-interactive (password refused)") == true)
+        #expect(error?.message.contains(wrong) == false)
+
+        options.secrets = nil
+        let none = await connectError(options)
+        #expect(none?.message.contains("keyboard-interactive (no password given; use --password-env VAR)") == true)
+    }
+
     @Test(.enabled(if: getuid() == 0, "a non-root sshd cannot check passwords"))
     func passwordAuthenticationWorksAndThePasswordNeverAppearsInErrors() async throws {
         let password = try #require(server.password)

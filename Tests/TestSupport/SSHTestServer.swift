@@ -13,6 +13,9 @@ public struct SSHTestServer: Sendable {
     public let home: String
     /// Password authentication works only when the harness runs as root.
     public let passwordAuthentication: Bool
+    /// A second sshd of the harness that takes the password only through keyboard-interactive
+    /// (PAM); nil when the harness could not start one (not root).
+    public var keyboardInteractivePort: Int? = nil
 
     public var keyPath: String { directory + "/id_ed25519" }
     public var encryptedKeyPath: String { directory + "/id_ed25519_pass" }
@@ -75,9 +78,11 @@ public struct SSHTestServer: Sendable {
         else {
             throw HarnessError(description: "incomplete harness environment in \(directory)")
         }
-        return SSHTestServer(
+        var server = SSHTestServer(
             directory: directory, host: host, port: port, user: user, home: home,
             passwordAuthentication: values["HOSTSCOPE_TEST_SSH_PASSWORD_AUTH"] == "yes")
+        server.keyboardInteractivePort = values["HOSTSCOPE_TEST_SSH_KBDINT_PORT"].flatMap { Int($0) }
+        return server
     }
 
     /// A server of its own, for tests that stop and restart it; stop it with ``stop()``.

@@ -54,9 +54,17 @@ struct Authenticator {
             }
         }
 
-        if methods.contains("password") && options.allowPassword {
-            if let method = try authenticateWithPassword(session, attempts: &attempts) { return method }
-        } else if !methods.contains("password") && !methods.contains("publickey") {
+        let interactive = methods.contains("keyboard-interactive")
+        if (methods.contains("password") || interactive) && options.allowPassword {
+            // The same password through `password` when offered, else through keyboard-interactive
+            // (PAM-only servers, macOS, the BSDs). Not both: a refused password would only be
+            // refused again, and count twice against the server's MaxAuthTries and fail2ban.
+            if methods.contains("password") {
+                if let method = try authenticateWithPassword(session, attempts: &attempts) { return method }
+            } else if let method = try authenticateInteractively(session, attempts: &attempts) {
+                return method
+            }
+        } else if !methods.contains("password") && !methods.contains("publickey") && !interactive {
             attempts.append(
                 Attempt(source: "server", outcome: "offers only \(methods.sorted().joined(separator: ", ")), which hostscope does not support"))
         }
@@ -167,6 +175,38 @@ struct Authenticator {
         return nil
     }
 
+    /// keyboard-interactive with the password: every hidden prompt that asks for a password (or
+    /// the one hidden prompt of a round) gets it; anything else (a one-time code, a question) is
+    /// answered empty and named in the error, since hostscope has no one to ask.
+    private func authenticateInteractively(_ session: OpaquePointer, attempts: inout [Attempt]) throws(SSHError)
+        -> String?
+    {
+        guard let password = options.secrets?(.password(user: options.user, host: options.hostName)) else {
+            attempts.append(Attempt(source: "keyboard-interactive", outcome: "no password given; use --password-env VAR"))
+            return nil
+        }
+        let responder = InteractiveResponder(password: password.reveal)
+        let abstract = libssh2_session_abstract(session)
+        let previous = abstract?.pointee
+        abstract?.pointee = Unmanaged.passUnretained(responder).toOpaque()
+        let result = options.user.withCString { user in
+            libssh2_userauth_keyboard_interactive_ex(session, user, UInt32(strlen(user)), interactiveResponse)
+        }
+        abstract?.pointee = previous
+        withExtendedLifetime(responder) {}
+        if result == 0 { return "keyboard-interactive" }
+        try throwIfTransportBroken(session, result)
+        if let prompt = responder.unanswered.first {
+            attempts.append(
+                Attempt(
+                    source: "keyboard-interactive",
+                    outcome: "the server asked \"\(prompt)\", which only a person can answer; use a key instead"))
+        } else {
+            attempts.append(Attempt(source: "keyboard-interactive", outcome: "password refused"))
+        }
+        return nil
+    }
+
     /// OpenSSH 8.8 and later refuse `ssh-rsa` (SHA-1) signatures by default.
     private var serverRequiresSHA2: Bool {
         guard let banner = serverBanner, let range = banner.range(of: "OpenSSH_") else { return false }
@@ -197,3 +237,64 @@ struct Authenticator {
         return path
     }
 }
+
+/// What the keyboard-interactive callback answers with, reached through the session's abstract
+/// pointer while `libssh2_userauth_keyboard_interactive_ex` runs on the session's thread.
+private final class InteractiveResponder {
+    let password: String
+    /// Rounds that asked for the password so far: a server that keeps asking has refused it.
+    var passwordRounds = 0
+    /// Prompts that were not for a password, for the error message.
+    var unanswered: [String] = []
+
+    init(password: String) {
+        self.password = password
+    }
+
+    /// The answer to one prompt of a round, or nil to answer empty.
+    func answer(prompt: String, hidden: Bool, hiddenPromptsInRound: Int) -> String? {
+        let asksPassword = prompt.lowercased().contains("password") || prompt.lowercased().contains("passphrase")
+        guard hidden, asksPassword || hiddenPromptsInRound == 1 else {
+            unanswered.append(prompt.trimmingCharacters(in: .whitespaces))
+            return nil
+        }
+        return password
+    }
+}
+
+/// libssh2's keyboard-interactive callback: fills `responses` with malloc'ed answers, which
+/// libssh2 frees.
+private let interactiveResponse:
+    @convention(c) (
+        UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, Int32, Int32,
+        UnsafePointer<LIBSSH2_USERAUTH_KBDINT_PROMPT>?, UnsafeMutablePointer<LIBSSH2_USERAUTH_KBDINT_RESPONSE>?,
+        UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) -> Void = { _, _, _, _, count, prompts, responses, abstract in
+        guard count > 0, let prompts, let responses, let context = abstract?.pointee else { return }
+        let responder = Unmanaged<InteractiveResponder>.fromOpaque(context).takeUnretainedValue()
+        let texts = (0..<Int(count)).map { index -> (text: String, hidden: Bool) in
+            let prompt = prompts[index]
+            let bytes = prompt.text.map {
+                UnsafeRawBufferPointer(start: $0, count: Int(prompt.length)).map { $0 }
+            } ?? []
+            return (String(decoding: bytes, as: UTF8.self), prompt.echo == 0)
+        }
+        let hiddenCount = texts.filter(\.hidden).count
+        var gavePassword = false
+        for (index, prompt) in texts.enumerated() {
+            var answer = responder.answer(prompt: prompt.text, hidden: prompt.hidden, hiddenPromptsInRound: hiddenCount)
+            if answer != nil {
+                gavePassword = true
+                // A third round asking again: the password was refused; stop feeding it.
+                if responder.passwordRounds >= 2 { answer = nil }
+            }
+            let utf8 = Array((answer ?? "").utf8)
+            let copy = malloc(max(1, utf8.count))!.assumingMemoryBound(to: CChar.self)
+            utf8.withUnsafeBufferPointer { bytes in
+                if let base = bytes.baseAddress { memcpy(copy, base, utf8.count) }
+            }
+            responses[index].text = copy
+            responses[index].length = UInt32(utf8.count)
+        }
+        if gavePassword { responder.passwordRounds += 1 }
+    }
