@@ -73,7 +73,7 @@ struct ChatConsole {
         }
         await chat.save()
         let id = await chat.header.id
-        if await chat.store != nil {
+        if chat.store != nil {
             Output.write(dim("conversation \(id) stored; continue it with: hostscope chat --resume \(id)") + "\n")
         }
     }
