@@ -129,7 +129,6 @@ extension RemoteFileBrowser {
                 options.progress?(offset, size)
             }
         } catch let error as RemoteFilesError {
-            stream.cancel()
             local.closeKeeping()
             if error.code == .connectionLost || error.code == .timeout {
                 throw RemoteFilesError(
