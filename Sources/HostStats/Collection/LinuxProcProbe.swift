@@ -29,14 +29,20 @@ public enum LinuxProcProbe {
             script += "\(marker)sample; grep -aH '' \(counters) /proc/[0-9]*/stat 2>/dev/null; "
             script += "sleep \(formatSeconds(sampleSeconds)); "
         }
-        script += "\(marker)sample; grep -aH '' \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
-        script += processDetails ? "/proc/[0-9]*/cmdline 2>/dev/null; " : "2>/dev/null; "
+        // df runs beside grep, not after it: its rows reach grep through a pipe and come out last,
+        // as the file `(standard input)`. GNU df prints sizes and inodes in one run; other dfs
+        // take two.
+        script += "\(marker)sample; { \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
+        script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; } | "
+        script += "grep -aH '' \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
+        script += processDetails ? "/proc/[0-9]*/cmdline - 2>/dev/null; " : "- 2>/dev/null; "
         if processDetails { script += "\(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; " }
-        // GNU df prints sizes and inodes in one run; other dfs take two.
-        script += "\(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
-        script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; \(marker)end"
+        script += "\(marker)end"
         return script
     }
+
+    /// The name grep gives the file it reads from its standard input.
+    static let standardInput = "(standard input)"
 
     /// `0.25`, not `0.25000000000000000`; `sleep` wants a plain decimal.
     static func formatSeconds(_ seconds: Double) -> String {
@@ -60,6 +66,8 @@ public enum LinuxProcProbe {
             Int($0.trimmingBlanks())
         }
         var commandLines: [Int: String] = [:]
+        // df's rows, piped through grep (see ``command(sampleSeconds:nonce:processDetails:)``).
+        var piped: String?
         for sampleText in sampleTexts {
             var files: [String: String] = [:]
             var processes: [ProcessSample] = []
@@ -70,6 +78,8 @@ public enum LinuxProcProbe {
                     if let sample = try? ProcPidStatParser.sample(file.text[...], line: 1) { processes.append(sample) }
                 } else if let pid = pid(in: file.path, file: "cmdline") {
                     commandLines[pid] = commandLine(file.text)
+                } else if file.path == Self.standardInput {
+                    piped = file.text
                 } else {
                     files[file.path] = file.text + "\n"
                 }
@@ -116,14 +126,16 @@ public enum LinuxProcProbe {
             }
         }
 
-        if let text = output.section("dfoutput"), !text.isEmpty {
+        // Older probes printed df's sections straight to the output; keep reading those.
+        let dfSections = piped.map { ProbeOutput($0 + "\n", nonce: output.nonce) } ?? output
+        if let text = dfSections.section("dfoutput"), !text.isEmpty {
             do {
                 result.disks = try parseDfOutput(text)
             } catch {
                 result.warnings.append(error.description)
             }
         }
-        if let text = output.section("df") {
+        if let text = dfSections.section("df") {
             do {
                 // Stacked mounts are shown once, as GNU df does, without a warning on every tick.
                 let parsed = try DfParser.parse(text, reportingStackedMounts: false)
@@ -133,7 +145,7 @@ public enum LinuxProcProbe {
                 result.warnings.append(error.description)
             }
         }
-        if let text = output.section("dfi"), var disks = result.disks,
+        if let text = dfSections.section("dfi"), var disks = result.disks,
             let inodes = try? DfParser.parse(text, reportingStackedMounts: false).value
         {
             disks = joinInodes(inodes, into: disks)

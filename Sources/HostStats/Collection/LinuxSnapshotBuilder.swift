@@ -78,6 +78,20 @@ public enum LinuxSnapshotBuilder {
         return String(name)
     }
 
+    /// The probe's shell and every process under it (df in a subshell of a pipeline is the
+    /// shell's grandchild): their work is the probe's, not the host's.
+    static func probeProcesses(root: Int?, in processes: [ProcessSample]) -> Set<Int> {
+        guard let root else { return [] }
+        var children: [Int: [Int]] = [:]
+        for process in processes { children[process.ppid, default: []].append(process.pid) }
+        var found: Set<Int> = [root]
+        var pending = [root]
+        while let pid = pending.popLast() {
+            for child in children[pid] ?? [] where found.insert(child).inserted { pending.append(child) }
+        }
+        return found
+    }
+
     /// The processes using most CPU over the interval (then most memory), with `ps`'s user and
     /// command line joined to the kernel's tick counts by pid.
     static func topProcessList(
@@ -88,8 +102,8 @@ public enum LinuxSnapshotBuilder {
         let earlierTicks = Dictionary(
             (previous?.processes ?? []).map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
         let table = Dictionary((result.processTable ?? []).map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
-        let probe = result.probePID
-        let samples = current.processes.filter { $0.pid != probe && $0.ppid != probe }
+        let probe = probeProcesses(root: result.probePID, in: current.processes)
+        let samples = current.processes.filter { !probe.contains($0.pid) }
         // Ranked on plain figures first; rows are built only for the `count` kept.
         var ranked: [(cpu: Double?, rss: UInt64?, sample: ProcessSample, listed: ProcessStats?)] = samples.map { sample in
             var cpu: Double?
@@ -112,7 +126,7 @@ public enum LinuxSnapshotBuilder {
         }
         if ranked.isEmpty, let listed = result.processTable {
             // No /proc/PID/stat (a restricted /proc): fall back to ps alone, without CPU.
-            let rows = listed.filter { $0.pid != probe && $0.ppid != probe }
+            let rows = listed.filter { $0.pid != result.probePID && $0.ppid != result.probePID }
             return Array(
                 rows.sorted { precedes(($0.cpuPercent, $0.rssBytes, $0.pid), ($1.cpuPercent, $1.rssBytes, $1.pid)) }
                     .prefix(count))

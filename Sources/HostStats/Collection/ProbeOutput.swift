@@ -19,6 +19,8 @@ public struct ProbeOutput: Sendable {
     public private(set) var sections: [Section] = []
     /// True when the probe reached its final `@@end` marker: the output is complete.
     public private(set) var isComplete = false
+    /// The nonce of the markers this output was cut at.
+    public let nonce: String
 
     /// A fresh nonce for one probe run.
     public static func makeNonce() -> String {
@@ -31,6 +33,7 @@ public struct ProbeOutput: Sendable {
     }
 
     public init(_ text: String, nonce: String = "") {
+        self.nonce = nonce
         var text = text
         text.makeContiguousUTF8()
         let prefix = Array(Self.markerPrefix(nonce).utf8)
