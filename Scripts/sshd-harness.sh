@@ -57,10 +57,18 @@ fi
 if [[ "$command" == stop-sshd ]]; then
     if [[ -f "$dir/sshd.pid" ]]; then
         listener=$(cat "$dir/sshd.pid")
-        # The per-connection processes are the listener's children: end them too, as a host
-        # going down would.
-        pkill -KILL -P "$listener" 2>/dev/null || true
-        kill -KILL "$listener" 2>/dev/null || true
+        # The per-connection processes are the listener's descendants (monitor, session
+        # process, the user's shells): end them all, as a host going down would. A session
+        # process whose monitor alone died would go on serving its connection.
+        descendants() {
+            local child
+            for child in $(pgrep -P "$1" 2>/dev/null); do
+                echo "$child"
+                descendants "$child"
+            done
+        }
+        victims=$(descendants "$listener")
+        kill -KILL "$listener" $victims 2>/dev/null || true
         rm -f "$dir/sshd.pid"
     fi
     exit 0

@@ -4,7 +4,7 @@ public struct SSHError: Error, Sendable, Equatable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Base: String, Hashable, Sendable {
             case resolve, connect, timeout, handshake, hostKeyUnknown, hostKeyChanged, hostKeyFile, auth, config,
-                channel, sessionClosed, sftp, protocolError
+                channel, sessionClosed, sftp, protocolError, shellUnavailable
         }
         fileprivate let base: Base
 
@@ -34,6 +34,9 @@ public struct SSHError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let sftp = Code(base: .sftp)
         /// The peer broke the protocol.
         public static let protocolError = Code(base: .protocolError)
+        /// An ``SSHShell`` could not be started or has ended; the script did not run. Run it
+        /// with ``SSHSession/exec(_:timeout:outputLimit:)`` or a new shell.
+        public static let shellUnavailable = Code(base: .shellUnavailable)
 
         public var description: String { base.rawValue }
     }

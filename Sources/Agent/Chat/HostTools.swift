@@ -416,4 +416,10 @@ final class ExitStatusRecorder: CommandRunner {
         last.withLock { $0 = output.exitStatus }
         return output
     }
+
+    func runProbe(_ script: String, timeout: Duration) async throws -> CommandOutput {
+        let output = try await base.runProbe(script, timeout: timeout)
+        last.withLock { $0 = output.exitStatus }
+        return output
+    }
 }

@@ -12,7 +12,8 @@ import Tracing
 ///   method that authenticated (`hostscope.ssh.auth.method`) and the server banner; three children,
 ///   `ssh tcp connect`, `ssh handshake` (host key check included) and `ssh auth`, spanning the measured
 ///   phase durations, laid back to back so that they end when the connect does.
-/// - `ssh exec` (client): see ``CommandTracing``.
+/// - `ssh exec` (client): see ``CommandTracing``; `hostscope.ssh.exec.channel` says whether the command had
+///   a channel of its own (`exec`) or ran in the session's long-lived probe shell (`shell`).
 enum SSHTracing {
     /// Opens a session in an `ssh connect {host}` span (a child of the current context).
     static func connect(_ options: SSHConnectionOptions, maxChannels: Int) async throws -> SSHSession {
@@ -34,12 +35,32 @@ enum SSHTracing {
 
     /// Runs a command in an `ssh exec` span.
     static func exec(_ session: SSHSession, _ command: String, timeout: Duration) async throws -> SSHExecResult {
+        try await traced(command, options: session.options, via: "exec") {
+            try await session.exec(command, timeout: timeout)
+        }
+    }
+
+    /// Runs a script in a session's long-lived shell, in an `ssh exec` span like a command's, with
+    /// `hostscope.ssh.exec.channel` = `shell`.
+    static func run(
+        _ shell: SSHShell, on session: SSHSession, _ script: String, timeout: Duration
+    ) async throws -> SSHExecResult {
+        try await traced(script, options: session.options, via: "shell") {
+            try await shell.run(script, timeout: timeout)
+        }
+    }
+
+    private static func traced(
+        _ command: String, options: SSHConnectionOptions, via channel: String,
+        _ body: () async throws -> SSHExecResult
+    ) async throws -> SSHExecResult {
         try await withSpan("ssh exec", ofKind: .client) { span in
-            CommandTracing.describe(command, host: session.options.displayName, in: span)
-            span.setAttribute("server.address", value: .string(session.options.hostName))
-            span.setAttribute("server.port", value: .int(Int64(session.options.port)))
+            CommandTracing.describe(command, host: options.displayName, in: span)
+            span.setAttribute("server.address", value: .string(options.hostName))
+            span.setAttribute("server.port", value: .int(Int64(options.port)))
+            span.setAttribute("hostscope.ssh.exec.channel", value: .string(channel))
             do {
-                let result = try await session.exec(command, timeout: timeout)
+                let result = try await body()
                 CommandTracing.record(
                     CommandTracing.Outcome(
                         exitStatus: result.exitStatus, exitSignal: result.exitSignal, stdoutBytes: result.stdoutBytes,

@@ -35,4 +35,15 @@ public protocol CommandRunner: Sendable {
     /// Runs `command` (a POSIX `sh` command line) and returns its output, throwing only when
     /// the command could not be run or did not finish before `timeout`.
     func run(_ command: String, timeout: Duration) async throws -> CommandOutput
+
+    /// Runs one of the collectors' own probe scripts. A runner may keep a shell open on the host
+    /// for them, so that a probe costs no process start beyond its own commands; the script
+    /// must then not read stdin, exit, or leave background jobs writing. By default, ``run(_:timeout:)``.
+    func runProbe(_ script: String, timeout: Duration) async throws -> CommandOutput
+}
+
+extension CommandRunner {
+    public func runProbe(_ script: String, timeout: Duration) async throws -> CommandOutput {
+        try await run(script, timeout: timeout)
+    }
 }

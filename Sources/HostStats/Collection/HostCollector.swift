@@ -236,7 +236,7 @@ public actor HostCollector {
     }
 
     private func run(_ command: String) async throws -> CommandOutput {
-        let output = try await runner.run(command, timeout: options.commandTimeout)
+        let output = try await runner.runProbe(command, timeout: options.commandTimeout)
         if output.truncated {
             throw CollectionError(
                 .command, "\(host): the probe printed more than the output limit; the host's process list may be huge")

@@ -164,19 +164,8 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
                 if LibSSH2.isFatalTransportError(result) { return .sessionBroken(broken(LibSSH2.lastError(session))) }
                 machine.closeConfirmed()
             case .collectExitStatus:
-                var signal: UnsafeMutablePointer<CChar>?
-                var signalLength = 0
-                _ = libssh2_channel_get_exit_signal(channel, &signal, &signalLength, nil, nil, nil, nil)
-                var signalName: String?
-                if let signal {
-                    if signalLength > 0 {
-                        signalName = String(
-                            decoding: UnsafeRawBufferPointer(start: signal, count: signalLength), as: UTF8.self)
-                    }
-                    libssh2_free(session, signal)
-                }
-                let status = libssh2_channel_get_exit_status(channel)
-                machine.exitStatusCollected(status: signalName == nil ? status : nil, signal: signalName)
+                let exit = LibSSH2.exitStatus(of: channel, session: session)
+                machine.exitStatusCollected(status: exit.status, signal: exit.signal)
             case .freeChannel:
                 let result = libssh2_channel_free(channel)
                 if result == LibSSH2.eagain { return progressed ? .progressed : .blocked }

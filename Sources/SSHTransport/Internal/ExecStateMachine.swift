@@ -138,20 +138,27 @@ struct ExecStateMachine {
     /// Looks for the pid line among the first lines of stderr; a login shell's start-up files
     /// may print before it.
     private mutating func scanForPID() {
+        if let (pid, line) = Self.pidLine(in: stderrHead) {
+            remotePID = pid
+            stderrHead.removeSubrange(line)
+            flushStderrHead()
+            return
+        }
+        if stderrHead.count > 4096 { flushStderrHead() }
+    }
+
+    /// The pid named by the first complete pid line in `bytes`, and that line's range with its
+    /// newline.
+    static func pidLine(in bytes: [UInt8]) -> (pid: Int, line: Range<Int>)? {
         var lineStart = 0
-        while let newline = stderrHead[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
-            let line = stderrHead[lineStart..<newline]
-            if line.starts(with: Self.pidMarker),
-                let pid = Int(String(decoding: line.dropFirst(Self.pidMarker.count), as: UTF8.self))
-            {
-                remotePID = pid
-                stderrHead.removeSubrange(lineStart...newline)
-                flushStderrHead()
-                return
+        while let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+            let line = bytes[lineStart..<newline]
+            if line.starts(with: pidMarker), let pid = Int(String(decoding: line.dropFirst(pidMarker.count), as: UTF8.self)) {
+                return (pid, lineStart..<(newline + 1))
             }
             lineStart = newline + 1
         }
-        if stderrHead.count > 4096 { flushStderrHead() }
+        return nil
     }
 
     private mutating func flushStderrHead() {

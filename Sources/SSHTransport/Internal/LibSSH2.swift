@@ -52,6 +52,23 @@ enum LibSSH2 {
         }
     }
 
+    /// How a closed channel's process ended: its exit status, or the signal that killed it
+    /// (name without `SIG`), in which case the status is nil.
+    static func exitStatus(of channel: OpaquePointer?, session: OpaquePointer) -> (status: Int32?, signal: String?) {
+        var signal: UnsafeMutablePointer<CChar>?
+        var signalLength = 0
+        _ = libssh2_channel_get_exit_signal(channel, &signal, &signalLength, nil, nil, nil, nil)
+        var signalName: String?
+        if let signal {
+            if signalLength > 0 {
+                signalName = String(decoding: UnsafeRawBufferPointer(start: signal, count: signalLength), as: UTF8.self)
+            }
+            libssh2_free(session, signal)
+        }
+        let status = libssh2_channel_get_exit_status(channel)
+        return (signalName == nil ? status : nil, signalName)
+    }
+
     /// The OpenSSH name of a libssh2 host key type.
     static func hostKeyTypeName(_ type: Int32) -> String {
         switch type {

@@ -36,10 +36,14 @@ protocol LoopOperation: AnyObject, Sendable {
     /// True while the operation waits for its consumer, not for the socket: the loop then
     /// sleeps until woken instead of polling the socket on its behalf.
     var isWaitingForConsumer: Bool { get }
+    /// The pid of a process group to end on the host (a command past its deadline), handed
+    /// out once.
+    func takeKillRequest() -> Int?
 }
 
 extension LoopOperation {
     var isWaitingForConsumer: Bool { false }
+    func takeKillRequest() -> Int? { nil }
 }
 
 /// A cancellation flag set from any thread and read by the loop thread.

@@ -280,7 +280,7 @@ final class SessionLoop: @unchecked Sendable {
 
             if let error = advanceAll(session) { return broken(error) }
             let killers = operations.compactMap { operation -> ExecOperation? in
-                guard let pid = (operation as? ExecOperation)?.takeKillRequest() else { return nil }
+                guard let pid = operation.takeKillRequest() else { return nil }
                 return ExecOperation.killer(pid: pid, displayName: options.displayName)
             }
             if !killers.isEmpty {
