@@ -72,16 +72,20 @@ public enum LinuxProcProbe {
             var files: [String: String] = [:]
             var processes: [ProcessSample] = []
             commandLines = [:]
-            for file in ProbeOutput.prefixedFiles(in: sampleText) {
-                if pid(in: file.path, file: "stat") != nil {
+            ProbeOutput.forEachPrefixedFile(in: sampleText) { path, content in
+                switch processFile(path) {
+                case .stat?:
                     // A record that does not parse is a process that vanished mid-read.
-                    if let sample = try? ProcPidStatParser.sample(file.text[...], line: 1) { processes.append(sample) }
-                } else if let pid = pid(in: file.path, file: "cmdline") {
-                    commandLines[pid] = commandLine(file.text)
-                } else if file.path == Self.standardInput {
-                    piped = file.text
-                } else {
-                    files[file.path] = file.text + "\n"
+                    if let sample = try? ProcPidStatParser.sample(bytes: content, line: 1) { processes.append(sample) }
+                case .cmdline(let pid)?:
+                    commandLines[pid] = commandLine(String(decoding: content, as: UTF8.self))
+                case nil:
+                    let path = String(decoding: path, as: UTF8.self)
+                    if path == Self.standardInput {
+                        piped = String(decoding: content, as: UTF8.self)
+                    } else {
+                        files[path] = String(decoding: content, as: UTF8.self) + "\n"
+                    }
                 }
             }
             guard let uptimeText = files["/proc/uptime"], let statText = files["/proc/stat"] else {
@@ -231,6 +235,31 @@ public enum LinuxProcProbe {
             owners[pid] = UInt32(fields[2]).map { platform.userNames[$0] ?? String($0) } ?? String(fields[2])
         }
         return owners
+    }
+
+    private enum ProcessFile {
+        case stat
+        case cmdline(Int)
+    }
+
+    /// Which per-process file `path` is: `/proc/PID/stat` or `/proc/PID/cmdline`.
+    private static func processFile(_ path: UnsafeBufferPointer<UInt8>) -> ProcessFile? {
+        let prefix: StaticString = "/proc/"
+        let prefixLength = prefix.utf8CodeUnitCount
+        guard path.count > prefixLength + 2, memcmp(path.baseAddress!, prefix.utf8Start, prefixLength) == 0 else {
+            return nil
+        }
+        var value = 0
+        var index = prefixLength
+        while index < path.count, path[index] >= 48, path[index] <= 57 {
+            value = value &* 10 &+ Int(path[index] - 48)
+            index += 1
+        }
+        guard index > prefixLength, index < path.count, path[index] == UInt8(ascii: "/") else { return nil }
+        let name = UnsafeBufferPointer(rebasing: path[(index + 1)...])
+        if name.elementsEqual("stat".utf8) { return .stat }
+        if name.elementsEqual("cmdline".utf8) { return .cmdline(value) }
+        return nil
     }
 
     /// The pid of `/proc/PID/<file>`, or nil for any other path.

@@ -79,31 +79,53 @@ public struct ProbeOutput: Sendable {
     /// files in output order. grep starts every line with its file's real path, so a file's
     /// content cannot pose as another file, whatever bytes it holds.
     public static func prefixedFiles(in text: String) -> [(path: String, text: String)] {
+        var files: [(path: String, text: String)] = []
+        forEachPrefixedFile(in: text) { path, content in
+            files.append((String(decoding: path, as: UTF8.self), String(decoding: content, as: UTF8.self)))
+        }
+        return files
+    }
+
+    /// Calls `body` with each file of `grep -aH '' FILE…` output: its path and its text (lines
+    /// joined by LF, no final LF), as bytes valid only during the call. Nothing is copied into
+    /// a `String` unless the caller does so; a probe's hundreds of one-line process files are
+    /// read straight from these bytes.
+    public static func forEachPrefixedFile(
+        in text: String, _ body: (_ path: UnsafeBufferPointer<UInt8>, _ content: UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         var text = text
         text.makeContiguousUTF8()
-        var files: [(path: String, text: String)] = []
         text.utf8.withContiguousStorageIfAvailable { buffer in
             guard let base = buffer.baseAddress else { return }
-            var last: (start: Int, length: Int)?
+            var scratch: [UInt8] = []
+            scratch.reserveCapacity(4096)
+            var current: (start: Int, length: Int)?
+            func flush() {
+                guard let current else { return }
+                scratch.withUnsafeBufferPointer { content in
+                    body(UnsafeBufferPointer(start: base + current.start, count: current.length), content)
+                }
+            }
             TextScanning.forEachLine(in: buffer) { start, end in
                 guard let colon = memchr(base + start, Int32(UInt8(ascii: ":")), end - start) else { return }
                 let pathLength = UnsafeRawPointer(colon) - UnsafeRawPointer(base + start)
-                let content = String(
-                    decoding: UnsafeBufferPointer(start: base + start + pathLength + 1, count: end - start - pathLength - 1),
-                    as: UTF8.self)
+                let content = UnsafeBufferPointer(
+                    start: base + start + pathLength + 1, count: end - start - pathLength - 1)
                 // grep prints a file's lines together, so a continuation is always the last file.
-                if let previous = last, previous.length == pathLength, !files.isEmpty,
+                if let previous = current, previous.length == pathLength,
                     memcmp(base + previous.start, base + start, pathLength) == 0
                 {
-                    files[files.count - 1].text += "\n" + content
+                    scratch.append(UInt8(ascii: "\n"))
+                    scratch.append(contentsOf: content)
                 } else {
-                    let path = String(decoding: UnsafeBufferPointer(start: base + start, count: pathLength), as: UTF8.self)
-                    files.append((path, content))
-                    last = (start, pathLength)
+                    flush()
+                    current = (start, pathLength)
+                    scratch.removeAll(keepingCapacity: true)
+                    scratch.append(contentsOf: content)
                 }
             }
+            flush()
         }
-        return files
     }
 
     /// Splits the output of `head -n N FILE…` into each file's text, keyed by path. `head`

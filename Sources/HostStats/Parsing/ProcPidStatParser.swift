@@ -61,7 +61,7 @@ public enum ProcPidStatParser {
         return try outcome.get()
     }
 
-    private static func sample(bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ParseError) -> ProcessSample? {
+    static func sample(bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ParseError) -> ProcessSample? {
         func text(_ range: Range<Int>) -> String {
             String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One script's trip through a long-lived `sh`, as a value type: the text written to the
 /// shell's standard input, and the scan of both output streams for the end lines that follow
 /// the script's output.
@@ -79,30 +81,33 @@ struct ShellRequestFraming {
 
     /// The offset of the newline that starts a complete end line, with the status it names.
     private func findEnd(in buffer: [UInt8], from start: Int, withStatus: Bool) -> (Int, Int32?)? {
-        let newline = UInt8(ascii: "\n")
-        var index = start
-        while index + marker.count + 1 < buffer.count {
-            guard buffer[index] == newline,
-                buffer[(index + 1)...].starts(with: marker)
-            else {
+        buffer.withUnsafeBufferPointer { bytes -> (Int, Int32?)? in
+            guard let base = bytes.baseAddress else { return nil }
+            let newline = UInt8(ascii: "\n")
+            var index = start
+            while index + marker.count + 1 < bytes.count {
+                guard let found = memchr(base + index, Int32(newline), bytes.count - index) else { return nil }
+                index = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+                let after = index + 1 + marker.count
+                guard after < bytes.count, memcmp(base + index + 1, marker, marker.count) == 0 else {
+                    index += 1
+                    continue
+                }
+                if !withStatus {
+                    if bytes[after] == newline { return (index, nil) }
+                } else if bytes[after] == UInt8(ascii: " ") {
+                    // `<marker> <status>\n`; wait for the newline before reading the status.
+                    guard let lineEnd = memchr(base + after + 1, Int32(newline), bytes.count - after - 1) else {
+                        return nil
+                    }
+                    let length = UnsafeRawPointer(lineEnd) - UnsafeRawPointer(base + after + 1)
+                    let status = Int32(
+                        String(decoding: UnsafeBufferPointer(start: base + after + 1, count: length), as: UTF8.self))
+                    return (index, status)
+                }
                 index += 1
-                continue
             }
-            let after = index + 1 + marker.count
-            if !withStatus {
-                if buffer[after] == newline { return (index, nil) }
-                index += 1
-                continue
-            }
-            guard buffer[after] == UInt8(ascii: " ") else {
-                index += 1
-                continue
-            }
-            // `<marker> <status>\n`; wait for the newline before reading the status.
-            guard let lineEnd = buffer[(after + 1)...].firstIndex(of: newline) else { return nil }
-            let status = Int32(String(decoding: buffer[(after + 1)..<lineEnd], as: UTF8.self))
-            return (index, status)
+            return nil
         }
-        return nil
     }
 }
