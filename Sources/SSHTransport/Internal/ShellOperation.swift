@@ -52,10 +52,11 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
         let deadline: ContinuousClock.Instant
     }
 
-    /// What the login shell runs: report the pid (also the process group: sshd makes the login
-    /// shell a session leader), then become a plain POSIX shell that reads scripts from stdin.
-    /// `exec sh` means the same in sh, bash, zsh, csh, tcsh and fish.
-    static let startCommand = ExecStateMachine.markedCommand("exec sh")
+    /// What the login shell runs: it becomes `sh`, which reports its pid (the login shell's,
+    /// and its process group: sshd makes the login shell a session leader) and becomes the
+    /// plain POSIX shell that reads scripts from stdin. The login shell sees only
+    /// `exec sh -c '…'`, which means the same in sh, bash, zsh, csh, tcsh and fish.
+    static let startCommand = "exec sh -c '\(ExecStateMachine.markedCommand("exec sh"))'"
 
     private let queue = Mutex(Queue())
     private let displayName: String
