@@ -18,4 +18,13 @@ import Testing
         #expect(TextScanning.localizedDouble("47,50") == 47.5)
         #expect(TextScanning.localizedDouble("x") == nil)
     }
+
+    @Test func countersReadAsUInt64DoesWhateverTheirShape() {
+        for token in ["0", "42", "18446744073709551615", "18446744073709551616", "", "+5", "-1", "4x", "١٢", " 7"] {
+            let text = "k \(token) v"
+            let substring = text.dropFirst(2).dropLast(2)
+            #expect(TextScanning.counter(substring) == UInt64(substring), "token \(token)")
+        }
+        #expect(TextScanning.counter("18446744073709551615") == UInt64.max)
+    }
 }

@@ -12,14 +12,15 @@ public enum ProcDiskStatsParser {
         for (index, line) in TextScanning.lines(text).enumerated() {
             let fields = TextScanning.fields(line)
             if fields.isEmpty { continue }
-            guard fields.count == 7 || fields.count >= 14, let major = Int(fields[0]), let minor = Int(fields[1]) else {
+            guard fields.count == 7 || fields.count >= 14, let major = TextScanning.counter(fields[0]).map(Int.init),
+                let minor = TextScanning.counter(fields[1]).map(Int.init) else {
                 throw .unexpected(
                     source: source, "`\(line.trimmingBlanks().prefix(40))` is not a diskstats line",
                     expected: "`cat /proc/diskstats`", text: text, line: index + 1)
             }
             var numbers: [UInt64] = []
             for field in fields.dropFirst(3) {
-                guard let value = UInt64(field) else {
+                guard let value = TextScanning.counter(field) else {
                     throw ParseError(source: source, message: "`\(field)` is not a counter", line: index + 1)
                 }
                 numbers.append(value)

@@ -41,6 +41,8 @@ public enum ProcMemInfoParser {
         "MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "SReclaimable", "SwapTotal", "SwapFree",
     ]
 
+    static let keyInitials = Set(keys.compactMap(\.utf8.first))
+
     /// The `Key: value [kB]` lines of ``keys``, in bytes (`kB` is KiB here); lines without a unit
     /// are counts, and lines of any other shape are not meminfo's and are left out.
     static func fields(_ text: String) -> [String: UInt64] {
@@ -49,9 +51,12 @@ public enum ProcMemInfoParser {
             let utf8 = line.utf8
             guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { continue }
             let name = Substring(utf8[..<colon]).trimmingBlanks()
-            guard let key = keys.first(where: { name == $0 }) else { continue }
+            // Most of meminfo's lines are skipped here, on the first byte, before any compare.
+            guard let initial = name.utf8.first, keyInitials.contains(initial),
+                let key = keys.first(where: { name == $0 })
+            else { continue }
             let rest = TextScanning.fields(Substring(utf8[utf8.index(after: colon)...]))
-            guard let first = rest.first, let number = UInt64(first) else { continue }
+            guard let first = rest.first, let number = TextScanning.counter(first) else { continue }
             if rest.count == 2, rest[1] == "kB" {
                 values[key] = number.multipliedReportingOverflow(by: 1024).partialValue
             } else if rest.count == 1 {

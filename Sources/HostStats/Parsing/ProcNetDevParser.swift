@@ -36,7 +36,7 @@ public enum ProcNetDevParser {
             }
             func counter(_ group: [Substring], _ offset: Int, _ column: String) throws(ParseError) -> UInt64? {
                 guard let position = group.firstIndex(of: column[...]) else { return nil }
-                guard let value = UInt64(values[offset + position]) else {
+                guard let value = TextScanning.counter(values[offset + position]) else {
                     throw ParseError(
                         source: source, message: "`\(values[offset + position])` is not a counter", line: index + 1)
                 }

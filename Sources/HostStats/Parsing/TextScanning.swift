@@ -127,9 +127,23 @@ public enum TextScanning {
         return Double(token.replacingOccurrences(of: ",", with: "."))
     }
 
-    /// A non-negative integer counter.
+    /// A non-negative integer counter, as `UInt64(token)` reads it; plain digits are read from
+    /// the UTF-8 bytes directly, which the kernel files' hundreds of counters per tick need.
     public static func counter(_ token: Substring) -> UInt64? {
-        UInt64(token)
+        let fast = token.utf8.withContiguousStorageIfAvailable { bytes -> UInt64?? in
+            guard !bytes.isEmpty else { return .some(nil) }
+            var value: UInt64 = 0
+            for byte in bytes {
+                guard byte >= 48, byte <= 57 else { return nil }
+                let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 48))
+                if overflow || carry { return .some(nil) }
+                value = sum
+            }
+            return .some(value)
+        }
+        if let fast, let result = fast { return result }
+        return UInt64(token)
     }
 
     /// A size with an optional binary suffix, in bytes: `4.0K`, `12G`, `8,6Mi`, `0B`, `874m`,
