@@ -12,7 +12,7 @@ fi
 
 packages=(
     libssh2-1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
-    openssh-server openssh-client sysstat busybox procps python3 python3-pip
+    openssh-server openssh-client sysstat busybox procps tcsh python3 python3-pip
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -16,6 +16,8 @@
 #   - known_hosts holding the server's key for [127.0.0.1]:PORT
 #   - an ssh-agent on DIR/agent.sock holding id_ed25519
 #   - the user's password in password.txt (root only: a non-root sshd cannot check passwords)
+#   - root only, when tcsh is installed: a second user, hostscope-tcsh, whose login shell is tcsh
+#     and who takes the same keys
 #   - root only: a second sshd on KBDINT_PORT that takes the password only through
 #     keyboard-interactive (PAM), as PAM-only servers, macOS and the BSDs do
 set -euo pipefail
@@ -125,10 +127,22 @@ if [[ $(id -u) -eq 0 ]]; then
     fi
     (umask 077 && tr -d '\n' <"$secret" >"$dir/password.txt")
     password_auth=yes
+    # A second user whose login shell is tcsh (when installed): hosts where csh is the login
+    # shell take only csh syntax in exec requests.
+    tcsh_user=""
+    if command -v tcsh >/dev/null 2>&1; then
+        tcsh_user=hostscope-tcsh
+        # `*`: no password, yet not locked (sshd refuses locked accounts even for keys).
+        id "$tcsh_user" >/dev/null 2>&1 || useradd --create-home --password '*' --shell "$(command -v tcsh)" "$tcsh_user"
+        tcsh_home=$(getent passwd "$tcsh_user" | cut -d: -f6)
+        : >"$tcsh_home/.tcshrc"
+        chown "$tcsh_user:" "$tcsh_home/.tcshrc"
+    fi
 else
     user=$(id -un)
     home=$HOME
     password_auth=no
+    tcsh_user=""
     rm -f "$dir/password.txt"
 fi
 
@@ -155,7 +169,7 @@ PasswordAuthentication $password_auth
 KbdInteractiveAuthentication no
 UsePAM no
 PermitRootLogin no
-AllowUsers $user
+AllowUsers $user $tcsh_user
 MaxSessions 128
 MaxStartups 512
 MaxAuthTries 12
@@ -203,5 +217,6 @@ HOSTSCOPE_TEST_SSH_USER=$user
 HOSTSCOPE_TEST_SSH_HOME=$home
 HOSTSCOPE_TEST_SSH_PASSWORD_AUTH=$password_auth
 HOSTSCOPE_TEST_SSH_KBDINT_PORT=$kbdint_port
+HOSTSCOPE_TEST_SSH_TCSH_USER=$tcsh_user
 EOF
 echo "sshd listening on 127.0.0.1:$port for user $user (pid $(cat "$dir/sshd.pid")); environment in $dir/env"

@@ -20,6 +20,51 @@ import Testing
         await connection.close()
     }
 
+    @Test func probesRunInOneShellAndANewShellReplacesOneThatEnded() async throws {
+        let connection = harnessConnection(try SSHTestServer.shared())
+        let first = try await connection.runProbe("echo $$", timeout: .seconds(10))
+        let second = try await connection.runProbe("echo $$", timeout: .seconds(10))
+        #expect(first.stdoutText == second.stdoutText, "both probes ran in the same shell")
+        // A probe that ends its shell gets its own result; the next probe starts another shell.
+        let exiting = try await connection.runProbe("exit 4", timeout: .seconds(10))
+        #expect(exiting.exitStatus == 4)
+        let third = try await connection.runProbe("echo $$", timeout: .seconds(10))
+        #expect(third.exitStatus == 0)
+        #expect(third.stdoutText != first.stdoutText)
+        // Ordinary commands still get a channel each.
+        let exec = try await connection.run("echo $$", timeout: .seconds(10))
+        #expect(exec.stdoutText != third.stdoutText)
+        #expect(await connection.reconnects == 0)
+        await connection.close()
+    }
+
+    @Test func aHostWhoseLoginShellIsTcshIsSnapshottedAndNothingIsWrittenThere() async throws {
+        let server = try SSHTestServer.shared()
+        guard let user = server.tcshUser else {
+            // The harness creates that user only as root, and only where tcsh is installed.
+            try #require(getuid() != 0, "the harness created no tcsh user: install tcsh (Scripts/setup.sh does)")
+            return
+        }
+        let home = try #require(getpwnam(user)).pointee.pw_dir.map { String(cString: $0) } ?? ""
+        let before = try FileManager.default.contentsOfDirectory(atPath: home).sorted()
+        let connection = HostConnection(
+            options: SSHConnectionOptions(
+                displayName: "tcsh", hostName: server.host, port: server.port, user: user,
+                identityFiles: [server.keyPath], identitiesOnly: true, knownHostsFiles: [server.knownHostsPath]))
+        let collector = HostCollector(host: "tcsh", runner: connection)
+        for record in [await collector.snapshot(), await collector.tick()] {
+            guard case .snapshot(let snapshot) = record else {
+                Issue.record("collection failed: \(record)")
+                continue
+            }
+            #expect(snapshot.memory?.totalBytes != nil)
+            #expect(snapshot.disks.contains { $0.mount == "/" })
+            #expect(!snapshot.processes.isEmpty)
+        }
+        await connection.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home).sorted() == before)
+    }
+
     @Test func sshFailuresAreClassifiedForErrorRecords() async throws {
         let server = try SSHTestServer.shared()
         let refused = HostConnection(

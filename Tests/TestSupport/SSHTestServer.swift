@@ -16,6 +16,8 @@ public struct SSHTestServer: Sendable {
     /// A second sshd of the harness that takes the password only through keyboard-interactive
     /// (PAM); nil when the harness could not start one (not root).
     public var keyboardInteractivePort: Int? = nil
+    /// A user whose login shell is tcsh, taking the same keys (root harnesses with tcsh installed).
+    public var tcshUser: String? = nil
 
     public var keyPath: String { directory + "/id_ed25519" }
     public var encryptedKeyPath: String { directory + "/id_ed25519_pass" }
@@ -82,6 +84,7 @@ public struct SSHTestServer: Sendable {
             directory: directory, host: host, port: port, user: user, home: home,
             passwordAuthentication: values["HOSTSCOPE_TEST_SSH_PASSWORD_AUTH"] == "yes")
         server.keyboardInteractivePort = values["HOSTSCOPE_TEST_SSH_KBDINT_PORT"].flatMap { Int($0) }
+        server.tcshUser = values["HOSTSCOPE_TEST_SSH_TCSH_USER"].flatMap { $0.isEmpty ? nil : $0 }
         return server
     }
 
