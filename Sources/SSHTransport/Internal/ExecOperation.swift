@@ -183,22 +183,13 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
     private func readAvailable(_ session: OpaquePointer) -> Advance {
         var progressed = false
         for (streamID, stream) in [(Int32(0), ExecStateMachine.Stream.stdout), (1, .stderr)] {
-            while machine.state == .reading {
-                let count = buffer.withUnsafeMutableBufferPointer { raw in
-                    raw.withMemoryRebound(to: CChar.self) { chars in
-                        libssh2_channel_read_ex(channel, streamID, chars.baseAddress, chars.count)
-                    }
-                }
-                if count > 0 {
-                    progressed = true
-                    buffer.withUnsafeBufferPointer { machine.received(UnsafeBufferPointer(rebasing: $0[0..<count]), on: stream) }
-                    continue
-                }
-                if count == LibSSH2.eagain || count == 0 { break }
-                let code = Int32(truncatingIfNeeded: count)
-                if LibSSH2.isFatalTransportError(code) { return .sessionBroken(broken(LibSSH2.lastError(session))) }
-                // Any other read error ends the stream; EOF handling takes it from there.
-                break
+            let outcome = LibSSH2.drain(channel, stream: streamID, buffer: &buffer, while: { machine.state == .reading }) {
+                machine.received($0, on: stream)
+            }
+            switch outcome {
+            case .progressed: progressed = true
+            case .idle: break
+            case .broken: return .sessionBroken(broken(LibSSH2.lastError(session)))
             }
         }
         return progressed ? .progressed : .blocked

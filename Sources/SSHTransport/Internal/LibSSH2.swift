@@ -52,6 +52,42 @@ enum LibSSH2 {
         }
     }
 
+    enum DrainOutcome {
+        /// Something was read.
+        case progressed
+        /// Nothing is waiting (or the stream ended or failed in a way EOF handling covers).
+        case idle
+        /// The transport broke with this libssh2 code.
+        case broken(Int32)
+    }
+
+    /// Reads one stream of a channel (0 stdout, 1 stderr) until libssh2 has nothing more for it
+    /// now or `keepGoing` turns false, handing each piece to `body`. Reuses `buffer`.
+    static func drain(
+        _ channel: OpaquePointer?, stream: Int32, buffer: inout [UInt8], while keepGoing: () -> Bool = { true },
+        _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) -> DrainOutcome {
+        var progressed = false
+        while keepGoing() {
+            let count = buffer.withUnsafeMutableBufferPointer { raw in
+                raw.withMemoryRebound(to: CChar.self) { chars in
+                    libssh2_channel_read_ex(channel, stream, chars.baseAddress, chars.count)
+                }
+            }
+            if count > 0 {
+                progressed = true
+                buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<count])) }
+                continue
+            }
+            if count == eagain || count == 0 { break }
+            let code = Int32(truncatingIfNeeded: count)
+            if isFatalTransportError(code) { return .broken(code) }
+            // Any other read error ends the stream; EOF handling takes it from there.
+            break
+        }
+        return progressed ? .progressed : .idle
+    }
+
     /// How a closed channel's process ended: its exit status, or the signal that killed it
     /// (name without `SIG`), in which case the status is nil.
     static func exitStatus(of channel: OpaquePointer?, session: OpaquePointer) -> (status: Int32?, signal: String?) {

@@ -311,28 +311,17 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
         _ session: OpaquePointer, into framing: inout ShellRequestFraming, progressed: inout Bool
     ) -> Advance {
         for (streamID, stream) in [(Int32(0), ShellRequestFraming.Stream.stdout), (1, .stderr)] {
-            while true {
-                let count = buffer.withUnsafeMutableBufferPointer { raw in
-                    raw.withMemoryRebound(to: CChar.self) { chars in
-                        libssh2_channel_read_ex(channel, streamID, chars.baseAddress, chars.count)
-                    }
+            let outcome = LibSSH2.drain(channel, stream: streamID, buffer: &buffer) { chunk in
+                if stream == .stderr && shellPID == nil {
+                    scanForPID(chunk, into: &framing)
+                } else {
+                    framing.received(chunk, on: stream)
                 }
-                if count > 0 {
-                    progressed = true
-                    buffer.withUnsafeBufferPointer { bytes in
-                        let chunk = UnsafeBufferPointer(rebasing: bytes[0..<count])
-                        if stream == .stderr && shellPID == nil {
-                            scanForPID(chunk, into: &framing)
-                        } else {
-                            framing.received(chunk, on: stream)
-                        }
-                    }
-                    continue
-                }
-                if count == LibSSH2.eagain || count == 0 { break }
-                let code = Int32(truncatingIfNeeded: count)
-                if LibSSH2.isFatalTransportError(code) { return .sessionBroken(broken(LibSSH2.lastError(session))) }
-                break
+            }
+            switch outcome {
+            case .progressed: progressed = true
+            case .idle: break
+            case .broken: return .sessionBroken(broken(LibSSH2.lastError(session)))
             }
         }
         return progressed ? .progressed : .blocked
