@@ -82,12 +82,15 @@ public enum LinuxSnapshotBuilder {
     /// shell's grandchild): their work is the probe's, not the host's.
     static func probeProcesses(root: Int?, in processes: [ProcessSample]) -> Set<Int> {
         guard let root else { return [] }
-        var children: [Int: [Int]] = [:]
-        for process in processes { children[process.ppid, default: []].append(process.pid) }
         var found: Set<Int> = [root]
-        var pending = [root]
-        while let pid = pending.popLast() {
-            for child in children[pid] ?? [] where found.insert(child).inserted { pending.append(child) }
+        // The probe's tree is two or three levels deep: a pass per level, no index built.
+        var grew = true
+        while grew {
+            grew = false
+            for process in processes where found.contains(process.ppid) && !found.contains(process.pid) {
+                found.insert(process.pid)
+                grew = true
+            }
         }
         return found
     }
@@ -99,21 +102,31 @@ public enum LinuxSnapshotBuilder {
         totalMemory: UInt64?, count: Int
     ) -> [ProcessStats] {
         guard count > 0 else { return [] }
-        let earlierTicks = Dictionary(
-            (previous?.processes ?? []).map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
-        let table = Dictionary((result.processTable ?? []).map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
-        let probe = probeProcesses(root: result.probePID, in: current.processes)
-        let samples = current.processes.filter { !probe.contains($0.pid) }
-        // Ranked on plain figures first; rows are built only for the `count` kept.
-        var ranked: [(cpu: Double?, rss: UInt64?, sample: ProcessSample, listed: ProcessStats?)] = samples.map { sample in
+        // Plain values only while ranking (no strings to retain): rows are built for the kept few.
+        var earlierTicks: [Int: (start: UInt64, cpu: UInt64)] = [:]
+        earlierTicks.reserveCapacity(previous?.processes.count ?? 0)
+        for sample in previous?.processes ?? [] where earlierTicks[sample.pid] == nil {
+            earlierTicks[sample.pid] = (sample.startTimeTicks, sample.cpuTicks)
+        }
+        let processes = current.processes
+        let listedRows = result.processTable ?? []
+        // The proc probe lists owners and commands in the sample's own order; other tables are
+        // joined by pid.
+        let aligned = listedRows.count == processes.count && zip(listedRows, processes).allSatisfy { $0.pid == $1.pid }
+        let table =
+            aligned ? [:] : Dictionary(listedRows.map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
+        func listedRow(_ index: Int) -> ProcessStats? { aligned ? listedRows[index] : table[processes[index].pid] }
+        let probe = probeProcesses(root: result.probePID, in: processes)
+        var ranked: [(cpu: Double?, rss: UInt64?, pid: Int, index: Int)] = []
+        ranked.reserveCapacity(processes.count)
+        for (index, sample) in processes.enumerated() where !probe.contains(sample.pid) {
             var cpu: Double?
-            if let elapsed, let before = earlierTicks[sample.pid], before.startTimeTicks == sample.startTimeTicks,
-                sample.cpuTicks >= before.cpuTicks
+            if let elapsed, let before = earlierTicks[sample.pid], before.start == sample.startTimeTicks,
+                sample.cpuTicks >= before.cpu
             {
-                cpu = Double(sample.cpuTicks - before.cpuTicks) / ticksPerSecond / elapsed * 100
+                cpu = Double(sample.cpuTicks - before.cpu) / ticksPerSecond / elapsed * 100
             }
-            let listed = table[sample.pid]
-            return (cpu, listed?.rssBytes, sample, listed)
+            ranked.append((cpu, listedRow(index)?.rssBytes, sample.pid, index))
         }
         func precedes(_ left: (cpu: Double?, rss: UInt64?, pid: Int), _ right: (cpu: Double?, rss: UInt64?, pid: Int))
             -> Bool
@@ -131,11 +144,13 @@ public enum LinuxSnapshotBuilder {
                 rows.sorted { precedes(($0.cpuPercent, $0.rssBytes, $0.pid), ($1.cpuPercent, $1.rssBytes, $1.pid)) }
                     .prefix(count))
         }
-        ranked.sort { precedes(($0.cpu, $0.rss, $0.sample.pid), ($1.cpu, $1.rss, $1.sample.pid)) }
+        ranked.sort { precedes(($0.cpu, $0.rss, $0.pid), ($1.cpu, $1.rss, $1.pid)) }
         return ranked.prefix(count).map { entry in
-            let command = entry.listed.map(\.command).flatMap { $0.isEmpty ? nil : $0 } ?? "[\(entry.sample.comm)]"
+            let sample = processes[entry.index]
+            let listed = listedRow(entry.index)
+            let command = listed.map(\.command).flatMap { $0.isEmpty ? nil : $0 } ?? "[\(sample.comm)]"
             return ProcessStats(
-                pid: entry.sample.pid, ppid: entry.sample.ppid, user: entry.listed?.user, cpuPercent: entry.cpu,
+                pid: sample.pid, ppid: sample.ppid, user: listed?.user, cpuPercent: entry.cpu,
                 memoryPercent: entry.rss.flatMap { rss in totalMemory.map { Double(rss) / Double($0) * 100 } },
                 rssBytes: entry.rss, command: command)
         }
