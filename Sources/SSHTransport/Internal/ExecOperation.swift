@@ -183,7 +183,10 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
     private func readAvailable(_ session: OpaquePointer) -> Advance {
         var progressed = false
         for (streamID, stream) in [(Int32(0), ExecStateMachine.Stream.stdout), (1, .stderr)] {
-            let outcome = LibSSH2.drain(channel, stream: streamID, buffer: &buffer, while: { machine.state == .reading }) {
+            let outcome = LibSSH2.drain(
+                channel, stream: streamID, buffer: &buffer, queuedOnly: streamID == 1,
+                while: { machine.state == .reading }
+            ) {
                 machine.received($0, on: stream)
             }
             switch outcome {

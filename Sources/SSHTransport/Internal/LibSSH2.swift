@@ -63,12 +63,17 @@ enum LibSSH2 {
 
     /// Reads one stream of a channel (0 stdout, 1 stderr) until libssh2 has nothing more for it
     /// now or `keepGoing` turns false, handing each piece to `body`. Reuses `buffer`.
+    ///
+    /// - Parameter queuedOnly: read only what libssh2 already holds for the stream, without
+    ///   trying the socket (a read of another stream of the session just did). Each read that
+    ///   finds nothing costs a `recv` that fails with EAGAIN.
     static func drain(
-        _ channel: OpaquePointer?, stream: Int32, buffer: inout [UInt8], while keepGoing: () -> Bool = { true },
-        _ body: (UnsafeBufferPointer<UInt8>) -> Void
+        _ channel: OpaquePointer?, stream: Int32, buffer: inout [UInt8], queuedOnly: Bool = false,
+        while keepGoing: () -> Bool = { true }, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) -> DrainOutcome {
         var progressed = false
         while keepGoing() {
+            if queuedOnly && libssh2_poll_channel_read(channel, stream) == 0 { break }
             let count = buffer.withUnsafeMutableBufferPointer { raw in
                 raw.withMemoryRebound(to: CChar.self) { chars in
                     libssh2_channel_read_ex(channel, stream, chars.baseAddress, chars.count)

@@ -311,7 +311,7 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
         _ session: OpaquePointer, into framing: inout ShellRequestFraming, progressed: inout Bool
     ) -> Advance {
         for (streamID, stream) in [(Int32(0), ShellRequestFraming.Stream.stdout), (1, .stderr)] {
-            let outcome = LibSSH2.drain(channel, stream: streamID, buffer: &buffer) { chunk in
+            let outcome = LibSSH2.drain(channel, stream: streamID, buffer: &buffer, queuedOnly: streamID == 1) { chunk in
                 if stream == .stderr && shellPID == nil {
                     scanForPID(chunk, into: &framing)
                 } else {
