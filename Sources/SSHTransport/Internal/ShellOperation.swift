@@ -259,7 +259,11 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
                 current.written += count
                 progressed = true
             }
-            if case .sessionBroken(let error) = readAvailable(session, into: &current.framing, progressed: &progressed) {
+            // Reads went on until the socket had nothing more, so they need no second pass (the
+            // loop's `hasQueuedData` check covers packets libssh2 queued meanwhile); only a write
+            // counts as progress.
+            var read = false
+            if case .sessionBroken(let error) = readAvailable(session, into: &current.framing, progressed: &read) {
                 return .sessionBroken(error)
             }
             if current.framing.isFinished {
