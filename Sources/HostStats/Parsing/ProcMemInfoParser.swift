@@ -41,28 +41,54 @@ public enum ProcMemInfoParser {
         "MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "SReclaimable", "SwapTotal", "SwapFree",
     ]
 
-    static let keyInitials = Set(keys.compactMap(\.utf8.first))
-
     /// The `Key: value [kB]` lines of ``keys``, in bytes (`kB` is KiB here); lines without a unit
     /// are counts, and lines of any other shape are not meminfo's and are left out.
+    ///
+    /// Reads the UTF-8 bytes: the file has fifty-odd lines and a probe reads it every tick.
     static func fields(_ text: String) -> [String: UInt64] {
+        var text = text
+        text.makeContiguousUTF8()
         var values: [String: UInt64] = [:]
-        for line in TextScanning.lines(text) {
-            let utf8 = line.utf8
-            guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            let name = Substring(utf8[..<colon]).trimmingBlanks()
-            // Most of meminfo's lines are skipped here, on the first byte, before any compare.
-            guard let initial = name.utf8.first, keyInitials.contains(initial),
-                let key = keys.first(where: { name == $0 })
-            else { continue }
-            let rest = TextScanning.fields(Substring(utf8[utf8.index(after: colon)...]))
-            guard let first = rest.first, let number = TextScanning.counter(first) else { continue }
-            if rest.count == 2, rest[1] == "kB" {
-                values[key] = number.multipliedReportingOverflow(by: 1024).partialValue
-            } else if rest.count == 1 {
-                values[key] = number
+        text.utf8.withContiguousStorageIfAvailable { buffer in
+            TextScanning.forEachLine(in: buffer) { start, end in
+                let line = UnsafeBufferPointer(rebasing: buffer[start..<end])
+                guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+                var nameEnd = colon
+                while nameEnd > 0, line[nameEnd - 1] == UInt8(ascii: " ") || line[nameEnd - 1] == UInt8(ascii: "\t") {
+                    nameEnd -= 1
+                }
+                var nameStart = 0
+                while nameStart < nameEnd, line[nameStart] == UInt8(ascii: " ") || line[nameStart] == UInt8(ascii: "\t") {
+                    nameStart += 1
+                }
+                let name = UnsafeBufferPointer(rebasing: line[nameStart..<nameEnd])
+                guard let key = keyBytes.first(where: { $0.bytes.elementsEqual(name) })?.key else { return }
+                // The rest: a number, then optionally `kB`.
+                var tokens: [Range<Int>] = []
+                var index = colon + 1
+                while index < line.count, tokens.count < 3 {
+                    while index < line.count, line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t") {
+                        index += 1
+                    }
+                    let tokenStart = index
+                    while index < line.count, line[index] != UInt8(ascii: " "), line[index] != UInt8(ascii: "\t") {
+                        index += 1
+                    }
+                    if index > tokenStart { tokens.append(tokenStart..<index) }
+                }
+                guard let first = tokens.first,
+                    let number = TextScanning.counter(
+                        Substring(String(decoding: UnsafeBufferPointer(rebasing: line[first]), as: UTF8.self)))
+                else { return }
+                if tokens.count == 2, UnsafeBufferPointer(rebasing: line[tokens[1]]).elementsEqual("kB".utf8) {
+                    values[key] = number.multipliedReportingOverflow(by: 1024).partialValue
+                } else if tokens.count == 1 {
+                    values[key] = number
+                }
             }
         }
         return values
     }
+
+    private static let keyBytes = keys.map { (key: $0, bytes: Array($0.utf8)) }
 }
