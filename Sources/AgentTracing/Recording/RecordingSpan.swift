@@ -1,13 +1,13 @@
 import Synchronization
 import Tracing
 
-/// A live span of ``RingBufferTracer``; becomes a ``FinishedSpan`` in the ring when it ends.
+/// A live span of ``RingBufferTracer``; once ended, the ring holds the span object itself and builds its
+/// ``FinishedSpan`` only when a reader asks.
 ///
 /// All mutable state sits behind one `Mutex`, so a span may be shared between tasks. Values are
-/// redacted and bounded before the lock is taken. After `end()` every mutation is ignored.
+/// redacted and bounded before the lock is taken. After `end()` every mutation is ignored, so an ended
+/// span never changes again.
 public final class RecordingSpan: Tracing.Span {
-    /// The context to start children in: the parent's context plus this span's ``SpanContext``.
-    public let context: ServiceContext
     /// This span's ids and flags.
     public let spanContext: SpanContext
     /// The parent span's id, `nil` for a root span.
@@ -17,6 +17,9 @@ public final class RecordingSpan: Tracing.Span {
     /// Start, in nanoseconds since the Unix epoch.
     public let startNanoseconds: UInt64
 
+    /// The context the span started in. ``context`` adds this span to it on demand: most spans never
+    /// start a child, and writing a `ServiceContext` costs a dictionary and a boxed value.
+    private let parentContext: ServiceContext
     private let tracer: RingBufferTracer
     private let state: Mutex<State>
 
@@ -29,14 +32,15 @@ public final class RecordingSpan: Tracing.Span {
         var droppedAttributes = 0
         var droppedEvents = 0
         var droppedLinks = 0
-        var isEnded = false
+        /// Set once, by `end`; a span with an end is finished and immutable.
+        var endNanoseconds: UInt64?
     }
 
     init(
-        name: String, context: ServiceContext, spanContext: SpanContext, parentSpanID: SpanID?,
+        name: String, parentContext: ServiceContext, spanContext: SpanContext, parentSpanID: SpanID?,
         kind: FinishedSpan.Kind, startNanoseconds: UInt64, tracer: RingBufferTracer
     ) {
-        self.context = context
+        self.parentContext = parentContext
         self.spanContext = spanContext
         self.parentSpanID = parentSpanID
         self.kind = kind
@@ -45,17 +49,24 @@ public final class RecordingSpan: Tracing.Span {
         state = Mutex(State(name: name))
     }
 
+    /// The context to start children in: the parent's context plus this span's ``SpanContext``.
+    public var context: ServiceContext {
+        var context = parentContext
+        context.spanContext = spanContext
+        return context
+    }
+
     public var traceID: TraceID { spanContext.traceID }
     public var spanID: SpanID { spanContext.spanID }
 
-    public var isRecording: Bool { state.withLock { !$0.isEnded } }
+    public var isRecording: Bool { state.withLock { $0.endNanoseconds == nil } }
 
     public var operationName: String {
         get { state.withLock { $0.name } }
         set {
             let name = tracer.sanitize(newValue)
             state.withLock { state in
-                guard !state.isEnded else { return }
+                guard state.endNanoseconds == nil else { return }
                 state.name = name
             }
         }
@@ -68,7 +79,7 @@ public final class RecordingSpan: Tracing.Span {
         let value = tracer.sanitize(key: key, value: value)
         let maximum = tracer.limits.maximumAttributes
         state.withLock { state in
-            guard !state.isEnded else { return }
+            guard state.endNanoseconds == nil else { return }
             if let index = state.attributes.firstIndex(where: { $0.key == key }) {
                 state.attributes[index].value = value
             } else if state.attributes.count < maximum {
@@ -118,7 +129,7 @@ public final class RecordingSpan: Tracing.Span {
             }
             let maximum = tracer.limits.maximumAttributes
             state.withLock { state in
-                guard !state.isEnded else { return }
+                guard state.endNanoseconds == nil else { return }
                 var merged: [Attribute] = []
                 merged.reserveCapacity(incoming.count)
                 for attribute in state.attributes {
@@ -178,7 +189,7 @@ public final class RecordingSpan: Tracing.Span {
             name: name, timeNanoseconds: time, attributes: kept, droppedAttributeCount: dropped)
         let maximum = tracer.limits.maximumEvents
         state.withLock { state in
-            guard !state.isEnded else { return }
+            guard state.endNanoseconds == nil else { return }
             if state.events.count < maximum {
                 state.events.append(event)
             } else {
@@ -195,7 +206,7 @@ public final class RecordingSpan: Tracing.Span {
             droppedAttributeCount: dropped)
         let maximum = tracer.limits.maximumLinks
         state.withLock { state in
-            guard !state.isEnded else { return }
+            guard state.endNanoseconds == nil else { return }
             if state.links.count < maximum {
                 state.links.append(link)
             } else {
@@ -220,7 +231,7 @@ public final class RecordingSpan: Tracing.Span {
     public func setStatus(_ code: FinishedSpan.Status.Code, message: String? = nil) {
         let message = code == .error ? message.map { tracer.sanitize($0) } : nil
         state.withLock { state in
-            guard !state.isEnded, state.status.code != .ok, code != .unset else { return }
+            guard state.endNanoseconds == nil, state.status.code != .ok, code != .unset else { return }
             if code == .error, message == nil, state.status.code == .error { return }
             state.status = FinishedSpan.Status(code: code, message: message)
         }
@@ -236,27 +247,29 @@ public final class RecordingSpan: Tracing.Span {
     /// Later calls do nothing.
     public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let end = tracer.nanoseconds(instant)
-        let finished: FinishedSpan? = state.withLock { state in
-            guard !state.isEnded else { return nil }
-            state.isEnded = true
-            return FinishedSpan(
+        let ended = state.withLock { state in
+            guard state.endNanoseconds == nil else { return false }
+            state.endNanoseconds = end
+            return true
+        }
+        if ended { tracer.record(self) }
+    }
+
+    /// The end, in nanoseconds since the Unix epoch; `nil` while the span is recording.
+    var endNanoseconds: UInt64? { state.withLock { $0.endNanoseconds } }
+
+    /// The span as readers, exporters and sinks see it (a running span ends at its start).
+    func finished() -> FinishedSpan {
+        state.withLock { state in
+            FinishedSpan(
                 traceID: spanContext.traceID, spanID: spanContext.spanID, parentSpanID: parentSpanID,
                 traceState: spanContext.traceState, name: state.name, kind: kind, startNanoseconds: startNanoseconds,
-                endNanoseconds: end, status: state.status, attributes: take(&state.attributes),
-                events: take(&state.events), links: take(&state.links), resource: tracer.resource,
+                endNanoseconds: state.endNanoseconds ?? startNanoseconds, status: state.status,
+                attributes: state.attributes, events: state.events, links: state.links, resource: tracer.resource,
                 droppedAttributeCount: state.droppedAttributes, droppedEventCount: state.droppedEvents,
                 droppedLinkCount: state.droppedLinks)
         }
-        if let finished { tracer.record(finished) }
     }
-}
-
-/// Moves an array out of state without copying its storage.
-@inline(__always)
-private func take<Element>(_ array: inout [Element]) -> [Element] {
-    var taken: [Element] = []
-    swap(&taken, &array)
-    return taken
 }
 
 extension AttributeValue {
