@@ -25,7 +25,7 @@ public final class RecordingSpan: Tracing.Span {
 
     private struct State {
         var name: String
-        var attributes: [Attribute] = []
+        var attributes = SpanAttributeList()
         var events: [FinishedSpan.Event] = []
         var links: [FinishedSpan.Link] = []
         var status = FinishedSpan.Status()
@@ -80,11 +80,9 @@ public final class RecordingSpan: Tracing.Span {
         let maximum = tracer.limits.maximumAttributes
         state.withLock { state in
             guard state.endNanoseconds == nil else { return }
-            if let index = state.attributes.firstIndex(where: { $0.key == key }) {
-                state.attributes[index].value = value
+            if let index = state.attributes.index(of: key) {
+                state.attributes.setValue(value, at: index)
             } else if state.attributes.count < maximum {
-                // Most spans carry a handful of attributes: one allocation instead of growing 1, 2, 4, 8.
-                if state.attributes.isEmpty { state.attributes.reserveCapacity(8) }
                 state.attributes.append(Attribute(key, value))
             } else {
                 state.droppedAttributes += 1
@@ -106,7 +104,7 @@ public final class RecordingSpan: Tracing.Span {
     public func setAttribute(_ key: String, _ value: [String]) { setAttribute(key, .stringArray(value)) }
 
     /// The attributes set so far, in the order they were first set.
-    public var orderedAttributes: [Attribute] { state.withLock { $0.attributes } }
+    public var orderedAttributes: [Attribute] { state.withLock { $0.attributes.array } }
 
     /// The attributes as swift-distributed-tracing's unordered `SpanAttributes`.
     ///
@@ -132,7 +130,7 @@ public final class RecordingSpan: Tracing.Span {
                 guard state.endNanoseconds == nil else { return }
                 var merged: [Attribute] = []
                 merged.reserveCapacity(incoming.count)
-                for attribute in state.attributes {
+                for attribute in state.attributes.array {
                     if let value = incoming.removeValue(forKey: attribute.key) {
                         merged.append(Attribute(attribute.key, value))
                     }
@@ -144,7 +142,7 @@ public final class RecordingSpan: Tracing.Span {
                         state.droppedAttributes += 1
                     }
                 }
-                state.attributes = merged
+                state.attributes = SpanAttributeList(merged)
             }
         }
     }
@@ -265,7 +263,7 @@ public final class RecordingSpan: Tracing.Span {
                 traceID: spanContext.traceID, spanID: spanContext.spanID, parentSpanID: parentSpanID,
                 traceState: spanContext.traceState, name: state.name, kind: kind, startNanoseconds: startNanoseconds,
                 endNanoseconds: state.endNanoseconds ?? startNanoseconds, status: state.status,
-                attributes: state.attributes, events: state.events, links: state.links, resource: tracer.resource,
+                attributes: state.attributes.array, events: state.events, links: state.links, resource: tracer.resource,
                 droppedAttributeCount: state.droppedAttributes, droppedEventCount: state.droppedEvents,
                 droppedLinkCount: state.droppedLinks)
         }

@@ -34,8 +34,10 @@ struct SpanRing {
                 storage.append(span)
                 continue
             }
-            overwritten.append(storage[head])
-            storage[head] = span
+            // Swapped, not copied: the overwritten span is cold in the cache, and a copy would retain it.
+            var incoming = span
+            swap(&storage[head], &incoming)
+            overwritten.append(incoming)
             head = head + 1 == capacity ? 0 : head + 1
             dropped &+= 1
         }
