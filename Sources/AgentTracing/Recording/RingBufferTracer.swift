@@ -174,15 +174,10 @@ public final class RingBufferTracer: Tracer, Sendable {
 
     /// An attribute value after the key rules, the secret scrubber and the string limit.
     func sanitize(key: String, value: AttributeValue) -> AttributeValue {
-        let redacted = scrubber.scrub(Redaction.attributeValue(key: key, value))
-        let limit = limits.maximumStringBytes
-        switch redacted {
-        case .string(let text) where text.utf8.count > limit:
-            return .string(SpanLimits.truncate(text, toBytes: limit))
-        case .stringArray(let texts) where texts.contains(where: { $0.utf8.count > limit }):
-            return .stringArray(texts.map { SpanLimits.truncate($0, toBytes: limit) })
-        default:
-            return redacted
+        switch value {
+        case .string(let text): .string(sanitize(Redaction.attributeText(key: key, text)))
+        case .stringArray(let texts): .stringArray(texts.map { sanitize(Redaction.attributeText(key: key, $0)) })
+        default: value  // Only text can carry a credential or exceed the string limit.
         }
     }
 

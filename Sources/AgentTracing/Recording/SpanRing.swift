@@ -34,10 +34,14 @@ struct SpanRing {
                 storage.append(span)
                 continue
             }
-            // Swapped, not copied: the overwritten span is cold in the cache, and a copy would retain it.
-            var incoming = span
-            swap(&storage[head], &incoming)
-            overwritten.append(incoming)
+            // Moved out, not copied: the overwritten span is cold in the cache, and a copy would retain it.
+            let old = storage.withUnsafeMutableBufferPointer { slots in
+                let slot = slots.baseAddress! + head
+                let old = slot.move()
+                slot.initialize(to: span)
+                return old
+            }
+            overwritten.append(old)
             head = head + 1 == capacity ? 0 : head + 1
             dropped &+= 1
         }
