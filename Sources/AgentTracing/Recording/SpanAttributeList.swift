@@ -31,6 +31,7 @@ struct SpanAttributeList {
     }
 
     /// Replaces the value of the attribute at `index`.
+    @inline(__always)
     mutating func setValue(_ value: AttributeValue, at index: Int) {
         if index < Self.inlineCapacity {
             inline[index]!.value = value
@@ -39,7 +40,8 @@ struct SpanAttributeList {
         }
     }
 
-    mutating func append(_ attribute: Attribute) {
+    @inline(__always)
+    mutating func append(_ attribute: consuming Attribute) {
         if count < Self.inlineCapacity {
             inline[count] = attribute
         } else {

@@ -41,7 +41,7 @@ struct SpanRing {
                 slot.initialize(to: span)
                 return old
             }
-            overwritten.append(old)
+            overwritten.append(consume old)
             head = head + 1 == capacity ? 0 : head + 1
             dropped &+= 1
         }
