@@ -78,8 +78,7 @@ final class SpanShards: Sendable {
 
         let state: Mutex<State>
         /// Keeps two areas' locks off one cache line: each object spans more than two lines.
-        private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-            UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        private let padding = InlineArray<16, UInt64>(repeating: 0)
 
         init() {
             var state = State()
