@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(
             name: "CLibCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // glibc functions Swift's Glibc module leaves out (GNU extensions), for the tracer's per-CPU shards.
+        .target(name: "CTracingLinux"),
 
         // Leaf modules.
         .target(name: "OrderedJSON"),
@@ -37,7 +39,7 @@ let package = Package(
         .target(
             name: "AgentTracing",
             dependencies: [
-                "OrderedJSON", "CurlHTTP",
+                "OrderedJSON", "CurlHTTP", "CTracingLinux",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .target(

@@ -14,6 +14,22 @@ import Tracing
         #expect(finished.attributes == [Attribute("z", "replaced in place"), Attribute("a", 1)])
     }
 
+    @Test func attributesPastTheFirstFourKeepTheirOrderAndAreReplacedInPlace() throws {
+        let (tracer, _) = SampleTraces.tracer(limits: SpanLimits(maximumAttributes: 6))
+        let span = tracer.startSpan("many attributes")
+        for index in 0..<7 { span.setAttribute("key.\(index)", index) }
+        span.setAttribute("key.1", "replaced inline")
+        span.setAttribute("key.5", "replaced beyond the first four")
+        #expect(span.orderedAttributes.map(\.key) == (0..<6).map { "key.\($0)" })
+        span.end()
+        let finished = try #require(tracer.finishedSpans().first)
+        #expect(finished.attributes.map(\.key) == (0..<6).map { "key.\($0)" })
+        #expect(finished[attribute: "key.1"] == .string("replaced inline"))
+        #expect(finished[attribute: "key.4"] == .int(4))
+        #expect(finished[attribute: "key.5"] == .string("replaced beyond the first four"))
+        #expect(finished.droppedAttributeCount == 1)
+    }
+
     @Test func theSpanAttributesPropertyMergesIntoTheOrderedSet() throws {
         let (tracer, _) = SampleTraces.tracer()
         let span = tracer.startSpan("dictionary")

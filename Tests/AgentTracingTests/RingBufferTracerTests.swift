@@ -1,4 +1,5 @@
 import AgentTracing
+import Dispatch
 import Synchronization
 import Testing
 import Tracing
@@ -191,6 +192,89 @@ import Tracing
         }
         #expect(tracer.count == 500)
         #expect(tracer.droppedSpanCount == 19_500)
+    }
+}
+
+/// Several threads ending spans into one tracer: each CPU stages its spans apart and moves them into the
+/// ring in batches, and readers see them merged.
+@Suite struct RingBufferTracerThreadTests {
+    @Test func aSpanIsReadableAsSoonAsItHasEnded() throws {
+        let (tracer, _) = SampleTraces.tracer(capacity: 10_000)
+        tracer.startSpan("first").end()
+        #expect(tracer.finishedSpans().map(\.name) == ["first"])
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in tracer.startSpan("thread \(thread)").end() }
+        #expect(tracer.count == 3)
+        #expect(tracer.finishedSpanCount == 3)
+        #expect(Set(tracer.finishedSpans(after: 1).spans.map(\.name)) == ["thread 0", "thread 1"])
+    }
+
+    @Test func spansComeBackInEndTimeOrderWhateverOrderTheyEndedIn() {
+        let (tracer, _) = SampleTraces.tracer(capacity: 10_000)
+        let spans = ["third", "first", "second"].map { tracer.startSpan($0) }
+        for (span, end) in zip(spans, [3_000, 1_000, 2_000] as [UInt64]) { span.end(atNanoseconds: end) }
+        #expect(tracer.finishedSpans().map(\.name) == ["first", "second", "third"])
+        #expect(tracer.finishedSpans(after: 0).spans.map(\.name) == ["first", "second", "third"])
+        #expect(tracer.removeAll().map(\.name) == ["first", "second", "third"])
+    }
+
+    @Test func twoThreadsRecordingAtOnceLoseNothingAndReadBackInEndTimeOrder() {
+        let (tracer, _) = SampleTraces.tracer(capacity: 100_000, step: 1)
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            for index in 0..<20_000 {
+                let span = tracer.startSpan("thread \(thread) span \(index)")
+                span.setAttribute("index", index)
+                span.end()
+            }
+        }
+        let spans = tracer.finishedSpans()
+        #expect(spans.count == 40_000)
+        #expect(Set(spans.map(\.spanID)).count == 40_000)
+        #expect(zip(spans, spans.dropFirst()).allSatisfy { $0.endNanoseconds <= $1.endNanoseconds })
+        #expect(tracer.finishedSpanCount == 40_000)
+        #expect(tracer.droppedSpanCount == 0)
+    }
+
+    @Test func theCapacityBoundHoldsAcrossThreadsAndLaterSpansOverwriteEveryEarlierOne() {
+        let capacity = 1_000
+        let (tracer, _) = SampleTraces.tracer(capacity: capacity)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            for _ in 0..<10_000 { tracer.startSpan("concurrent").end() }
+        }
+        #expect(tracer.count == capacity)
+        #expect(tracer.droppedSpanCount == 19_000)
+        #expect(tracer.finishedSpanCount == 20_000)
+        // Nothing staged during the concurrent phase outlives a full ring's worth of later spans.
+        for _ in 0..<capacity { tracer.startSpan("later").end() }
+        #expect(tracer.finishedSpans().allSatisfy { $0.name == "later" })
+        #expect(tracer.droppedSpanCount == 20_000)
+    }
+
+    @Test func aCursorReaderRacingTwoWritersGetsEverySpanExactlyOnce() {
+        let (tracer, _) = SampleTraces.tracer(capacity: 100_000)
+        let writersDone = Atomic<Int>(0)
+        let reader = Mutex<(seen: [SpanID], cursor: UInt64, missed: UInt64)>(([], 0, 0))
+        DispatchQueue.concurrentPerform(iterations: 3) { thread in
+            guard thread == 2 else {
+                for _ in 0..<10_000 { tracer.startSpan("x").end() }
+                writersDone.add(1, ordering: .releasing)
+                return
+            }
+            reader.withLock { reader in
+                while true {
+                    let done = writersDone.load(ordering: .acquiring) == 2
+                    let batch = tracer.finishedSpans(after: reader.cursor, limit: 500)
+                    reader.seen += batch.spans.map(\.spanID)
+                    reader.cursor = batch.cursor
+                    reader.missed += batch.missed
+                    if done && batch.spans.isEmpty { break }
+                }
+            }
+        }
+        let (seen, cursor, missed) = reader.withLock { $0 }
+        #expect(seen.count == 20_000)
+        #expect(Set(seen).count == 20_000)
+        #expect(missed == 0)
+        #expect(cursor == 20_000)
     }
 }
 

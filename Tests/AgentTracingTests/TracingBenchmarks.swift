@@ -75,10 +75,12 @@ struct TracingBenchmarks {
 
     @Test func recordingMemoryAndExportFigures() throws {
         var results: [String: Double] = [:]
-        if Self.environment["HOSTSCOPE_BENCH_PROFILE"] != nil {
-            // Only the one-thread recording loop, for `perf record`.
+        if let profile = Self.environment["HOSTSCOPE_BENCH_PROFILE"] {
+            // Only the recording loop, for `perf record`: one thread, or two into one tracer with `=2`.
             let tracer = Self.tracer()
-            for _ in 0..<Self.spansPerThread { Self.recordOne(tracer) }
+            DispatchQueue.concurrentPerform(iterations: profile == "2" ? 2 : 1) { _ in
+                for _ in 0..<Self.spansPerThread { Self.recordOne(tracer) }
+            }
             return
         }
 

@@ -1,13 +1,13 @@
 import Synchronization
 import Tracing
 
-/// A live span of ``RingBufferTracer``; becomes a ``FinishedSpan`` in the ring when it ends.
+/// A live span of ``RingBufferTracer``; once ended, the ring holds the span object itself and builds its
+/// ``FinishedSpan`` only when a reader asks.
 ///
 /// All mutable state sits behind one `Mutex`, so a span may be shared between tasks. Values are
-/// redacted and bounded before the lock is taken. After `end()` every mutation is ignored.
+/// redacted and bounded before the lock is taken. After `end()` every mutation is ignored, so an ended
+/// span never changes again.
 public final class RecordingSpan: Tracing.Span {
-    /// The context to start children in: the parent's context plus this span's ``SpanContext``.
-    public let context: ServiceContext
     /// This span's ids and flags.
     public let spanContext: SpanContext
     /// The parent span's id, `nil` for a root span.
@@ -17,26 +17,30 @@ public final class RecordingSpan: Tracing.Span {
     /// Start, in nanoseconds since the Unix epoch.
     public let startNanoseconds: UInt64
 
+    /// The context the span started in. ``context`` adds this span to it on demand: most spans never
+    /// start a child, and writing a `ServiceContext` costs a dictionary and a boxed value.
+    private let parentContext: ServiceContext
     private let tracer: RingBufferTracer
     private let state: Mutex<State>
 
     private struct State {
         var name: String
-        var attributes: [Attribute] = []
+        var attributes = SpanAttributeList()
         var events: [FinishedSpan.Event] = []
         var links: [FinishedSpan.Link] = []
         var status = FinishedSpan.Status()
         var droppedAttributes = 0
         var droppedEvents = 0
         var droppedLinks = 0
-        var isEnded = false
+        /// Set once, by `end`; a span with an end is finished and immutable.
+        var endNanoseconds: UInt64?
     }
 
     init(
-        name: String, context: ServiceContext, spanContext: SpanContext, parentSpanID: SpanID?,
+        name: String, parentContext: ServiceContext, spanContext: SpanContext, parentSpanID: SpanID?,
         kind: FinishedSpan.Kind, startNanoseconds: UInt64, tracer: RingBufferTracer
     ) {
-        self.context = context
+        self.parentContext = parentContext
         self.spanContext = spanContext
         self.parentSpanID = parentSpanID
         self.kind = kind
@@ -45,17 +49,24 @@ public final class RecordingSpan: Tracing.Span {
         state = Mutex(State(name: name))
     }
 
+    /// The context to start children in: the parent's context plus this span's ``SpanContext``.
+    public var context: ServiceContext {
+        var context = parentContext
+        context.spanContext = spanContext
+        return context
+    }
+
     public var traceID: TraceID { spanContext.traceID }
     public var spanID: SpanID { spanContext.spanID }
 
-    public var isRecording: Bool { state.withLock { !$0.isEnded } }
+    public var isRecording: Bool { state.withLock { $0.endNanoseconds == nil } }
 
     public var operationName: String {
         get { state.withLock { $0.name } }
         set {
             let name = tracer.sanitize(newValue)
             state.withLock { state in
-                guard !state.isEnded else { return }
+                guard state.endNanoseconds == nil else { return }
                 state.name = name
             }
         }
@@ -68,12 +79,10 @@ public final class RecordingSpan: Tracing.Span {
         let value = tracer.sanitize(key: key, value: value)
         let maximum = tracer.limits.maximumAttributes
         state.withLock { state in
-            guard !state.isEnded else { return }
-            if let index = state.attributes.firstIndex(where: { $0.key == key }) {
-                state.attributes[index].value = value
+            guard state.endNanoseconds == nil else { return }
+            if let index = state.attributes.index(of: key) {
+                state.attributes.setValue(value, at: index)
             } else if state.attributes.count < maximum {
-                // Most spans carry a handful of attributes: one allocation instead of growing 1, 2, 4, 8.
-                if state.attributes.isEmpty { state.attributes.reserveCapacity(8) }
                 state.attributes.append(Attribute(key, value))
             } else {
                 state.droppedAttributes += 1
@@ -95,7 +104,7 @@ public final class RecordingSpan: Tracing.Span {
     public func setAttribute(_ key: String, _ value: [String]) { setAttribute(key, .stringArray(value)) }
 
     /// The attributes set so far, in the order they were first set.
-    public var orderedAttributes: [Attribute] { state.withLock { $0.attributes } }
+    public var orderedAttributes: [Attribute] { state.withLock { $0.attributes.array } }
 
     /// The attributes as swift-distributed-tracing's unordered `SpanAttributes`.
     ///
@@ -118,10 +127,10 @@ public final class RecordingSpan: Tracing.Span {
             }
             let maximum = tracer.limits.maximumAttributes
             state.withLock { state in
-                guard !state.isEnded else { return }
+                guard state.endNanoseconds == nil else { return }
                 var merged: [Attribute] = []
                 merged.reserveCapacity(incoming.count)
-                for attribute in state.attributes {
+                for attribute in state.attributes.array {
                     if let value = incoming.removeValue(forKey: attribute.key) {
                         merged.append(Attribute(attribute.key, value))
                     }
@@ -133,7 +142,7 @@ public final class RecordingSpan: Tracing.Span {
                         state.droppedAttributes += 1
                     }
                 }
-                state.attributes = merged
+                state.attributes = SpanAttributeList(merged)
             }
         }
     }
@@ -178,7 +187,7 @@ public final class RecordingSpan: Tracing.Span {
             name: name, timeNanoseconds: time, attributes: kept, droppedAttributeCount: dropped)
         let maximum = tracer.limits.maximumEvents
         state.withLock { state in
-            guard !state.isEnded else { return }
+            guard state.endNanoseconds == nil else { return }
             if state.events.count < maximum {
                 state.events.append(event)
             } else {
@@ -195,7 +204,7 @@ public final class RecordingSpan: Tracing.Span {
             droppedAttributeCount: dropped)
         let maximum = tracer.limits.maximumLinks
         state.withLock { state in
-            guard !state.isEnded else { return }
+            guard state.endNanoseconds == nil else { return }
             if state.links.count < maximum {
                 state.links.append(link)
             } else {
@@ -220,7 +229,7 @@ public final class RecordingSpan: Tracing.Span {
     public func setStatus(_ code: FinishedSpan.Status.Code, message: String? = nil) {
         let message = code == .error ? message.map { tracer.sanitize($0) } : nil
         state.withLock { state in
-            guard !state.isEnded, state.status.code != .ok, code != .unset else { return }
+            guard state.endNanoseconds == nil, state.status.code != .ok, code != .unset else { return }
             if code == .error, message == nil, state.status.code == .error { return }
             state.status = FinishedSpan.Status(code: code, message: message)
         }
@@ -236,27 +245,29 @@ public final class RecordingSpan: Tracing.Span {
     /// Later calls do nothing.
     public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let end = tracer.nanoseconds(instant)
-        let finished: FinishedSpan? = state.withLock { state in
-            guard !state.isEnded else { return nil }
-            state.isEnded = true
-            return FinishedSpan(
+        let ended = state.withLock { state in
+            guard state.endNanoseconds == nil else { return false }
+            state.endNanoseconds = end
+            return true
+        }
+        if ended { tracer.record(self) }
+    }
+
+    /// The end, in nanoseconds since the Unix epoch; `nil` while the span is recording.
+    var endNanoseconds: UInt64? { state.withLock { $0.endNanoseconds } }
+
+    /// The span as readers, exporters and sinks see it (a running span ends at its start).
+    func finished() -> FinishedSpan {
+        state.withLock { state in
+            FinishedSpan(
                 traceID: spanContext.traceID, spanID: spanContext.spanID, parentSpanID: parentSpanID,
                 traceState: spanContext.traceState, name: state.name, kind: kind, startNanoseconds: startNanoseconds,
-                endNanoseconds: end, status: state.status, attributes: take(&state.attributes),
-                events: take(&state.events), links: take(&state.links), resource: tracer.resource,
+                endNanoseconds: state.endNanoseconds ?? startNanoseconds, status: state.status,
+                attributes: state.attributes.array, events: state.events, links: state.links, resource: tracer.resource,
                 droppedAttributeCount: state.droppedAttributes, droppedEventCount: state.droppedEvents,
                 droppedLinkCount: state.droppedLinks)
         }
-        if let finished { tracer.record(finished) }
     }
-}
-
-/// Moves an array out of state without copying its storage.
-@inline(__always)
-private func take<Element>(_ array: inout [Element]) -> [Element] {
-    var taken: [Element] = []
-    swap(&taken, &array)
-    return taken
 }
 
 extension AttributeValue {

@@ -11,7 +11,13 @@ import Tracing
 ///   are read from that clock too; an instant of any other `TracerInstant` type, such as
 ///   ``TraceInstant``, is used as given.
 /// - Overflow: the ring overwrites its oldest span when full (see ``capacity``) and counts it in
-///   ``droppedSpanCount``; memory is bounded by `capacity` spans of at most ``SpanLimits`` each.
+///   ``droppedSpanCount``; memory is bounded by `capacity` spans of at most ``SpanLimits`` each, plus
+///   the few spans waiting in per-CPU staging areas (below).
+/// - Threads: a span that ends goes into a staging area of the CPU it ends on, with its own lock, and
+///   reaches the ring in batches of up to 32; so threads on different CPUs record without sharing a
+///   lock. "Oldest" is therefore the order in which spans reached the ring: end order on one thread,
+///   end order to within a batch across threads. Every read first moves the staged spans into the
+///   ring, so it sees every span that ended before it began; readers get spans in end-time order.
 /// - Secrets: every value is redacted at the source (``Redaction`` rules by key, then the
 ///   ``SecretScrubber``) before it is stored.
 /// - Seams: ``FinishedSpanSink``s hear of each finished span as it ends, and
@@ -32,6 +38,7 @@ public final class RingBufferTracer: Tracer, Sendable {
     private let idGenerator: any TraceIDGenerator
     private let sinks: [any FinishedSpanSink]
     private let ring: Mutex<SpanRing>
+    private let shards: SpanShards
 
     /// A tracer holding at most `capacity` finished spans.
     public init(
@@ -51,6 +58,7 @@ public final class RingBufferTracer: Tracer, Sendable {
         self.scrubber = scrubber
         self.sinks = sinks
         ring = Mutex(SpanRing(capacity: capacity))
+        shards = SpanShards(ringCapacity: capacity)
     }
 
     // MARK: Tracer
@@ -65,10 +73,11 @@ public final class RingBufferTracer: Tracer, Sendable {
         line: UInt
     ) -> RecordingSpan {
         let start = nanoseconds(instant)
-        var context = context()
+        let context = context()
         let spanContext: SpanContext
         let parentSpanID: SpanID?
-        if let parent = context.spanContext {
+        // The ambient context is usually empty (no span yet): skip the keyed lookup then.
+        if !context.isEmpty, let parent = context.spanContext {
             spanContext = SpanContext(
                 traceID: parent.traceID, spanID: idGenerator.nextSpanID(), traceFlags: parent.traceFlags,
                 traceState: parent.traceState)
@@ -77,9 +86,8 @@ public final class RingBufferTracer: Tracer, Sendable {
             spanContext = SpanContext(traceID: idGenerator.nextTraceID(), spanID: idGenerator.nextSpanID())
             parentSpanID = nil
         }
-        context.spanContext = spanContext
         return RecordingSpan(
-            name: sanitize(operationName), context: context, spanContext: spanContext, parentSpanID: parentSpanID,
+            name: sanitize(operationName), parentContext: context, spanContext: spanContext, parentSpanID: parentSpanID,
             kind: FinishedSpan.Kind(kind), startNanoseconds: start, tracer: self)
     }
 
@@ -90,45 +98,65 @@ public final class RingBufferTracer: Tracer, Sendable {
 
     // MARK: Reading the ring
 
-    /// The finished spans held now, oldest first.
+    /// The finished spans held now, oldest first (by end time; spans that ended at the same instant in
+    /// the order they reached the ring).
     public func finishedSpans() -> [FinishedSpan] {
-        ring.withLock { $0.all() }
+        Self.inEndOrder(readRing { $0.all() })
     }
 
-    /// Up to `limit` spans finished after `cursor` (0 for "from the start"), oldest first, with the
-    /// cursor to pass next time and how many spans were overwritten before this reader saw them.
+    /// Up to `limit` spans finished after `cursor` (0 for "from the start"), with the cursor to pass next
+    /// time and how many spans were overwritten before this reader saw them. Cursors count spans in the
+    /// order they reached the ring; each batch is in end-time order.
     public func finishedSpans(after cursor: UInt64, limit: Int = .max) -> FinishedSpanBatch {
-        ring.withLock { $0.spans(after: cursor, limit: limit) }
+        let read = readRing { $0.spans(after: cursor, limit: limit) }
+        return FinishedSpanBatch(spans: Self.inEndOrder(read.spans), cursor: read.cursor, missed: read.missed)
     }
 
     /// Spans overwritten because the ring was full, since the tracer started. Never decreases.
-    public var droppedSpanCount: UInt64 { ring.withLock { $0.dropped } }
+    public var droppedSpanCount: UInt64 { readRing { $0.dropped } }
 
     /// Spans finished since the tracer started (held or not).
-    public var finishedSpanCount: UInt64 { ring.withLock { $0.appended } }
+    public var finishedSpanCount: UInt64 { readRing { $0.appended } }
 
     /// Spans held now.
-    public var count: Int { ring.withLock { $0.count } }
+    public var count: Int { readRing { $0.count } }
 
     /// Empties the ring, returning what it held (oldest first); counts and cursors go on.
     @discardableResult
     public func removeAll() -> [FinishedSpan] {
-        let removed = ring.withLock { ring -> [FinishedSpan] in
+        let removed = readRing { ring -> [RecordingSpan] in
             let spans = ring.all()
             _ = ring.removeAll()
             return spans
         }
-        return removed
+        return Self.inEndOrder(removed)
+    }
+
+    /// Runs `body` on the ring after moving every staged span into it.
+    private func readRing<Result>(_ body: (inout SpanRing) -> Result) -> Result {
+        shards.drain(into: ring)
+        return ring.withLock { body(&$0) }
+    }
+
+    /// The spans' finished values, stably sorted by end time (they arrive almost sorted).
+    private static func inEndOrder(_ spans: [RecordingSpan]) -> [FinishedSpan] {
+        let finished = spans.map { $0.finished() }
+        let isSorted = zip(finished, finished.dropFirst()).allSatisfy { $0.endNanoseconds <= $1.endNanoseconds }
+        guard !isSorted else { return finished }
+        let order = finished.indices.sorted {
+            (finished[$0].endNanoseconds, $0) < (finished[$1].endNanoseconds, $1)
+        }
+        return order.map { finished[$0] }
     }
 
     // MARK: Recording
 
-    func record(_ span: FinishedSpan) {
-        // After the swap `slot` holds the overwritten span (or a copy of this one), released here,
-        // after the lock: freeing strings and arrays under the lock would lengthen other threads' wait.
-        var slot = span
-        ring.withLock { $0.append(&slot) }
-        for sink in sinks { sink.spanFinished(span) }
+    /// Stores an ended span and tells the sinks.
+    func record(_ span: RecordingSpan) {
+        shards.stage(span, ring: ring)
+        guard !sinks.isEmpty else { return }
+        let finished = span.finished()
+        for sink in sinks { sink.spanFinished(finished) }
     }
 
     @inline(__always)
@@ -146,15 +174,10 @@ public final class RingBufferTracer: Tracer, Sendable {
 
     /// An attribute value after the key rules, the secret scrubber and the string limit.
     func sanitize(key: String, value: AttributeValue) -> AttributeValue {
-        let redacted = scrubber.scrub(Redaction.attributeValue(key: key, value))
-        let limit = limits.maximumStringBytes
-        switch redacted {
-        case .string(let text) where text.utf8.count > limit:
-            return .string(SpanLimits.truncate(text, toBytes: limit))
-        case .stringArray(let texts) where texts.contains(where: { $0.utf8.count > limit }):
-            return .stringArray(texts.map { SpanLimits.truncate($0, toBytes: limit) })
-        default:
-            return redacted
+        switch value {
+        case .string(let text): .string(sanitize(Redaction.attributeText(key: key, text)))
+        case .stringArray(let texts): .stringArray(texts.map { sanitize(Redaction.attributeText(key: key, $0)) })
+        default: value  // Only text can carry a credential or exceed the string limit.
         }
     }
 

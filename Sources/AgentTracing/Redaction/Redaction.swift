@@ -164,6 +164,18 @@ public enum Redaction {
         "refresh_token", "private_key", "cookie", "credentials",
     ]
 
+    /// A string attribute's value with the key-based rules applied: the path of every string attribute a
+    /// span records, so it skips the enum and, for an ordinary key, returns the text untouched.
+    static func attributeText(key: String, _ text: String) -> String {
+        switch rule(forKey: key) {
+        case .none: text
+        case .url: url(text)
+        case .query: query(text)
+        case .header(let name): isSensitiveHeader(name) ? marker : text
+        case .credential: marker
+        }
+    }
+
     /// The value with the key-based rules applied (URL keys cleaned, credential keys replaced).
     public static func attributeValue(key: String, _ value: AttributeValue) -> AttributeValue {
         switch value {
@@ -194,13 +206,17 @@ public enum Redaction {
             case 9 where equals(bytes, "url.query"): return .query
             default: break
             }
-            for prefix: StaticString in ["http.request.header.", "http.response.header."]
-            where bytes.count > prefix.utf8CodeUnitCount && hasPrefix(bytes, prefix) {
+            // Both header prefixes are at least 20 bytes long: most keys are shorter than that.
+            for prefix in headerPrefixes where bytes.count > 20 && hasPrefix(bytes, prefix) {
                 let name = UnsafeBufferPointer(rebasing: bytes[prefix.utf8CodeUnitCount...])
                 return .header(String(decoding: name, as: UTF8.self))
             }
             let start = bytes.lastIndex(of: UInt8(ascii: ".")).map { $0 + 1 } ?? 0
             let segment = bytes[start...]
+            // Most last segments have a length no credential name has.
+            guard segment.count < 64, sensitiveAttributeNameLengths & (1 << UInt64(segment.count)) != 0 else {
+                return .none
+            }
             for name in sensitiveAttributeNameBytes where name.count == segment.count {
                 // ASCII case-insensitive: the names are lowercase letters and underscores.
                 if zip(segment, name).allSatisfy({ $0 == $1 || $0 | 0x20 == $1 }) { return .credential }
@@ -218,8 +234,16 @@ public enum Redaction {
         return memcmp(base, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
 
+    /// Key prefixes of OpenTelemetry's HTTP header attributes.
+    private static let headerPrefixes: [StaticString] = ["http.request.header.", "http.response.header."]
+
     /// ``sensitiveAttributeNames`` as lowercase bytes.
     private static let sensitiveAttributeNameBytes = sensitiveAttributeNames.map { Array($0.utf8) }
+
+    /// Bit n is set when some name in ``sensitiveAttributeNames`` is n bytes long.
+    private static let sensitiveAttributeNameLengths: UInt64 = sensitiveAttributeNames.reduce(0) {
+        $0 | 1 << UInt64($1.utf8.count)
+    }
 
     private static func mapStrings(_ value: AttributeValue, _ transform: (String) -> String) -> AttributeValue {
         switch value {

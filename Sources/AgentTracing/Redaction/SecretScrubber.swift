@@ -89,6 +89,9 @@ public final class SecretScrubber: Sendable {
             return text
         }
         let count = table.load(as: Int.self)
+        // Needles are sorted longest first: a text shorter than the last one cannot contain any.
+        let shortest = table.load(fromByteOffset: MemoryLayout<Int>.stride * (2 * count), as: Int.self)
+        guard text.utf8.count >= shortest else { return text }
         var current = text
         for index in 0..<count {
             let offset = table.load(fromByteOffset: MemoryLayout<Int>.stride * (1 + 2 * index), as: Int.self)
