@@ -237,13 +237,13 @@ public enum LinuxProcProbe {
         return owners
     }
 
-    private enum ProcessFile {
+    enum ProcessFile {
         case stat
         case cmdline(Int)
     }
 
     /// Which per-process file `path` is: `/proc/PID/stat` or `/proc/PID/cmdline`.
-    private static func processFile(_ path: UnsafeBufferPointer<UInt8>) -> ProcessFile? {
+    static func processFile(_ path: UnsafeBufferPointer<UInt8>) -> ProcessFile? {
         let prefix: StaticString = "/proc/"
         let prefixLength = prefix.utf8CodeUnitCount
         guard path.count > prefixLength + 2, memcmp(path.baseAddress!, prefix.utf8Start, prefixLength) == 0 else {
@@ -260,23 +260,6 @@ public enum LinuxProcProbe {
         if name.elementsEqual("stat".utf8) { return .stat }
         if name.elementsEqual("cmdline".utf8) { return .cmdline(value) }
         return nil
-    }
-
-    /// The pid of `/proc/PID/<file>`, or nil for any other path.
-    static func pid(in path: String, file: String) -> Int? {
-        let bytes = path.utf8
-        let prefix = "/proc/".utf8
-        guard bytes.count > prefix.count + file.utf8.count + 1, bytes.starts(with: prefix) else { return nil }
-        var value = 0
-        var index = bytes.index(bytes.startIndex, offsetBy: prefix.count)
-        while index < bytes.endIndex, let digit = Optional(bytes[index]), digit >= 48, digit <= 57 {
-            value = value * 10 + Int(digit - 48)
-            index = bytes.index(after: index)
-        }
-        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "/"),
-            bytes[bytes.index(after: index)...].elementsEqual(file.utf8)
-        else { return nil }
-        return value
     }
 
     /// `/proc/PID/cmdline` (arguments each ended by NUL) as `ps args` shows it: arguments

@@ -9,7 +9,7 @@
 /// argument or mount point containing a line `@@end`) from ending a section early. A section
 /// may occur more than once (the two samples of a one-off snapshot); ``sections(named:)``
 /// returns them in order. A section printed by `grep -aH '' FILE…` is cut into files with
-/// ``prefixedFiles(in:)``.
+/// ``forEachPrefixedFile(in:_:)``.
 public struct ProbeOutput: Sendable {
     public struct Section: Sendable, Equatable {
         public var name: String
@@ -75,19 +75,10 @@ public struct ProbeOutput: Sendable {
         sections.first { $0.name == name }?.text
     }
 
-    /// Splits the output of `grep -aH '' FILE…` into each file's text, keyed by path, with the
-    /// files in output order. grep starts every line with its file's real path, so a file's
-    /// content cannot pose as another file, whatever bytes it holds.
-    public static func prefixedFiles(in text: String) -> [(path: String, text: String)] {
-        var files: [(path: String, text: String)] = []
-        forEachPrefixedFile(in: text) { path, content in
-            files.append((String(decoding: path, as: UTF8.self), String(decoding: content, as: UTF8.self)))
-        }
-        return files
-    }
-
     /// Calls `body` with each file of `grep -aH '' FILE…` output: its path and its text (lines
-    /// joined by LF, no final LF), as bytes valid only during the call. Nothing is copied into
+    /// joined by LF, no final LF), as bytes valid only during the call. grep starts every line
+    /// with its file's real path, so a file's content cannot pose as another file, whatever
+    /// bytes it holds. Nothing is copied into
     /// a `String` unless the caller does so; a probe's hundreds of one-line process files are
     /// read straight from these bytes.
     public static func forEachPrefixedFile(

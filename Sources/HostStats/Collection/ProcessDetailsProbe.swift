@@ -25,9 +25,9 @@ public enum ProcessDetailsProbe {
             throw ParseError(source: "process details", message: "output ended early: the host cut the command short")
         }
         var commands: [Int: String] = [:]
-        for file in ProbeOutput.prefixedFiles(in: output.section("cmdline") ?? "") {
-            if let pid = LinuxProcProbe.pid(in: file.path, file: "cmdline") {
-                commands[pid] = LinuxProcProbe.commandLine(file.text)
+        ProbeOutput.forEachPrefixedFile(in: output.section("cmdline") ?? "") { path, content in
+            if case .cmdline(let pid)? = LinuxProcProbe.processFile(path) {
+                commands[pid] = LinuxProcProbe.commandLine(String(decoding: content, as: UTF8.self))
             }
         }
         var details: [Int: Details] = [:]
