@@ -26,6 +26,24 @@ import Testing
         #expect(samples[1].total.total > samples[0].total.total)
     }
 
+    @Test func aCoreBeforeTheAggregateOrABadTickIsAnErrorNamingTheLine() {
+        #expect {
+            try ProcStatParser.parse("intr 5 0 0 0 0\ncpu0 1 2 3 4\ncpu 1 2 3 4\n")
+        } throws: { error in
+            (error as? ParseError).map { $0.line == 2 && $0.description.contains("`cpu0` line before") } ?? false
+        }
+        #expect {
+            try ProcStatParser.parse("cpu 1 2 3 4\ncpu0 1 2 x 4\n")
+        } throws: { error in
+            (error as? ParseError).map { $0.line == 2 && $0.description.contains("`x` is not a tick counter") } ?? false
+        }
+        #expect {
+            try ProcStatParser.parse("cpu 1 2 3\n")
+        } throws: { error in
+            (error as? ParseError)?.description.contains("`cpu` line has 3 counters, expected at least 4") ?? false
+        }
+    }
+
     @Test func oneSampleYieldsNoPercentagesAndSaysWhy() throws {
         let part = try ProcStatParser.part(FixtureText.read("generated/debian12/proc_stat.txt"))
         let cpu = try #require(part.cpu)
@@ -160,6 +178,20 @@ import Testing
         #expect(throws: ParseError.self) { try ProcNetDevParser.parse(text) }
     }
 
+    @Test func dataBeforeAnyHeaderAndABadCounterAreNamedWithTheirLine() throws {
+        #expect {
+            try ProcNetDevParser.parse("  eth0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n")
+        } throws: { error in
+            (error as? ParseError).map { $0.line == 1 && $0.description.contains("header") } ?? false
+        }
+        let text = try Self.header() + "  eth0: 15339403 421 x 4 0 0 0 0 25543 293 5 6 0 0 0 0\n"
+        #expect {
+            try ProcNetDevParser.parse(text)
+        } throws: { error in
+            (error as? ParseError).map { $0.line == 3 && $0.description.contains("`x` is not a counter") } ?? false
+        }
+    }
+
     /// The two header lines of a real /proc/net/dev.
     static func header() throws -> String {
         try FixtureText.read("generated/debian12/proc_net_dev.txt").split(separator: "\n").prefix(2).joined(
@@ -189,6 +221,20 @@ import Testing
             devices[1].discardsCompleted == 7 && devices[1].sectorsDiscarded == 56 && devices[1].flushesCompleted == nil
         )
         #expect(devices[2].sectorsRead == 80 && devices[2].writesCompleted == 20 && devices[2].readsMerged == nil)
+    }
+
+    @Test func aLineOfAnotherShapeOrWithABadCounterIsAnError() {
+        #expect {
+            try ProcDiskStatsParser.parse("   8 0 sda 1 2 3 4\nFilesystem 1K-blocks Used\n")
+        } throws: { error in
+            (error as? ParseError).map { $0.line == 2 && $0.description.contains("`Filesystem 1K-blocks Used`") }
+                ?? false
+        }
+        #expect {
+            try ProcDiskStatsParser.parse("   8 0 sda 100 2 800 10 50 -1 400 5 0 12 15\n")
+        } throws: { error in
+            (error as? ParseError).map { $0.line == 1 && $0.description.contains("`-1` is not a counter") } ?? false
+        }
     }
 
     @Test func thePartGivesCountersButNoRates() throws {

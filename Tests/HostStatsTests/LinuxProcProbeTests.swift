@@ -1,6 +1,7 @@
 import Foundation
-@testable import HostStats
 import Testing
+
+@testable import HostStats
 
 /// The `proc` probe run by this machine's own `sh`, with GNU df and with a df that has no
 /// `--output` (as on older or non-GNU userlands), and its output read back.
@@ -30,6 +31,35 @@ import Testing
         return UInt64(stats.f_blocks) * UInt64(stats.f_frsize)
     }
 
+    @Test(arguments: ["grep", "busybox grep"])
+    func theSampleGrepLeavesOutOnlyTheInterruptCounters(grep: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-grep-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "cpu  1 2 3 4\nintr 900 0 12 0 7 3\nctxt 5\nsoftirq 40 0 10 2 8 0 0 1 9 0 10\nbtime 17\n".write(
+            to: directory.appendingPathComponent("stat"), atomically: true, encoding: .utf8)
+        // Rows other files could hold that begin with the same words: df rows of a filesystem named
+        // `intr` (GNU, -kPT and -iP layouts) and a command line whose first argument is `intr`.
+        let lookalikes = "intr     tmpfs 1024 0 1024 0% 10 1 /a\nintr tmpfs 1024 0 1024 0% /b\nintr 1000 10 990 1% /c\n"
+        try lookalikes.write(to: directory.appendingPathComponent("df"), atomically: true, encoding: .utf8)
+        try Data("intr\u{0}1\u{0}2\u{0}".utf8).write(to: directory.appendingPathComponent("cmdline"))
+
+        let command = grep.replacingOccurrences(of: "grep", with: "")
+        guard
+            command.isEmpty || FileManager.default.isExecutableFile(atPath: "/usr/bin/busybox")
+                || FileManager.default.isExecutableFile(atPath: "/bin/busybox")
+        else {
+            print("busybox is not installed: only GNU grep was checked")
+            return
+        }
+        let sampleGrep = LinuxProcProbe.sampleGrep.replacingOccurrences(of: "grep ", with: "\(grep) ")
+        let text = try run("cd \(directory.path) && \(sampleGrep) stat df cmdline")
+        #expect(
+            text
+                == "stat:cpu  1 2 3 4\nstat:ctxt 5\nstat:btime 17\n"
+                + lookalikes.split(separator: "\n").map { "df:\($0)\n" }.joined() + "cmdline:intr\u{0}1\u{0}2\u{0}\n")
+    }
+
     @Test func dfRowsPipedThroughGrepGiveEveryFilesystemWithItsInodes() throws {
         let nonce = ProbeOutput.makeNonce()
         let text = try run(LinuxProcProbe.command(sampleSeconds: nil, nonce: nonce, processDetails: false))
@@ -49,10 +79,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: shims) }
         let df = shims.appendingPathComponent("df")
         try """
-            #!/bin/sh
-            case "$*" in *--output*) echo "df: unrecognized option '--output'" >&2; exit 1;; esac
-            exec /bin/df "$@"
-            """.write(to: df, atomically: true, encoding: .utf8)
+        #!/bin/sh
+        case "$*" in *--output*) echo "df: unrecognized option '--output'" >&2; exit 1;; esac
+        exec /bin/df "$@"
+        """.write(to: df, atomically: true, encoding: .utf8)
         chmod(df.path, 0o755)
 
         let nonce = ProbeOutput.makeNonce()
@@ -67,7 +97,8 @@ import Testing
 
     @Test func theProbesShellAndEveryProcessUnderItAreLeftOut() {
         func sample(_ pid: Int, _ ppid: Int) -> ProcessSample {
-            ProcessSample(pid: pid, comm: "p\(pid)", state: "S", ppid: ppid, cpuTicks: 0, rssPages: 0, startTimeTicks: 0)
+            ProcessSample(
+                pid: pid, comm: "p\(pid)", state: "S", ppid: ppid, cpuTicks: 0, rssPages: 0, startTimeTicks: 0)
         }
         // 50 is the probe's shell; 51 a pipeline's subshell; 52 the df under it; 60 unrelated.
         let processes = [sample(1, 0), sample(50, 1), sample(51, 50), sample(52, 51), sample(53, 50), sample(60, 1)]

@@ -50,6 +50,8 @@ enum CommandTracing {
 
     /// Sets the request side: the host and the (shortened) command line.
     static func describe(_ command: String, host: String, in span: any Span) {
+        // Without a recording tracer there is nothing to describe: spare every probe the copies.
+        guard span.isRecording else { return }
         span.setAttribute("hostscope.host", value: .string(host))
         span.setAttribute("process.command_args", value: .stringArray([shortened(command)]))
         span.setAttribute("hostscope.command.bytes", value: .int(Int64(command.utf8.count)))
@@ -62,6 +64,7 @@ enum CommandTracing {
 
     /// Sets the outcome: exit code or signal, output sizes, and on failure error status and the stderr tail.
     static func record(_ outcome: Outcome, in span: any Span) {
+        guard span.isRecording else { return }
         if let status = outcome.exitStatus { span.setAttribute("process.exit.code", value: .int(Int64(status))) }
         if let signal = outcome.exitSignal {
             span.setAttribute("hostscope.process.exit.signal", value: .string(signal))

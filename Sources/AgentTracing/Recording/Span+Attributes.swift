@@ -2,11 +2,12 @@ import Tracing
 
 extension Span {
     /// Sets one typed attribute: on hostscope's own spans directly (one lock, no rebuilt attribute
-    /// set), on any other tracer's spans through `attributes`.
+    /// set), on any other tracer's spans through `attributes`, and not at all on a span that records
+    /// nothing (a no-op tracer's).
     public func setAttribute(_ key: String, value: AttributeValue) {
         if let span = self as? RecordingSpan {
             span.setAttribute(key, value)
-        } else {
+        } else if isRecording {
             attributes[key] = value.spanAttribute
         }
     }

@@ -10,7 +10,7 @@
 /// commands around the kernel reads:
 ///
 /// - BusyBox grep reads every file as text whatever its flags (`-a` is accepted and ignored),
-///   so the `grep -aH ''` samples work unchanged.
+///   so the samples' grep (``LinuxProcProbe/sampleGrep``) works unchanged.
 /// - BusyBox `df` has no `--output`; sizes come from `df -kPT` (`df -kP` where the build lacks
 ///   `-T`) and inodes from `df -iP` (absent from builds without `FEATURE_DF_FANCY`: inodes are
 ///   then `null`). `-P` keeps long device names on their row. BusyBox lists a mount point twice
@@ -31,10 +31,11 @@ public enum BusyBoxProbe {
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
         var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; \(marker)self; echo $$; "
         if let sampleSeconds, sampleSeconds > 0 {
-            script += "\(marker)sample; grep -aH '' \(counters) /proc/[0-9]*/stat 2>/dev/null; "
+            script += "\(marker)sample; \(LinuxProcProbe.sampleGrep) \(counters) /proc/[0-9]*/stat 2>/dev/null; "
             script += "sleep \(LinuxProcProbe.formatSeconds(sampleSeconds)) 2>/dev/null || sleep 1; "
         }
-        script += "\(marker)sample; grep -aH '' \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
+        script +=
+            "\(marker)sample; \(LinuxProcProbe.sampleGrep) \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
         script += processDetails ? "/proc/[0-9]*/cmdline 2>/dev/null; " : "2>/dev/null; "
         // Each option is tried on a cheap target first: running the full command twice would
         // print two tables whenever one mount cannot be read and df exits non-zero.

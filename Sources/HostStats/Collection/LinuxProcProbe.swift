@@ -3,7 +3,7 @@ import Foundation
 /// The `proc` collector's probe: one POSIX `sh` script that reads the kernel's own counters
 /// and gauges, so a snapshot costs one round trip and a handful of processes on the host.
 ///
-/// A sample is one `grep -aH ''` over `/proc/uptime`, `/proc/stat`, `/proc/net/dev`,
+/// A sample is one grep (``sampleGrep``) over `/proc/uptime`, `/proc/stat`, `/proc/net/dev`,
 /// `/proc/diskstats` and every `/proc/PID/stat` (the last sample adds `/proc/meminfo`,
 /// `/proc/loadavg` and every `/proc/PID/cmdline`). grep prefixes each line with its file's
 /// path, which no process name can forge. A one-off snapshot takes two samples `--sample`
@@ -26,7 +26,7 @@ public enum LinuxProcProbe {
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
         var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; \(marker)self; echo $$; "
         if let sampleSeconds, sampleSeconds > 0 {
-            script += "\(marker)sample; grep -aH '' \(counters) /proc/[0-9]*/stat 2>/dev/null; "
+            script += "\(marker)sample; \(sampleGrep) \(counters) /proc/[0-9]*/stat 2>/dev/null; "
             script += "sleep \(formatSeconds(sampleSeconds)); "
         }
         // df runs beside grep, not after it: its rows reach grep through a pipe and come out last,
@@ -34,12 +34,21 @@ public enum LinuxProcProbe {
         // take two.
         script += "\(marker)sample; { \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
         script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; } | "
-        script += "grep -aH '' \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
+        script += "\(sampleGrep) \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
         script += processDetails ? "/proc/[0-9]*/cmdline - 2>/dev/null; " : "- 2>/dev/null; "
         if processDetails { script += "\(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; " }
         script += "\(marker)end"
         return script
     }
+
+    /// The grep that prints a sample's files, each line prefixed with its file's path: every line
+    /// but `/proc/stat`'s `intr` and `softirq` counters, which no figure uses and which are most of
+    /// that file (thousands of bytes on a host with many interrupt lines). The patterns ask for four
+    /// numbers after the key, which no `df` row or command line of another file starts with.
+    static let sampleGrep = "grep -aHv -e '^intr \(fourNumbers)' -e '^softirq \(fourNumbers)'"
+    /// Four numbers of at least one digit, each followed by a blank (`[0-9]*` alone would also match
+    /// the padding of a df row).
+    private static let fourNumbers = String(repeating: "[0-9][0-9]* ", count: 4)
 
     /// The name grep gives the file it reads from its standard input.
     static let standardInput = "(standard input)"

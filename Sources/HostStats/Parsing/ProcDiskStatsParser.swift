@@ -8,32 +8,49 @@ public enum ProcDiskStatsParser {
     static let source = "/proc/diskstats"
 
     public static func parse(_ text: String) throws(ParseError) -> [DiskIOCounters] {
+        let devices = try TextScanning.withUTF8(text) { parse(bytes: $0, text: text) }.get()
+        guard !devices.isEmpty else {
+            throw .unexpected(source: source, "no device line", expected: "`cat /proc/diskstats`", text: text)
+        }
+        return devices
+    }
+
+    /// Reads the UTF-8 bytes: every probe tick carries the file, a line per disk and partition.
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>, text: String) -> Result<[DiskIOCounters], ParseError> {
         var devices: [DiskIOCounters] = []
-        for (index, line) in TextScanning.lines(text).enumerated() {
-            let fields = TextScanning.fields(line)
-            if fields.isEmpty { continue }
-            guard fields.count == 7 || fields.count >= 14, let major = TextScanning.counter(fields[0]).map(Int.init),
-                let minor = TextScanning.counter(fields[1]).map(Int.init) else {
+        var ranges: [Range<Int>] = []
+        let failure = TextScanning.forEachLine(of: bytes) { line, lineNumber throws(ParseError) in
+            TextScanning.fieldRanges(line, into: &ranges)
+            if ranges.isEmpty { return }
+            func field(_ index: Int) -> UnsafeBufferPointer<UInt8> { TextScanning.slice(line, ranges[index]) }
+            guard ranges.count == 7 || ranges.count >= 14,
+                let major = TextScanning.counter(field(0)).flatMap({ Int(exactly: $0) }),
+                let minor = TextScanning.counter(field(1)).flatMap({ Int(exactly: $0) })
+            else {
                 throw .unexpected(
-                    source: source, "`\(line.trimmingBlanks().prefix(40))` is not a diskstats line",
-                    expected: "`cat /proc/diskstats`", text: text, line: index + 1)
+                    source: source,
+                    "`\(TextScanning.text(line)[...].trimmingBlanks().prefix(40))` is not a diskstats line",
+                    expected: "`cat /proc/diskstats`", text: text, line: lineNumber)
             }
-            var numbers: [UInt64] = []
-            for field in fields.dropFirst(3) {
-                guard let value = TextScanning.counter(field) else {
-                    throw ParseError(source: source, message: "`\(field)` is not a counter", line: index + 1)
+            var numbers = InlineArray<17, UInt64>(repeating: 0)
+            for index in 3..<ranges.count {
+                guard let value = TextScanning.counter(field(index)) else {
+                    throw ParseError(
+                        source: source, message: "`\(TextScanning.text(field(index)))` is not a counter",
+                        line: lineNumber)
                 }
-                numbers.append(value)
+                if index - 3 < 17 { numbers[index - 3] = value }
             }
-            let device = String(fields[2])
-            if numbers.count == 4 {
+            let count = ranges.count - 3
+            let device = TextScanning.text(field(2))
+            if count == 4 {
                 devices.append(
                     DiskIOCounters(
                         major: major, minor: minor, device: device, readsCompleted: numbers[0], sectorsRead: numbers[1],
                         writesCompleted: numbers[2], sectorsWritten: numbers[3]))
-                continue
+                return
             }
-            func optional(_ index: Int) -> UInt64? { index < numbers.count ? numbers[index] : nil }
+            func optional(_ index: Int) -> UInt64? { index < count ? numbers[index] : nil }
             devices.append(
                 DiskIOCounters(
                     major: major, minor: minor, device: device, readsCompleted: numbers[0], readsMerged: numbers[1],
@@ -43,10 +60,8 @@ public enum ProcDiskStatsParser {
                     discardsCompleted: optional(11), discardsMerged: optional(12), sectorsDiscarded: optional(13),
                     discardMilliseconds: optional(14), flushesCompleted: optional(15), flushMilliseconds: optional(16)))
         }
-        guard !devices.isEmpty else {
-            throw .unexpected(source: source, "no device line", expected: "`cat /proc/diskstats`", text: text)
-        }
-        return devices
+        if let failure { return .failure(failure) }
+        return .success(devices)
     }
 
     /// The snapshot part for `hostscope parse proc-diskstats`: a `devices` section with the

@@ -7,52 +7,94 @@ public enum ProcNetDevParser {
     static let source = "/proc/net/dev"
 
     public static func parse(_ text: String) throws(ParseError) -> [NetworkInterfaceStats] {
-        var receive: [Substring] = []
-        var transmit: [Substring] = []
-        var interfaces: [NetworkInterfaceStats] = []
-        for (index, line) in TextScanning.lines(text).enumerated() {
-            let utf8 = line.utf8
-            if utf8.contains(UInt8(ascii: "|")) {
-                let groups = utf8.split(separator: UInt8(ascii: "|"), omittingEmptySubsequences: false).map(Substring.init)
-                if groups.count == 3, groups[1].contains("bytes") {
-                    receive = TextScanning.fields(groups[1])
-                    transmit = TextScanning.fields(groups[2])
-                }
-                continue
-            }
-            guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            guard !receive.isEmpty else {
-                throw .unexpected(
-                    source: source, "no `face |bytes packets …` header line", expected: "`cat /proc/net/dev`",
-                    text: text, line: index + 1)
-            }
-            let name = String(line[..<colon].trimmingBlanks())
-            let values = TextScanning.fields(Substring(utf8[utf8.index(after: colon)...]))
-            guard values.count == receive.count + transmit.count else {
-                throw ParseError(
-                    source: source,
-                    message: "\(name) has \(values.count) counters, the header names \(receive.count + transmit.count)",
-                    line: index + 1)
-            }
-            func counter(_ group: [Substring], _ offset: Int, _ column: String) throws(ParseError) -> UInt64? {
-                guard let position = group.firstIndex(of: column[...]) else { return nil }
-                guard let value = TextScanning.counter(values[offset + position]) else {
-                    throw ParseError(
-                        source: source, message: "`\(values[offset + position])` is not a counter", line: index + 1)
-                }
-                return value
-            }
-            let tx = receive.count
-            interfaces.append(
-                NetworkInterfaceStats(
-                    interface: name, rxBytes: try counter(receive, 0, "bytes"),
-                    txBytes: try counter(transmit, tx, "bytes"),
-                    rxErrors: try counter(receive, 0, "errs"), txErrors: try counter(transmit, tx, "errs"),
-                    rxDropped: try counter(receive, 0, "drop"), txDropped: try counter(transmit, tx, "drop")))
-        }
+        let interfaces = try TextScanning.withUTF8(text) { parse(bytes: $0, text: text) }.get()
         guard !interfaces.isEmpty else {
             throw .unexpected(source: source, "no interface line", expected: "`cat /proc/net/dev`", text: text)
         }
         return interfaces
+    }
+
+    /// Where the counters a snapshot keeps sit among a data line's values, from the header.
+    private struct Columns {
+        var count = 0
+        var rxBytes: Int?, txBytes: Int?, rxErrors: Int?, txErrors: Int?, rxDropped: Int?, txDropped: Int?
+
+        init() {}
+
+        init(receive: [Substring], transmit: [Substring]) {
+            count = receive.count + transmit.count
+            func position(_ group: [Substring], _ column: String, after offset: Int) -> Int? {
+                group.firstIndex(of: column[...]).map { $0 + offset }
+            }
+            rxBytes = position(receive, "bytes", after: 0)
+            rxErrors = position(receive, "errs", after: 0)
+            rxDropped = position(receive, "drop", after: 0)
+            txBytes = position(transmit, "bytes", after: receive.count)
+            txErrors = position(transmit, "errs", after: receive.count)
+            txDropped = position(transmit, "drop", after: receive.count)
+        }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>, text: String) -> Result<
+        [NetworkInterfaceStats], ParseError
+    > {
+        var columns = Columns()
+        var interfaces: [NetworkInterfaceStats] = []
+        var ranges: [Range<Int>] = []
+        let failure = TextScanning.forEachLine(of: bytes) { line, lineNumber throws(ParseError) in
+            if line.contains(UInt8(ascii: "|")) {
+                let groups = TextScanning.text(line).utf8.split(
+                    separator: UInt8(ascii: "|"), omittingEmptySubsequences: false
+                ).map(Substring.init)
+                // The column line, not the `Inter-|   Receive …|  Transmit` line above it. (Compared as
+                // fields: `Substring.contains` of a string is Foundation's slow locale-aware search.)
+                if groups.count == 3 {
+                    let receive = TextScanning.fields(groups[1])
+                    if receive.contains("bytes") {
+                        columns = Columns(receive: receive, transmit: TextScanning.fields(groups[2]))
+                    }
+                }
+                return
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+            guard columns.count > 0 else {
+                throw .unexpected(
+                    source: source, "no `face |bytes packets …` header line", expected: "`cat /proc/net/dev`",
+                    text: text, line: lineNumber)
+            }
+            var nameStart = 0
+            var nameEnd = colon
+            while nameStart < nameEnd, line[nameStart] == UInt8(ascii: " ") || line[nameStart] == UInt8(ascii: "\t") {
+                nameStart += 1
+            }
+            while nameEnd > nameStart, line[nameEnd - 1] == UInt8(ascii: " ") || line[nameEnd - 1] == UInt8(ascii: "\t")
+            {
+                nameEnd -= 1
+            }
+            let name = TextScanning.text(line, nameStart..<nameEnd)
+            let values = TextScanning.slice(line, (colon + 1)..<line.count)
+            TextScanning.fieldRanges(values, into: &ranges)
+            guard ranges.count == columns.count else {
+                throw ParseError(
+                    source: source, message: "\(name) has \(ranges.count) counters, the header names \(columns.count)",
+                    line: lineNumber)
+            }
+            func counter(_ position: Int?) throws(ParseError) -> UInt64? {
+                guard let position else { return nil }
+                let field = TextScanning.slice(values, ranges[position])
+                guard let value = TextScanning.counter(field) else {
+                    throw ParseError(
+                        source: source, message: "`\(TextScanning.text(field))` is not a counter", line: lineNumber)
+                }
+                return value
+            }
+            interfaces.append(
+                NetworkInterfaceStats(
+                    interface: name, rxBytes: try counter(columns.rxBytes), txBytes: try counter(columns.txBytes),
+                    rxErrors: try counter(columns.rxErrors), txErrors: try counter(columns.txErrors),
+                    rxDropped: try counter(columns.rxDropped), txDropped: try counter(columns.txDropped)))
+        }
+        if let failure { return .failure(failure) }
+        return .success(interfaces)
     }
 }

@@ -11,49 +11,79 @@ public enum ProcStatParser {
     }
 
     /// Every sample in `text`, in order; never empty.
+    ///
+    /// Reads the UTF-8 bytes: a probe tick carries one or two copies of the file, and lines other
+    /// than `cpu…` and `btime` (the long `intr` and `softirq` lines) are passed over unsplit.
     public static func parseSamples(_ text: String) throws(ParseError) -> [CPUCounters] {
-        var samples: [CPUCounters] = []
-        for (index, line) in TextScanning.lines(text).enumerated() {
-            guard let first = TextScanning.firstField(line), first.utf8.starts(with: "cpu".utf8) || first == "btime"
-            else { continue }
-            let fields = TextScanning.fields(line)
-            let key = fields[0]
-            if key == "cpu" {
-                samples.append(CPUCounters(total: try ticks(fields, line: index + 1)))
-            } else if key.hasPrefix("cpu"), let core = Int(key.dropFirst(3)) {
-                guard !samples.isEmpty else {
-                    throw ParseError(
-                        source: source, message: "`\(key)` line before the aggregate `cpu` line", line: index + 1)
-                }
-                samples[samples.count - 1].perCore.append(.init(core: core, ticks: try ticks(fields, line: index + 1)))
-            } else if key == "btime", fields.count >= 2, let seconds = Int64(fields[1]), !samples.isEmpty {
-                samples[samples.count - 1].bootTime = seconds
-            }
-        }
+        let samples = try TextScanning.withUTF8(text) { parseSamples(bytes: $0) }.get()
         guard !samples.isEmpty else {
             throw .unexpected(source: source, "no `cpu` line", expected: "`cat /proc/stat`", text: text)
         }
         return samples
     }
 
-    private static func ticks(_ fields: [Substring], line: Int) throws(ParseError) -> CPUTicks {
-        // user nice system idle are always there; later kernels appended the rest one by one.
-        guard fields.count >= 5 else {
-            throw ParseError(
-                source: source, message: "`\(fields[0])` line has \(fields.count - 1) counters, expected at least 4",
-                line: line)
-        }
-        var values: [UInt64] = []
-        for field in fields.dropFirst() {
-            guard let value = UInt64(field) else {
-                throw ParseError(source: source, message: "`\(field)` is not a tick counter", line: line)
+    private static func parseSamples(bytes: UnsafeBufferPointer<UInt8>) -> Result<[CPUCounters], ParseError> {
+        var samples: [CPUCounters] = []
+        var ranges: [Range<Int>] = []
+        let failure = TextScanning.forEachLine(of: bytes) { line, lineNumber throws(ParseError) in
+            var first = 0
+            while first < line.count, line[first] == UInt8(ascii: " ") || line[first] == UInt8(ascii: "\t") {
+                first += 1
             }
-            values.append(value)
+            let rest = line.count - first
+            let isCPU =
+                rest >= 3 && line[first] == UInt8(ascii: "c") && line[first + 1] == UInt8(ascii: "p")
+                && line[first + 2] == UInt8(ascii: "u")
+            let isBootTime = rest >= 5 && line[first] == UInt8(ascii: "b") && line[first + 1] == UInt8(ascii: "t")
+            guard isCPU || isBootTime else { return }
+            TextScanning.fieldRanges(line, into: &ranges)
+            let key = TextScanning.slice(line, ranges[0])
+            if key.count == 3 && isCPU {
+                samples.append(CPUCounters(total: try ticks(line, ranges, line: lineNumber)))
+            } else if isCPU, let core = TextScanning.counter(TextScanning.slice(key, 3..<key.count)),
+                let index = Int(exactly: core)
+            {
+                guard !samples.isEmpty else {
+                    throw ParseError(
+                        source: source,
+                        message: "`\(TextScanning.text(key))` line before the aggregate `cpu` line", line: lineNumber)
+                }
+                samples[samples.count - 1].perCore.append(
+                    .init(core: index, ticks: try ticks(line, ranges, line: lineNumber)))
+            } else if isBootTime, key.elementsEqual("btime".utf8), ranges.count >= 2,
+                let seconds = TextScanning.counter(TextScanning.slice(line, ranges[1])),
+                let value = Int64(exactly: seconds), !samples.isEmpty
+            {
+                samples[samples.count - 1].bootTime = value
+            }
         }
-        func at(_ index: Int) -> UInt64 { index < values.count ? values[index] : 0 }
+        if let failure { return .failure(failure) }
+        return .success(samples)
+    }
+
+    private static func ticks(
+        _ line: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>], line number: Int
+    ) throws(ParseError) -> CPUTicks {
+        // user nice system idle are always there; later kernels appended the rest one by one.
+        guard ranges.count >= 5 else {
+            throw ParseError(
+                source: source,
+                message:
+                    "`\(TextScanning.text(line, ranges[0]))` line has \(ranges.count - 1) counters, expected at least 4",
+                line: number)
+        }
+        var values = InlineArray<10, UInt64>(repeating: 0)
+        for index in 1..<ranges.count {
+            guard let value = TextScanning.counter(TextScanning.slice(line, ranges[index])) else {
+                throw ParseError(
+                    source: source, message: "`\(TextScanning.text(line, ranges[index]))` is not a tick counter",
+                    line: number)
+            }
+            if index <= 10 { values[index - 1] = value }
+        }
         return CPUTicks(
-            user: at(0), nice: at(1), system: at(2), idle: at(3), iowait: at(4), irq: at(5), softirq: at(6),
-            steal: at(7), guest: at(8), guestNice: at(9))
+            user: values[0], nice: values[1], system: values[2], idle: values[3], iowait: values[4], irq: values[5],
+            softirq: values[6], steal: values[7], guest: values[8], guestNice: values[9])
     }
 
     /// The snapshot part for `hostscope parse proc-stat`.

@@ -50,6 +50,53 @@ public enum TextScanning {
         }
     }
 
+    /// Calls `body` with the UTF-8 bytes of `text`, copying them only when `text` is not stored
+    /// contiguously (a bridged string); parsers of the kernel's counter files read bytes.
+    static func withUTF8<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
+    }
+
+    /// Calls `body` with each line's bytes and 1-based number, stopping at the first error, which
+    /// it returns: the shape of every byte-level parser of a kernel file.
+    static func forEachLine(
+        of bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Int) throws(ParseError) -> Void
+    ) -> ParseError? {
+        var number = 0
+        var failure: ParseError?
+        forEachLine(in: bytes) { start, end in
+            number += 1
+            guard failure == nil else { return }
+            do throws(ParseError) {
+                try body(slice(bytes, start..<end), number)
+            } catch {
+                failure = error
+            }
+        }
+        return failure
+    }
+
+    /// The byte ranges of the fields of `line` (runs of anything but ASCII space and tab), written
+    /// into `ranges`, which is emptied first: one array serves every line of a file.
+    @inline(__always)
+    static func fieldRanges(_ line: UnsafeBufferPointer<UInt8>, into ranges: inout [Range<Int>]) {
+        ranges.removeAll(keepingCapacity: true)
+        var start = -1
+        for offset in 0..<line.count {
+            let byte = line[offset]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                if start >= 0 {
+                    ranges.append(start..<offset)
+                    start = -1
+                }
+            } else if start < 0 {
+                start = offset
+            }
+        }
+        if start >= 0 { ranges.append(start..<line.count) }
+    }
+
     /// Splits on runs of ASCII spaces and tabs.
     public static func fields(_ line: Substring) -> [Substring] {
         fieldRanges(line).map { line[$0] }
@@ -131,19 +178,38 @@ public enum TextScanning {
     /// the UTF-8 bytes directly, which the kernel files' hundreds of counters per tick need.
     public static func counter(_ token: Substring) -> UInt64? {
         let fast = token.utf8.withContiguousStorageIfAvailable { bytes -> UInt64?? in
-            guard !bytes.isEmpty else { return .some(nil) }
-            var value: UInt64 = 0
-            for byte in bytes {
-                guard byte >= 48, byte <= 57 else { return nil }
-                let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-                let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 48))
-                if overflow || carry { return .some(nil) }
-                value = sum
-            }
+            guard let value = counter(bytes) else { return bytes.isEmpty ? .some(nil) : nil }
             return .some(value)
         }
         if let fast, let result = fast { return result }
         return UInt64(token)
+    }
+
+    /// A counter written as plain ASCII digits; `nil` for anything else (a sign, a blank, an
+    /// overflow), which callers report as a bad counter.
+    @inline(__always)
+    static func counter(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard !bytes.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            guard byte >= 48, byte <= 57 else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 48))
+            if overflow || carry { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// The bytes of `range` within `bytes`.
+    @inline(__always)
+    static func slice(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[range])
+    }
+
+    /// The text of a byte range, for names and error messages.
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>? = nil) -> String {
+        String(decoding: range.map { slice(bytes, $0) } ?? bytes, as: UTF8.self)
     }
 
     /// A size with an optional binary suffix, in bytes: `4.0K`, `12G`, `8,6Mi`, `0B`, `874m`,
