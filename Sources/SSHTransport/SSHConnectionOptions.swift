@@ -64,6 +64,8 @@ public struct SSHConnectionOptions: Sendable {
     public var keepaliveInterval: Duration?
     /// Unanswered keepalives before the connection is considered dead (`ServerAliveCountMax`).
     public var keepaliveCountMax: Int = 3
+    /// The algorithm lists of ssh_config (`Ciphers`, `MACs`, `KexAlgorithms`, `HostKeyAlgorithms`).
+    public var algorithms = SSHAlgorithmPreferences()
     /// Whether password authentication may be tried after the keys.
     public var allowPassword: Bool
     /// Source of passwords and key passphrases.

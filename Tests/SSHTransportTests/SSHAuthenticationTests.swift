@@ -45,6 +45,42 @@ final class RecordingSecrets: Sendable {
         await session.close()
     }
 
+    @Test func sshConfigAlgorithmListsChooseWhatIsNegotiated() async throws {
+        var options = harnessOptions(server)
+        // A hardened list: the names libssh2 lacks are passed over, the rest keep their order.
+        options.algorithms = SSHAlgorithmPreferences(
+            ciphers: "chacha20-poly1305@openssh.com,aes256-gcm@openssh.com,aes256-ctr",
+            macs: "hmac-sha2-512-etm@openssh.com,hmac-sha2-512", kexAlgorithms: "-ecdh-sha2-*")
+        let session = try await SSHSession.connect(options)
+        #expect(session.info.cipher == "aes256-ctr")
+        #expect(session.info.mac == "hmac-sha2-512")
+        await session.close()
+
+        options.algorithms = SSHAlgorithmPreferences(ciphers: "-aes128-ctr")
+        let second = try await SSHSession.connect(options)
+        #expect(second.info.cipher == "aes192-ctr")
+        await second.close()
+    }
+
+    @Test func anAlgorithmListLeavingNothingSupportedNamesWhatIsAvailable() async throws {
+        var options = harnessOptions(server)
+        options.algorithms = SSHAlgorithmPreferences(ciphers: "chacha20-poly1305@openssh.com")
+        options.algorithms.sources[.cipher] = "/home/u/.ssh/config line 4"
+        let error = await #expect(throws: SSHError.self) { try await SSHSession.connect(options) }
+        #expect(error?.code == .config)
+        #expect(error?.message.contains("Ciphers chacha20-poly1305@openssh.com (/home/u/.ssh/config line 4)") == true)
+        #expect(error?.message.contains("aes128-ctr") == true)
+    }
+
+    @Test func anAlgorithmTheServerRefusesIsAHandshakeErrorThatPointsAtTheList() async throws {
+        var options = harnessOptions(server)
+        // libssh2 has hmac-md5; OpenSSH 9 no longer offers it.
+        options.algorithms = SSHAlgorithmPreferences(macs: "hmac-md5")
+        let error = await #expect(throws: SSHError.self) { try await SSHSession.connect(options) }
+        #expect(error?.code == .handshake)
+        #expect(error?.message.contains("MACs hmac-md5") == true)
+    }
+
     @Test func anECDSAKeyFileAuthenticates() async throws {
         let session = try await SSHSession.connect(harnessOptions(server, identities: [server.ecdsaKeyPath]))
         #expect(session.info.authMethod.contains("id_ecdsa"))

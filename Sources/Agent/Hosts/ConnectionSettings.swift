@@ -92,6 +92,7 @@ public struct HostResolver: Sendable {
             keepaliveInterval: host.serverAliveInterval > .zero ? host.serverAliveInterval : nil,
             allowPassword: secrets.canSupplyPassword, secrets: secrets.provider)
         options.keepaliveCountMax = host.serverAliveCountMax
+        options.algorithms = host.algorithms
         return .ssh(options)
     }
 }

@@ -16,6 +16,8 @@ enum ConfigSetting: Sendable, Hashable {
     case serverAliveCountMax(Int)
     case identityAgent(String)
     case hostKeyAlias(String)
+    /// `Ciphers`, `MACs`, `KexAlgorithms` or `HostKeyAlgorithms`, as written (see ``SSHAlgorithmPreferences``).
+    case algorithms(SSHAlgorithmKind, String)
     /// A keyword hostscope does not apply; the directive is kept for diagnostics.
     case other
 
@@ -40,6 +42,18 @@ enum ConfigSetting: Sendable, Hashable {
         case "serveraliveinterval": return .serverAliveInterval(try time(single(directive), directive))
         case "serveralivecountmax": return .serverAliveCountMax(try count(single(directive), directive))
         case "identityagent": return .identityAgent(try agentPath(single(directive), directive))
+        case "ciphers", "macs", "kexalgorithms", "hostkeyalgorithms":
+            let kind = SSHAlgorithmKind.allCases.first { $0.lowercasedKeyword == directive.keyword }!
+            let value = try single(directive)
+            let body = "+-^".contains(value.first!) ? value.dropFirst() : value[...]
+            guard !body.isEmpty,
+                !body.split(separator: ",", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            else {
+                throw .config(
+                    directive.location,
+                    "\(directive.spelling) \(value) has an empty name; list \(kind.noun)s separated by single commas")
+            }
+            return .algorithms(kind, value)
         default: return .other
         }
     }

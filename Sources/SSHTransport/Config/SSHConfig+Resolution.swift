@@ -63,6 +63,7 @@ struct ResolutionState {
     var serverAliveInterval = FirstValue<Int>()
     var serverAliveCountMax = FirstValue<Int>()
     var identityAgent = FirstValue<String>()
+    var algorithms: [SSHAlgorithmKind: FirstValue<String>] = [:]
     var otherDirectives: [SSHConfigDirective] = []
 
     /// Applies one file's nodes. `neverMatch` marks a file included from a block that did not apply: it is
@@ -119,6 +120,7 @@ struct ResolutionState {
         case .serverAliveInterval(let value): serverAliveInterval.offer(value, from: location)
         case .serverAliveCountMax(let value): serverAliveCountMax.offer(value, from: location)
         case .identityAgent(let value): identityAgent.offer(value, from: location)
+        case .algorithms(let kind, let value): algorithms[kind, default: FirstValue()].offer(value, from: location)
         case .other: otherDirectives.append(directive)
         }
     }
@@ -206,6 +208,7 @@ struct ResolutionState {
             serverAliveInterval: .seconds(serverAliveInterval.value ?? 0),
             serverAliveCountMax: serverAliveCountMax.value ?? SSHHostConfig.defaultServerAliveCountMax,
             identityAgent: agent,
+            algorithms: algorithmPreferences,
             otherDirectives: otherDirectives,
             origins: origins
         )
@@ -238,6 +241,15 @@ struct ResolutionState {
         return PercentExpansion(tokens: tokens, variables: environment.variables, unavailable: unavailable)
     }
 
+    private var algorithmPreferences: SSHAlgorithmPreferences {
+        var preferences = SSHAlgorithmPreferences()
+        for (kind, slot) in algorithms {
+            preferences[kind] = slot.value
+            if let origin = slot.origin { preferences.sources[kind] = origin.description }
+        }
+        return preferences
+    }
+
     /// The line each applied setting came from, by lower-case keyword.
     private var origins: [String: SSHConfigLocation] {
         var origins: [String: SSHConfigLocation] = [:]
@@ -253,6 +265,9 @@ struct ResolutionState {
         ]
         for case (let keyword, let origin?) in slots {
             origins[keyword] = origin
+        }
+        for (kind, slot) in algorithms {
+            if let origin = slot.origin { origins[kind.lowercasedKeyword] = origin }
         }
         return origins
 

@@ -29,6 +29,8 @@ public struct SSHHostConfig: Sendable, Hashable {
     public var serverAliveCountMax: Int
     /// The agent to ask for keys.
     public var identityAgent: IdentityAgent
+    /// `Ciphers`, `MACs`, `KexAlgorithms` and `HostKeyAlgorithms`, as configured.
+    public var algorithms: SSHAlgorithmPreferences
     /// Directives hostscope does not apply (`ProxyJump`, `ForwardAgent`, …) that apply to this host, in
     /// order, so a caller can say what it is leaving out.
     public var otherDirectives: [SSHConfigDirective]
@@ -52,6 +54,7 @@ public struct SSHHostConfig: Sendable, Hashable {
         serverAliveInterval: Duration = .zero,
         serverAliveCountMax: Int = SSHHostConfig.defaultServerAliveCountMax,
         identityAgent: IdentityAgent = .disabled,
+        algorithms: SSHAlgorithmPreferences = SSHAlgorithmPreferences(),
         otherDirectives: [SSHConfigDirective] = [],
         origins: [String: SSHConfigLocation] = [:]
     ) {
@@ -69,6 +72,7 @@ public struct SSHHostConfig: Sendable, Hashable {
         self.serverAliveInterval = serverAliveInterval
         self.serverAliveCountMax = serverAliveCountMax
         self.identityAgent = identityAgent
+        self.algorithms = algorithms
         self.otherDirectives = otherDirectives
         self.origins = origins
     }

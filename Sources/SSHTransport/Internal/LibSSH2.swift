@@ -23,20 +23,51 @@ enum LibSSH2 {
     /// choices, chacha20-poly1305 and AES-GCM, are not in libssh2 1.10).
     static let preferredCiphers = ["aes128-ctr", "aes192-ctr", "aes256-ctr"]
 
-    /// Proposes ciphers in OpenSSH's order: libssh2 would put aes256-ctr first, which costs
-    /// both ends more CPU per byte for no gain a user asked for. Every other cipher libssh2
-    /// supports stays in the proposal after these, so servers with only older ones still connect.
-    static func preferOpenSSHCiphers(_ session: OpaquePointer) {
-        for method in [LIBSSH2_METHOD_CRYPT_CS, LIBSSH2_METHOD_CRYPT_SC] {
-            var list: UnsafeMutablePointer<UnsafePointer<CChar>?>?
-            let count = libssh2_session_supported_algs(session, method, &list)
-            guard count > 0, let list else { continue }
-            let supported = (0..<Int(count)).compactMap { list[$0].map { String(cString: $0) } }
-            libssh2_free(session, list)
-            let order =
-                preferredCiphers.filter(supported.contains) + supported.filter { !preferredCiphers.contains($0) }
-            _ = libssh2_session_method_pref(session, method, order.joined(separator: ","))
+    /// Sets what the session proposes for each kind of algorithm: ssh_config's list when there is one
+    /// (``AlgorithmList``), otherwise libssh2's own order, except for ciphers, which follow OpenSSH's
+    /// order: libssh2 would put aes256-ctr first, which costs both ends more CPU per byte for no gain a
+    /// user asked for. Every cipher libssh2 supports stays in the default proposal after these, so
+    /// servers with only older ones still connect.
+    static func applyAlgorithmPreferences(
+        _ session: OpaquePointer, _ preferences: SSHAlgorithmPreferences, host: String
+    ) throws(SSHError) {
+        let methods: [(SSHAlgorithmKind, [Int32])] = [
+            (.kex, [LIBSSH2_METHOD_KEX]), (.hostKey, [LIBSSH2_METHOD_HOSTKEY]),
+            (.cipher, [LIBSSH2_METHOD_CRYPT_CS, LIBSSH2_METHOD_CRYPT_SC]),
+            (.mac, [LIBSSH2_METHOD_MAC_CS, LIBSSH2_METHOD_MAC_SC]),
+        ]
+        for (kind, types) in methods {
+            for method in types {
+                let supported = supportedAlgorithms(session, method)
+                guard !supported.isEmpty else { continue }
+                let defaults =
+                    kind == .cipher
+                    ? preferredCiphers.filter(supported.contains) + supported.filter { !preferredCiphers.contains($0) }
+                    : supported
+                guard preferences[kind] != nil || kind == .cipher else { continue }
+                let order: [String]
+                do {
+                    order = try AlgorithmList.resolve(preferences[kind], defaults: defaults, supported: supported)
+                } catch {
+                    let source = preferences.sources[kind].map { " (\($0))" } ?? ""
+                    throw SSHError(
+                        .config,
+                        "\(host): \(kind.keyword) \(preferences[kind] ?? "")\(source) leaves no \(kind.noun) that this "
+                            + "build's libssh2 supports; it has \(defaults.joined(separator: ",")): name one of them in "
+                            + "the list")
+                }
+                _ = libssh2_session_method_pref(session, method, order.joined(separator: ","))
+            }
         }
+    }
+
+    /// The algorithms of one method type that libssh2 implements, in its order of preference.
+    private static func supportedAlgorithms(_ session: OpaquePointer, _ method: Int32) -> [String] {
+        var list: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+        let count = libssh2_session_supported_algs(session, method, &list)
+        guard count > 0, let list else { return [] }
+        defer { libssh2_free(session, list) }
+        return (0..<Int(count)).compactMap { list[$0].map { String(cString: $0) } }
     }
 
     /// True for error codes that mean the transport is gone and the session cannot continue.

@@ -185,7 +185,7 @@ final class SessionLoop: @unchecked Sendable {
         }
         self.session = session
         libssh2_session_set_blocking(session, 1)
-        LibSSH2.preferOpenSSHCiphers(session)
+        try LibSSH2.applyAlgorithmPreferences(session, options.algorithms, host: options.displayName)
 
         let handshakeStart = ContinuousClock.now
         libssh2_session_set_timeout(session, remainingMilliseconds(until: deadline))
@@ -235,9 +235,17 @@ final class SessionLoop: @unchecked Sendable {
                 "\(name): the server at \(options.hostName) port \(options.port) closed the connection during the SSH handshake (\(message)); is it an SSH server, and does it allow this client's address?",
                 libssh2Code: code)
         case Int32(LIBSSH2_ERROR_KEX_FAILURE), Int32(LIBSSH2_ERROR_METHOD_NONE):
+            let configured = SSHAlgorithmKind.allCases.compactMap { kind in
+                options.algorithms[kind].map {
+                    "\(kind.keyword) \($0)" + (options.algorithms.sources[kind].map { " (\($0))" } ?? "")
+                }
+            }
+            let hint =
+                configured.isEmpty
+                ? "" : "; ssh_config narrows the choice with " + configured.joined(separator: ", ") + ": widen it"
             return SSHError(
                 .handshake,
-                "\(name): no key exchange, cipher or host key algorithm in common with the server (\(message))",
+                "\(name): no key exchange, cipher, MAC or host key algorithm in common with the server (\(message))\(hint)",
                 libssh2Code: code)
         default:
             return SSHError(.handshake, "\(name): SSH handshake failed: \(message)", libssh2Code: code)
@@ -293,9 +301,10 @@ final class SessionLoop: @unchecked Sendable {
                 let result = libssh2_keepalive_send(session, &seconds)
                 if result != 0 && result != LibSSH2.eagain && LibSSH2.isFatalTransportError(result) {
                     let error = LibSSH2.lastError(session)
-                    return broken(SSHError(
-                        .sessionClosed, "\(options.displayName): the connection broke (\(error.message))",
-                        libssh2Code: result))
+                    return broken(
+                        SSHError(
+                            .sessionClosed, "\(options.displayName): the connection broke (\(error.message))",
+                            libssh2Code: result))
                 }
                 nextKeepalive = .now + .seconds(max(1, Int(seconds)))
             }
@@ -329,7 +338,9 @@ final class SessionLoop: @unchecked Sendable {
             descriptors[1].revents = 0
             let ready = poll(&descriptors, 2, timeout)
             if ready < 0 && errno != EINTR {
-                return broken(SSHError(.sessionClosed, "\(options.displayName): poll failed (\(String(cString: strerror(errno))))"))
+                return broken(
+                    SSHError(
+                        .sessionClosed, "\(options.displayName): poll failed (\(String(cString: strerror(errno))))"))
             }
             if descriptors[0].revents & Int16(POLLIN) != 0 {
                 // sshd leaves Nagle on for sessions without a terminal, so its small replies wait

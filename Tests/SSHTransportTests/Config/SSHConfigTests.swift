@@ -179,4 +179,24 @@ import Testing
         #expect(config.hostAliases(matching: "db-*,!db-old") == ["db-1", "db-2", "db-3"])
         #expect(config.hostAliases(matching: "cache-*").isEmpty)
     }
+
+    @Test func algorithmListsTakeTheirFirstValueAndRememberTheirLine() throws {
+        let host = try ConfigTest.resolve(
+            "web1",
+            in: "Host web1\n  Ciphers ^aes256-ctr\n  MACs hmac-sha2-512\nHost *\n  Ciphers aes128-ctr\n"
+                + "  KexAlgorithms -diffie-hellman-group1-sha1\n")
+        #expect(host.algorithms.ciphers == "^aes256-ctr")
+        #expect(host.algorithms.macs == "hmac-sha2-512")
+        #expect(host.algorithms.kexAlgorithms == "-diffie-hellman-group1-sha1")
+        #expect(host.algorithms.hostKeyAlgorithms == nil)
+        #expect(host.algorithms.sources[.cipher]?.hasSuffix("config line 2") == true)
+        #expect(!host.otherDirectives.contains { $0.keyword == "ciphers" })
+    }
+
+    @Test func anAlgorithmListWithAnEmptyNameIsRefusedWithItsLine() {
+        let error = ConfigTest.error { _ = try ConfigTest.config("Host *\n  MACs hmac-sha2-256,,hmac-sha1\n") }
+        #expect(error?.code == .config)
+        #expect(error?.message.contains("line 2") == true)
+        #expect(error?.message.contains("has an empty name") == true)
+    }
 }
