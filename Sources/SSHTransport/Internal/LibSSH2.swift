@@ -113,10 +113,6 @@ enum LibSSH2 {
             if count > 0 {
                 progressed = true
                 buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<count])) }
-                // A read that did not fill the buffer took every packet libssh2 held for the stream, and
-                // libssh2 read the socket until it would block first: another read would only cost a
-                // `recv` that fails with EAGAIN, unless something is queued (the poll checks, no I/O).
-                if count < buffer.count && libssh2_poll_channel_read(channel, stream) == 0 { break }
                 continue
             }
             if count == eagain || count == 0 { break }
