@@ -178,6 +178,15 @@ import Testing
         #expect(throws: ParseError.self) { try ProcNetDevParser.parse(text) }
     }
 
+    @Test func anotherHeaderLayoutIsReadByItsColumnNames() throws {
+        let text =
+            "Inter-| Receive | Transmit\n face |packets bytes drop errs|errs drop bytes\n  eth1: 10 2000 3 4 5 6 7000\n"
+        let eth1 = try #require(try ProcNetDevParser.parse(text).first)
+        #expect(eth1.interface == "eth1")
+        #expect(eth1.rxBytes == 2000 && eth1.rxDropped == 3 && eth1.rxErrors == 4)
+        #expect(eth1.txErrors == 5 && eth1.txDropped == 6 && eth1.txBytes == 7000)
+    }
+
     @Test func dataBeforeAnyHeaderAndABadCounterAreNamedWithTheirLine() throws {
         #expect {
             try ProcNetDevParser.parse("  eth0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n")

@@ -33,7 +33,8 @@ import Testing
 
     @Test(arguments: ["grep", "busybox grep"])
     func theSampleGrepLeavesOutOnlyTheInterruptCounters(grep: String) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-grep-\(getpid())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hostscope-grep-\(getpid())-\(grep.count)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try "cpu  1 2 3 4\nintr 900 0 12 0 7 3\nctxt 5\nsoftirq 40 0 10 2 8 0 0 1 9 0 10\nbtime 17\n".write(

@@ -58,7 +58,8 @@ public enum ProcMemInfoParser {
                     nameEnd -= 1
                 }
                 var nameStart = 0
-                while nameStart < nameEnd, line[nameStart] == UInt8(ascii: " ") || line[nameStart] == UInt8(ascii: "\t") {
+                while nameStart < nameEnd, line[nameStart] == UInt8(ascii: " ") || line[nameStart] == UInt8(ascii: "\t")
+                {
                     nameStart += 1
                 }
                 let name = UnsafeBufferPointer(rebasing: line[nameStart..<nameEnd])
@@ -76,9 +77,7 @@ public enum ProcMemInfoParser {
                     }
                     if index > tokenStart { tokens.append(tokenStart..<index) }
                 }
-                guard let first = tokens.first,
-                    let number = TextScanning.counter(
-                        Substring(String(decoding: UnsafeBufferPointer(rebasing: line[first]), as: UTF8.self)))
+                guard let first = tokens.first, let number = TextScanning.counter(TextScanning.slice(line, first))
                 else { return }
                 if tokens.count == 2, UnsafeBufferPointer(rebasing: line[tokens[1]]).elementsEqual("kB".utf8) {
                     values[key] = number.multipliedReportingOverflow(by: 1024).partialValue

@@ -35,6 +35,14 @@ public enum ProcNetDevParser {
         }
     }
 
+    /// The column line of Linux's /proc/net/dev, and what it says.
+    private static let standardHeader = Array(
+        " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed"
+            .utf8)
+    private static let standardColumns = Columns(
+        receive: TextScanning.fields("bytes    packets errs drop fifo frame compressed multicast"),
+        transmit: TextScanning.fields("bytes    packets errs drop fifo colls carrier compressed"))
+
     private static func parse(bytes: UnsafeBufferPointer<UInt8>, text: String) -> Result<
         [NetworkInterfaceStats], ParseError
     > {
@@ -42,6 +50,12 @@ public enum ProcNetDevParser {
         var interfaces: [NetworkInterfaceStats] = []
         var ranges: [Range<Int>] = []
         let failure = TextScanning.forEachLine(of: bytes) { line, lineNumber throws(ParseError) in
+            if line.elementsEqual(standardHeader) {
+                // Every Linux since 2.6 prints this line: its columns are known without splitting it.
+                columns = standardColumns
+                return
+            }
+            if line.starts(with: "Inter-|".utf8) { return }
             if line.contains(UInt8(ascii: "|")) {
                 let groups = TextScanning.text(line).utf8.split(
                     separator: UInt8(ascii: "|"), omittingEmptySubsequences: false
