@@ -31,36 +31,6 @@ import Testing
         return UInt64(stats.f_blocks) * UInt64(stats.f_frsize)
     }
 
-    @Test(arguments: ["grep", "busybox grep"])
-    func theSampleGrepLeavesOutOnlyTheInterruptCounters(grep: String) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "hostscope-grep-\(getpid())-\(grep.count)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try "cpu  1 2 3 4\nintr 900 0 12 0 7 3\nctxt 5\nsoftirq 40 0 10 2 8 0 0 1 9 0 10\nbtime 17\n".write(
-            to: directory.appendingPathComponent("stat"), atomically: true, encoding: .utf8)
-        // Rows other files could hold that begin with the same words: df rows of a filesystem named
-        // `intr` (GNU, -kPT and -iP layouts) and a command line whose first argument is `intr`.
-        let lookalikes = "intr     tmpfs 1024 0 1024 0% 10 1 /a\nintr tmpfs 1024 0 1024 0% /b\nintr 1000 10 990 1% /c\n"
-        try lookalikes.write(to: directory.appendingPathComponent("df"), atomically: true, encoding: .utf8)
-        try Data("intr\u{0}1\u{0}2\u{0}".utf8).write(to: directory.appendingPathComponent("cmdline"))
-
-        let command = grep.replacingOccurrences(of: "grep", with: "")
-        guard
-            command.isEmpty || FileManager.default.isExecutableFile(atPath: "/usr/bin/busybox")
-                || FileManager.default.isExecutableFile(atPath: "/bin/busybox")
-        else {
-            print("busybox is not installed: only GNU grep was checked")
-            return
-        }
-        let sampleGrep = LinuxProcProbe.sampleGrep.replacingOccurrences(of: "grep ", with: "\(grep) ")
-        let text = try run("cd \(directory.path) && \(sampleGrep) stat df cmdline")
-        #expect(
-            text
-                == "stat:cpu  1 2 3 4\nstat:ctxt 5\nstat:btime 17\n"
-                + lookalikes.split(separator: "\n").map { "df:\($0)\n" }.joined() + "cmdline:intr\u{0}1\u{0}2\u{0}\n")
-    }
-
     @Test func dfRowsPipedThroughGrepGiveEveryFilesystemWithItsInodes() throws {
         let nonce = ProbeOutput.makeNonce()
         let text = try run(LinuxProcProbe.command(sampleSeconds: nil, nonce: nonce, processDetails: false))

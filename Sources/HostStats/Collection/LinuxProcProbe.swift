@@ -41,14 +41,12 @@ public enum LinuxProcProbe {
         return script
     }
 
-    /// The grep that prints a sample's files, each line prefixed with its file's path: every line
-    /// but `/proc/stat`'s `intr` and `softirq` counters, which no figure uses and which are most of
-    /// that file (thousands of bytes on a host with many interrupt lines). The patterns ask for four
-    /// numbers after the key, which no `df` row or command line of another file starts with.
-    static let sampleGrep = "grep -aHv -e '^intr \(fourNumbers)' -e '^softirq \(fourNumbers)'"
-    /// Four numbers of at least one digit, each followed by a blank (`[0-9]*` alone would also match
-    /// the padding of a df row).
-    private static let fourNumbers = String(repeating: "[0-9][0-9]* ", count: 4)
+    /// The grep that prints a sample's files, each line prefixed with its file's path.
+    ///
+    /// Every line, `/proc/stat`'s long `intr` and `softirq` lines included: leaving those out with
+    /// `-v` and patterns made grep match a regular expression against every line, which cost the
+    /// host about 0.3 ms more per run than they save the client in reading.
+    static let sampleGrep = "grep -aH ''"
 
     /// The name grep gives the file it reads from its standard input.
     static let standardInput = "(standard input)"
