@@ -56,6 +56,27 @@ struct SnapshotBenchmarks {
         return total / Double(count)
     }
 
+    /// Wall times of `runs` calls of `body` after `warmUp` unmeasured ones, and the CPU per call of this
+    /// process (`RUSAGE_SELF`) or of its reaped children (`RUSAGE_CHILDREN`, for `ssh`).
+    private func measure(
+        runs: Int, warmUp: Int = 20, cpuOf who: Int32 = RUSAGE_SELF.rawValue, _ body: () async throws -> Void
+    ) async throws -> (wall: [Double], clientCPUMs: Double) {
+        for _ in 0..<warmUp { try await body() }
+        var wall: [Double] = []
+        let cpuStart = cpuMs(who)
+        for _ in 0..<runs {
+            let start = ContinuousClock.now
+            try await body()
+            wall.append(ms(start.duration(to: .now)))
+        }
+        return (wall, (cpuMs(who) - cpuStart) / Double(runs))
+    }
+
+    private struct TickFailed: Error, CustomStringConvertible {
+        var record: SnapshotRecord
+        var description: String { "a benchmark tick failed: \(record)" }
+    }
+
     private func runSSH(_ arguments: [String]) throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh")
@@ -75,57 +96,37 @@ struct SnapshotBenchmarks {
 
         let profiling = ProcessInfo.processInfo.environment["HOSTSCOPE_BENCH_PROFILE"] == "1"
         // A bare exec on the warm session: the floor for any command.
-        for _ in 0..<20 { _ = try await session.exec("true", timeout: .seconds(10)) }
-        var wall: [Double] = []
-        var cpuStart = cpuMs(RUSAGE_SELF.rawValue)
-        for _ in 0..<(profiling ? 1 : iterations) {
-            let start = ContinuousClock.now
+        var measured = try await measure(runs: profiling ? 1 : iterations) {
             _ = try await session.exec("true", timeout: .seconds(10))
-            wall.append(ms(start.duration(to: .now)))
         }
         rows.append(
             Row(
-                design: "hostscope: `exec true` on the warm session", wallMs: wall,
-                clientCPUMs: (cpuMs(RUSAGE_SELF.rawValue) - cpuStart) / Double(iterations),
+                design: "hostscope: `exec true` on the warm session", wallMs: measured.wall,
+                clientCPUMs: measured.clientCPUMs,
                 remoteCPUMs: profiling ? nil : try await remoteCPUMs(session, "true", count: iterations)))
 
         // A bare `true` through a long-lived shell on the session: what a probe pays beyond its own work.
         if !profiling {
             let shell = session.openShell()
-            for _ in 0..<20 { _ = try await shell.run("true", timeout: .seconds(10)) }
-            wall = []
-            cpuStart = cpuMs(RUSAGE_SELF.rawValue)
-            for _ in 0..<iterations {
-                let start = ContinuousClock.now
-                _ = try await shell.run("true", timeout: .seconds(10))
-                wall.append(ms(start.duration(to: .now)))
-            }
+            measured = try await measure(runs: iterations) { _ = try await shell.run("true", timeout: .seconds(10)) }
             rows.append(
                 Row(
-                    design: "hostscope: `true` in a long-lived shell on the session", wallMs: wall,
-                    clientCPUMs: (cpuMs(RUSAGE_SELF.rawValue) - cpuStart) / Double(iterations), remoteCPUMs: nil))
+                    design: "hostscope: `true` in a long-lived shell on the session", wallMs: measured.wall,
+                    clientCPUMs: measured.clientCPUMs, remoteCPUMs: nil))
             shell.close()
         }
 
         // A warm snapshot: the probe in the session's probe shell, parsed into a snapshot.
         let collector = HostCollector(host: "harness", runner: connection)
-        for _ in 0..<20 { _ = await collector.tick() }
-        wall = []
-        cpuStart = cpuMs(RUSAGE_SELF.rawValue)
-        for _ in 0..<iterations {
-            let start = ContinuousClock.now
+        measured = try await measure(runs: iterations) {
             let record = await collector.tick()
-            wall.append(ms(start.duration(to: .now)))
-            guard case .snapshot = record else {
-                Issue.record("a benchmark tick failed: \(record)")
-                return
-            }
+            guard case .snapshot = record else { throw TickFailed(record: record) }
         }
         let probe = LinuxProcProbe.command(sampleSeconds: nil, nonce: ProbeOutput.makeNonce())
         rows.append(
             Row(
-                design: "hostscope: warm snapshot (probe in the session's shell, parsed)", wallMs: wall,
-                clientCPUMs: (cpuMs(RUSAGE_SELF.rawValue) - cpuStart) / Double(iterations),
+                design: "hostscope: warm snapshot (probe in the session's shell, parsed)", wallMs: measured.wall,
+                clientCPUMs: measured.clientCPUMs,
                 remoteCPUMs: profiling ? nil : try await remoteCPUMs(session, probe, count: iterations)))
 
         if profiling {
@@ -143,56 +144,48 @@ struct SnapshotBenchmarks {
         ]
         let target = "\(server.user)@\(server.host)"
         let sshRuns = max(10, iterations / 4)
-        wall = []
-        cpuStart = cpuMs(RUSAGE_CHILDREN.rawValue)
-        for _ in 0..<sshRuns {
-            let start = ContinuousClock.now
-            #expect(try runSSH(common + [target, probe]) == 0)
-            wall.append(ms(start.duration(to: .now)))
+        measured = try await measure(runs: sshRuns, warmUp: 0, cpuOf: RUSAGE_CHILDREN.rawValue) {
+            let status = try runSSH(common + [target, probe])
+            #expect(status == 0)
         }
         rows.append(
             Row(
-                design: "OpenSSH `ssh host PROBE`, new connection each time", wallMs: wall,
-                clientCPUMs: (cpuMs(RUSAGE_CHILDREN.rawValue) - cpuStart) / Double(sshRuns), remoteCPUMs: nil))
+                design: "OpenSSH `ssh host PROBE`, new connection each time", wallMs: measured.wall,
+                clientCPUMs: measured.clientCPUMs, remoteCPUMs: nil))
 
         let control = NSTemporaryDirectory() + "hostscope-bench-\(getpid()).sock"
-        #expect(try runSSH(common + ["-M", "-N", "-f", "-o", "ControlPath=\(control)", "-o", "ControlPersist=60", target]) == 0)
+        #expect(
+            try runSSH(common + ["-M", "-N", "-f", "-o", "ControlPath=\(control)", "-o", "ControlPersist=60", target])
+                == 0)
         for _ in 0..<5 { _ = try runSSH(common + ["-o", "ControlPath=\(control)", target, "true"]) }
-        wall = []
-        cpuStart = cpuMs(RUSAGE_CHILDREN.rawValue)
-        for _ in 0..<iterations {
-            let start = ContinuousClock.now
-            #expect(try runSSH(common + ["-o", "ControlPath=\(control)", target, probe]) == 0)
-            wall.append(ms(start.duration(to: .now)))
+        measured = try await measure(runs: iterations, warmUp: 0, cpuOf: RUSAGE_CHILDREN.rawValue) {
+            let status = try runSSH(common + ["-o", "ControlPath=\(control)", target, probe])
+            #expect(status == 0)
         }
         rows.append(
             Row(
-                design: "OpenSSH `ssh` through a ControlMaster (warm), same probe", wallMs: wall,
-                clientCPUMs: (cpuMs(RUSAGE_CHILDREN.rawValue) - cpuStart) / Double(iterations), remoteCPUMs: nil))
+                design: "OpenSSH `ssh` through a ControlMaster (warm), same probe", wallMs: measured.wall,
+                clientCPUMs: measured.clientCPUMs, remoteCPUMs: nil))
         _ = try runSSH(common + ["-o", "ControlPath=\(control)", "-O", "exit", target])
 
         // The naive design: a new connection per command, classic tools.
         let naive = ["mpstat 1 1", "free -m", "df -hT", "ps -eo pid,ppid,user,pcpu,pmem,rss,args --sort=-pcpu"]
-        let naiveRuns = 5
-        wall = []
-        cpuStart = cpuMs(RUSAGE_SELF.rawValue)
-        for _ in 0..<naiveRuns {
-            let start = ContinuousClock.now
+        measured = try await measure(runs: 5, warmUp: 0) {
             for command in naive {
                 let fresh = try await SSHSession.connect(connection.options)
                 _ = try await fresh.exec(command, timeout: .seconds(30))
                 await fresh.close()
             }
-            wall.append(ms(start.duration(to: .now)))
         }
         rows.append(
             Row(
-                design: "naive: new connection per command (mpstat 1 1, free -m, df -hT, ps)", wallMs: wall,
-                clientCPUMs: (cpuMs(RUSAGE_SELF.rawValue) - cpuStart) / Double(naiveRuns),
+                design: "naive: new connection per command (mpstat 1 1, free -m, df -hT, ps)", wallMs: measured.wall,
+                clientCPUMs: measured.clientCPUMs,
                 remoteCPUMs: try await remoteCPUMs(session, naive.joined(separator: "; "), count: 3)))
         await connection.close()
 
-        var table = "| design | wall median (ms) | wall p90 (ms) | client CPU (ms) | host CPU (ms) |\n|---|---:|---:|---:|---:|\n"
+        var table =
+            "| design | wall median (ms) | wall p90 (ms) | client CPU (ms) | host CPU (ms) |\n|---|---:|---:|---:|---:|\n"
         for row in rows {
             table += String(
                 format: "| %@ | %.2f | %.2f | %.3f | %@ |\n", row.design, row.median, row.p90, row.clientCPUMs,

@@ -53,16 +53,7 @@ public enum ProcMemInfoParser {
             TextScanning.forEachLine(in: buffer) { start, end in
                 let line = UnsafeBufferPointer(rebasing: buffer[start..<end])
                 guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-                var nameEnd = colon
-                while nameEnd > 0, line[nameEnd - 1] == UInt8(ascii: " ") || line[nameEnd - 1] == UInt8(ascii: "\t") {
-                    nameEnd -= 1
-                }
-                var nameStart = 0
-                while nameStart < nameEnd, line[nameStart] == UInt8(ascii: " ") || line[nameStart] == UInt8(ascii: "\t")
-                {
-                    nameStart += 1
-                }
-                let name = UnsafeBufferPointer(rebasing: line[nameStart..<nameEnd])
+                let name = TextScanning.slice(line, TextScanning.trimmingBlanks(line, 0..<colon))
                 guard let key = keyBytes.first(where: { $0.bytes.elementsEqual(name) })?.key else { return }
                 // The rest: a number, then optionally `kB`.
                 var tokens: [Range<Int>] = []

@@ -76,16 +76,7 @@ public enum ProcNetDevParser {
                     source: source, "no `face |bytes packets …` header line", expected: "`cat /proc/net/dev`",
                     text: text, line: lineNumber)
             }
-            var nameStart = 0
-            var nameEnd = colon
-            while nameStart < nameEnd, line[nameStart] == UInt8(ascii: " ") || line[nameStart] == UInt8(ascii: "\t") {
-                nameStart += 1
-            }
-            while nameEnd > nameStart, line[nameEnd - 1] == UInt8(ascii: " ") || line[nameEnd - 1] == UInt8(ascii: "\t")
-            {
-                nameEnd -= 1
-            }
-            let name = TextScanning.text(line, nameStart..<nameEnd)
+            let name = TextScanning.text(line, TextScanning.trimmingBlanks(line, 0..<colon))
             let values = TextScanning.slice(line, (colon + 1)..<line.count)
             TextScanning.fieldRanges(values, into: &ranges)
             guard ranges.count == columns.count else {

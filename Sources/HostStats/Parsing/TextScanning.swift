@@ -201,6 +201,16 @@ public enum TextScanning {
         return value
     }
 
+    /// `range` without the ASCII spaces and tabs at either end.
+    static func trimmingBlanks(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = range.lowerBound
+        var end = range.upperBound
+        while start < end, isBlank(line[start]) { start += 1 }
+        while end > start, isBlank(line[end - 1]) { end -= 1 }
+        return start..<end
+    }
+
     /// The bytes of `range` within `bytes`.
     @inline(__always)
     static func slice(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
