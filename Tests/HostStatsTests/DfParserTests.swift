@@ -45,17 +45,75 @@ struct StatvfsTruth {
         }
     }
 
-    @Test func aGNUOutputTableWithSizesAndInodesIsRefusedNotMisread() {
+    @Test func aGNUOutputTableIsReadByItsColumnNamesInAnyOrder() throws {
+        let all = try DfParser.parse(FixtureText.read("captured/debian12-local/df_output.txt")).value
+        let targetFirst = try DfParser.parse(FixtureText.read("captured/debian12-local/df_output_target_first.txt"))
+            .value
+        let bytes = try DfParser.parse(FixtureText.read("captured/debian12-local/df_B1_output_sizes_first.txt")).value
+        #expect(all.count == 7 && targetFirst.count == 7 && bytes.count == 7)
+        // The three captures ran one after another: the tmpfs mounts did not change in between.
+        for mount in ["/dev/shm", "/mnt/dir with space", "/mnt/データ ünï"] {
+            let disk = try #require(all.first { $0.mount == mount })
+            #expect(disk.sizeBytes == targetFirst.first { $0.mount == mount }?.sizeBytes)
+            #expect(disk.sizeBytes == bytes.first { $0.mount == mount }?.sizeBytes)
+            #expect(disk.inodesTotal == bytes.first { $0.mount == mount }?.inodesTotal)
+            #expect(disk.type == "tmpfs" && disk.inodesUsed == 1 && disk.usedBytes == 0)
+        }
+        let spaced = try #require(targetFirst.first { $0.mount == "/mnt/dir with space" })
+        #expect(spaced.filesystem == "source with space" && spaced.sizeBytes == 64 << 20)
+        // No source column: the rows are still keyed by their mount points.
+        #expect(bytes.allSatisfy { $0.filesystem.isEmpty } && bytes.first { $0.mount == "/" }?.type == nil)
+    }
+
+    @Test func adjacentTextColumnsSplitWhereTheirHeadersStart() throws {
+        let human = try DfParser.parse(FixtureText.read("captured/debian12-local/df_h_output_source_target.txt")).value
+        let unicode = try #require(human.first { $0.filesystem == "データ src" })
+        #expect(unicode.mount == "/mnt/データ ünï" && unicode.sizeBytes == 16 << 20)
+        #expect(human.first { $0.filesystem == "source with space" }?.mount == "/mnt/dir with space")
+        // Only used and a rounded Use%: the percentage is df's own.
+        #expect(human.first { $0.mount == "/" }?.usedPercent == 20)
+        let three = try DfParser.parse(FixtureText.read("captured/debian12-local/df_output_file_target_source.txt"))
+        #expect(three.value.map(\.mount) == ["/mnt/dir with space", "/mnt/データ ünï", "/"])
+        #expect(three.value.map(\.filesystem) == ["source with space", "データ src", "/dev/vda"])
+        // A UTF-8 locale pads by display width, not bytes.
+        let widths = """
+            Filesystem      Mounted on
+            データ src      /mnt/a b
+            x y             /mnt/c d
+
+            """
+        #expect(try DfParser.parse(widths).value.map(\.filesystem) == ["データ src", "x y"])
+    }
+
+    @Test func aGNUOutputTableWithoutAMountPointIsRefused() {
+        #expect {
+            try DfParser.parse("Filesystem     1K-blocks Type\n/dev/vda       264212084 ext4\n")
+        } throws: { error in
+            let message = (error as? ParseError)?.description ?? ""
+            return message.contains("Mounted on") && message.contains("add `target`")
+        }
+    }
+
+    @Test func aRowThatDoesNotFitItsOutputHeaderIsAnError() {
+        #expect {
+            try DfParser.parse("Mounted on   1K-blocks Used\n/srv         12 many\n")
+        } throws: { error in
+            let error = error as? ParseError
+            return error?.line == 2 && error?.message.contains("does not fit the columns") == true
+        }
+    }
+
+    @Test func aTranslatedOutputTableWithSizesAndInodesIsRefusedNotMisread() {
         let text = """
-            Filesystem              Type     1K-blocks     Used    Avail Use%   Inodes  IUsed Mounted on
-            /dev/vda                ext4     264212084 17346808 81718804  18% 16777216 449675 /
+            Dateisystem    Typ      1K-Blöcke  Benutzt Verfügbar Verw% INodes IBenutzt Eingehängt auf
+            /dev/vda       ext4     264212084 17346808  81718804   18% 16777216 449675 /
 
             """
         #expect {
             try DfParser.parse(text)
         } throws: { error in
             let message = (error as? ParseError)?.description ?? ""
-            return message.contains("df --output") && message.contains("df -kPT")
+            return message.contains("df --output") && message.contains("LC_ALL=C")
         }
     }
 

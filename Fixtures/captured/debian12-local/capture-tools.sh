@@ -24,6 +24,13 @@ df -hT | scrub > df_hT.txt
 { df -PT -B1; echo "--- busybox df"; busybox df; } | scrub > df_PT_B1_and_busybox_df.txt
 busybox df | scrub > busybox_df.txt
 busybox df -h | scrub > busybox_df_h.txt
+# GNU df --output tables in orders and selections of their own; the two tmpfs mounts with spaces
+# (`source with space` on `/mnt/dir with space`, `データ src` on `/mnt/データ ünï`) must exist.
+df --output | scrub > df_output.txt
+df --output=target,size,used,avail,source,fstype | scrub > df_output_target_first.txt
+df -h --output=source,target,pcent,size,fstype,used | scrub > df_h_output_source_target.txt
+df -B1 --output=size,itotal,iused,iavail,used,avail,target | scrub > df_B1_output_sizes_first.txt
+df --output=file,target,source '/mnt/dir with space' '/mnt/データ ünï' / | scrub > df_output_file_target_source.txt
 ps -eo pid,ppid,user,pcpu,pmem,rss,vsz,stat,comm,args --sort=-pcpu | unrelated | head -20 > ps_eo_wide.txt
 ps -eo pid,ppid,pcpu,pmem,rss,args | unrelated > ps_eo_all.txt
 busybox ps | unrelated > busybox_ps.txt

@@ -1,6 +1,7 @@
 /// Reads `df` output into ``DiskStats``: GNU (`-kP`, `-hT`, `-PT -B1`, `-i`, any `N-blocks`
 /// unit, translated headers), old coreutils and BusyBox (wrapped lines, duplicate mounts), and
-/// macOS (512-byte blocks, inode columns inline).
+/// macOS (512-byte blocks, inode columns inline), and GNU `df --output=…` tables with their columns
+/// in any order (``DfOutputTable``).
 ///
 /// A row is matched from its figures, not from header offsets: the filesystem is the shortest
 /// run of words after which come [a type,] three sizes, a percentage [, two inode counts and a
@@ -21,6 +22,8 @@ public enum DfParser {
         var inlineInodes: Bool
         /// Bytes per unit of a suffix-less size; `nil` when sizes are human-readable.
         var blockBytes: UInt64?
+        /// A GNU `df --output=…` table in an order or selection the fixed shapes do not cover.
+        var outputTable: DfOutputTable? = nil
     }
 
     public static func parse(_ text: String, reportingStackedMounts: Bool = true) throws(ParseError)
@@ -41,11 +44,28 @@ public enum DfParser {
                 warnings.append("df reported: \(trimmed)")
                 continue
             }
+            if let table = DfOutputTable(header: line), !table.isClassicShape {
+                try table.validate(line: index)
+                let layout = Layout(
+                    hasType: false, inodesOnly: table.isInodesOnly, inlineInodes: false, blockBytes: nil,
+                    outputTable: table)
+                tables.append((layout, []))
+                continue
+            }
             if let layout = try header(trimmed, line: index) {
                 tables.append((layout, []))
                 continue
             }
             guard let layout = tables.last?.layout else { continue }
+            if let table = layout.outputTable {
+                guard let row = try table.row(line, line: index) else {
+                    throw ParseError(
+                        source: source,
+                        message: "`\(trimmed)` does not fit the columns of its `df --output` header", line: index)
+                }
+                tables[tables.count - 1].disks.append(row)
+                continue
+            }
             guard var row = try match(line, layout: layout, allowEmptySource: pending != nil, line: index) else {
                 if let earlier = pending {
                     warnings.append("ignored a line that is no df row: \(earlier)")
@@ -131,12 +151,12 @@ public enum DfParser {
         }
         guard lower.contains(where: { known.contains($0) }) || !blockSizes.isEmpty else { return nil }
         if lower.contains("inodes") && !blockSizes.isEmpty {
-            // GNU `df --output=…` puts sizes and inode counts in one table, in any order: read by
-            // the fixed layouts above, its figures would land in the wrong fields.
+            // A translated GNU `df --output=…` header (English ones go to DfOutputTable): read by the
+            // fixed layouts above, its figures would land in the wrong fields.
             throw ParseError(
                 source: source,
-                message: "sizes and inode counts in one table (GNU `df --output=…`) are not read; "
-                    + "capture `df -kPT` and `df -iP` instead",
+                message: "sizes and inode counts in one table with translated column names (GNU `df --output=…`) "
+                    + "are not read; capture it under LC_ALL=C, or capture `df -kPT` and `df -iP`",
                 line: number)
         }
         let inodesOnly = lower.contains("inodes") || (lower.contains("iuse%") && blockSizes.isEmpty)
