@@ -152,7 +152,7 @@ actor ReplayRunner: CommandRunner {
 
     @Test(arguments: ProbeFixture.all())
     func aOneOffSnapshotMatchesItsGolden(_ fixture: ProbeFixture) async throws {
-        let record = await try collector(fixture, outputs: ["snapshot.txt"]).snapshot()
+        let record = try await collector(fixture, outputs: ["snapshot.txt"]).snapshot()
         if case .failure(let failure) = record { Issue.record("\(fixture.name): \(failure.message)") }
         try check(stable(record).jsonValue.prettyJSONString + "\n", against: "snapshot.json", in: fixture)
     }
