@@ -214,6 +214,35 @@ import Testing
         for marker in markers { #expect(access(marker, F_OK) != 0, "\(marker)") }
     }
 
+    @Test func getShowsAProgressLineOnATerminalOnly() throws {
+        let source = try tree.makeRandomFile("progress.bin", size: 24 << 20)
+        let local = NSTemporaryDirectory() + "hostscope-cli-progress-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        FilesTestTree.removeAtExit(local)
+        func quoted(_ words: [String]) -> String {
+            words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        }
+        // stderr on a pseudo-terminal (script's), stdout into a file.
+        func onTerminal(_ extra: [String], _ name: String) throws -> String {
+            let command =
+                quoted([CLI.binary, "files", "get", "--no-resume"] + extra + [remote(source), local + "/" + name])
+                + " " + quoted(connection(["get"])) + " > " + quoted([local + "/" + name + ".out"])
+            let result = try CLI.runShell("script -qec \(quoted([command])) /dev/null")
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            return result.stdout
+        }
+        let terminal = try onTerminal([], "shown.bin")
+        #expect(terminal.contains("progress.bin  100%  24.0 MiB of 24.0 MiB"))
+        // The line is redrawn in place and cleared before the result is printed.
+        #expect(terminal.contains("\r") && terminal.hasSuffix("\r\u{1B}[K"))
+        let result = try String(contentsOfFile: local + "/shown.bin.out", encoding: .utf8)
+        #expect(result.hasPrefix(local + "/shown.bin: 25165824 bytes, sha256 "))
+        #expect(!(try onTerminal(["--quiet"], "quiet.bin")).contains("%"))
+        // A pipe gets no progress line.
+        let piped = try files(["get", "--no-resume", remote(source), local + "/piped.bin"])
+        #expect(piped.status == 0 && piped.stderr.isEmpty)
+    }
+
     @Test func findSelectsByNameAndAgeAsTextAndJSON() throws {
         let found = try files(["find", remote(tree.root + "/src"), "--name", "*.py"])
         #expect(found.stdout == "\(tree.root)/src/app.py\n\(tree.root)/src/deep/deeper/x.py\n")

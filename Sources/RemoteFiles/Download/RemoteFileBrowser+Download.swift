@@ -14,9 +14,11 @@ public struct DownloadOptions: Sendable {
     /// Bytes asked for per SFTP read; libssh2 keeps several requests in flight for a large
     /// value, which is what makes a download fast over a link with latency.
     public var readSize = 2 << 20
-    /// Compute the SHA-256 of the file (the hash costs about as much client CPU as the transfer).
+    /// Compute the SHA-256 of the file (through OpenSSL: with SHA CPU extensions, under a tenth of the
+    /// client CPU a download takes).
     public var checksum = true
-    /// Called after each chunk with the bytes written so far and the file's size.
+    /// Called after each chunk (up to 4 MiB, or what arrived in a quarter second) with the bytes written
+    /// so far and the file's size.
     public var progress: (@Sendable (_ done: UInt64, _ total: UInt64) -> Void)?
 
     public init(resume: Bool = true, checksum: Bool = true, progress: (@Sendable (UInt64, UInt64) -> Void)? = nil) {
@@ -118,7 +120,8 @@ extension RemoteFileBrowser {
                     // Slices that fit in the core's cache: hashed, then written while still there.
                     var start = 0
                     while start < bytes.count {
-                        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + Self.sliceBytes)])
+                        let slice = UnsafeRawBufferPointer(
+                            rebasing: bytes[start..<min(bytes.count, start + Self.sliceBytes)])
                         if options.checksum { hasher.update(slice.assumingMemoryBound(to: UInt8.self)) }
                         try local.write(slice)
                         start += slice.count

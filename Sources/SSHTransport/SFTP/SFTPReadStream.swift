@@ -234,6 +234,10 @@ final class SFTPReadStreamOperation: LoopOperation, @unchecked Sendable {
     private let cancellation = CancellationFlag()
     private var current: SFTPChunkBuffer?
     private var filled = 0
+    /// When the first bytes of `current` arrived: a chunk is handed over after at most
+    /// ``partialChunkAge`` even if not full, so a slow link still shows progress.
+    private var currentStarted = ContinuousClock.now
+    private static let partialChunkAge = Duration.milliseconds(250)
     /// A read returned EAGAIN: libssh2 holds it half done.
     private var midRead = false
     private var expired = false
@@ -338,7 +342,9 @@ final class SFTPReadStreamOperation: LoopOperation, @unchecked Sendable {
                 return .finished
             }
             progressed = true
-            lastProgress = .now
+            let now = ContinuousClock.now
+            lastProgress = now
+            if filled == 0 { currentStarted = now }
             filled += count
             if count == 0 {
                 if filled > 0 { _ = stream?.deliver(SFTPReadChunk(buffer: buffer, count: filled)) }
@@ -348,8 +354,9 @@ final class SFTPReadStreamOperation: LoopOperation, @unchecked Sendable {
                 return .finished
             }
             // Hand the chunk over once another read of `readSize` no longer fits, so every read
-            // offers libssh2 its full size (its read-ahead is a multiple of what it is offered).
-            if chunkCapacity - filled < readSize {
+            // offers libssh2 its full size (its read-ahead is a multiple of what it is offered),
+            // or once it has been filling for a while (a slow link).
+            if chunkCapacity - filled < readSize || now - currentStarted >= Self.partialChunkAge {
                 let chunk = SFTPReadChunk(buffer: buffer, count: filled)
                 current = nil
                 filled = 0
