@@ -142,6 +142,20 @@ import Testing
         try await body(database)
     }
 
+    @Test func pushWithNoSpansInRangeSaysNothingWasSent() async throws {
+        try await Self.withStoredSpans { database in
+            // Nothing listens on port 1: with nothing to send, the receiver is never contacted.
+            let push = try CLI.run([
+                "trace", "push", "--endpoint", "http://127.0.0.1:1", "--since", "2099-01-01T00:00:00Z", "--db",
+                database,
+            ])
+            #expect(push.status == 0, "\(push.stderr)")
+            #expect(
+                push.stdout
+                    == "no spans in that time range in \(database); nothing was sent to http://127.0.0.1:1/v1/traces\n")
+        }
+    }
+
     @Test func pushSendsEverySpanToTheReceiver() async throws {
         try await Self.withStoredSpans { database in
             try await withPythonServer("otlp_receiver.py") { receiver in

@@ -31,7 +31,7 @@ struct TraceDatabaseOption: ParsableArguments {
         let path = path
         do {
             return try await StorageDatabase.open(at: path, mode: .existingOnly)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             throw Output.fail("no spans yet at \(path): run `hostscope snapshot` or `hostscope watch` first", .failure)
         } catch {
             throw Output.fail(error.message, .failure)
@@ -338,6 +338,7 @@ struct TracePushCommand: AsyncParsableCommand {
         let deadline = ContinuousClock.now + timeout.duration
         var result = OTLPExportResult()
         var skipped = 0
+        var found = 0
         var failure: String?
         do {
             let dropped = try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0
@@ -349,6 +350,7 @@ struct TracePushCommand: AsyncParsableCommand {
                     continue
                 }
                 batch.append(span)
+                found += 1
                 if batch.count == batchSize {
                     result.merge(
                         await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
@@ -369,7 +371,11 @@ struct TracePushCommand: AsyncParsableCommand {
         if let failure { throw Output.fail(failure, .failure) }
 
         let place = endpoint.redactedURL
-        if result.deliveredSpans > 0 || result.failure == nil {
+        if found == 0 {
+            // Nothing was sent, so nothing is known of the receiver: say so rather than "pushed 0".
+            let range = since == nil ? "" : " in that time range"
+            Output.write("no spans\(range) in \(database.path); nothing was sent to \(place)\n")
+        } else if result.deliveredSpans > 0 || result.failure == nil {
             Output.write("pushed \(result.acceptedSpans) span(s) to \(place)\n")
         }
         if result.rejectedSpans > 0 {
