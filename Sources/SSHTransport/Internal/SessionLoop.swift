@@ -1,4 +1,5 @@
 import CLibSSH2
+import Digests
 import Foundation
 import Synchronization
 
@@ -81,13 +82,19 @@ final class SessionLoop: @unchecked Sendable {
 
     /// Starts the thread, which connects and authenticates; returns once the session is ready.
     func start() async throws -> SSHConnectionInfo {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SSHConnectionInfo, any Error>) in
+        _ = Self.cryptoWarmUp
+        return try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<SSHConnectionInfo, any Error>) in
             let thread = Thread { [self] in
                 self.threadMain(connected: continuation)
             }
             thread.start()
         }
     }
+
+    /// libcrypto's set-up, started with the process's first session on a thread of its own, so that it
+    /// runs while that session connects (``CryptoWarmUp``).
+    private static let cryptoWarmUp: Void = Thread.detachNewThread { CryptoWarmUp.run() }
 
     /// Names the thread as `top -H`, `ps -L` and `perf` show it. Linux keeps 15 bytes of a name and
     /// refuses a longer one outright, so it is cut (at a character boundary) rather than lost.
