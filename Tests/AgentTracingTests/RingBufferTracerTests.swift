@@ -18,6 +18,25 @@ import Tracing
         #expect(finished.resource == SampleTraces.resource)
     }
 
+    @Test func aSpanThatOutlivesItsTracerStillRecordsAndEnds() throws {
+        let sink = CollectingSink()
+        weak var released: RingBufferTracer?
+        var span: RecordingSpan?
+        do {
+            let (tracer, _) = SampleTraces.tracer(secrets: ["hunter2"], sinks: [sink])
+            released = tracer
+            span = tracer.startSpan("orphan")
+        }
+        // Spans keep what they need of the tracer (its per-CPU core), not the tracer itself.
+        #expect(released == nil)
+        span?.setAttribute("note", "password hunter2")
+        span?.end()
+        let finished = try #require(sink.spans.first)
+        #expect(finished.name == "orphan")
+        #expect(finished.attributes == [Attribute("note", .string("password REDACTED"))])
+        #expect(finished.resource == SampleTraces.resource)
+    }
+
     @Test func explicitInstantsOfAnotherTypeAreUsedAsGiven() throws {
         let (tracer, _) = SampleTraces.tracer()
         let span = tracer.startSpan("explicit", at: TraceInstant(nanosecondsSinceEpoch: 5_000))
@@ -287,11 +306,12 @@ struct DictionaryInjector: Injector {
 }
 
 final class CollectingSink: FinishedSpanSink {
-    private let state = Mutex<(names: [String], flushes: Int)>(([], 0))
+    private let state = Mutex<(spans: [FinishedSpan], flushes: Int)>(([], 0))
 
-    func spanFinished(_ span: FinishedSpan) { state.withLock { $0.names.append(span.name) } }
+    func spanFinished(_ span: FinishedSpan) { state.withLock { $0.spans.append(span) } }
     func forceFlush() { state.withLock { $0.flushes += 1 } }
 
-    var names: [String] { state.withLock { $0.names } }
+    var spans: [FinishedSpan] { state.withLock { $0.spans } }
+    var names: [String] { spans.map(\.name) }
     var flushes: Int { state.withLock { $0.flushes } }
 }

@@ -20,7 +20,8 @@ public final class RecordingSpan: Tracing.Span {
     /// The context the span started in. ``context`` adds this span to it on demand: most spans never
     /// start a child, and writing a `ServiceContext` costs a dictionary and a boxed value.
     private let parentContext: ServiceContext
-    private let tracer: RingBufferTracer
+    /// What the span needs of its tracer, from the CPU it started on (``TracerCore``).
+    private let core: TracerCore
     private let state: Mutex<State>
 
     private struct State {
@@ -38,14 +39,14 @@ public final class RecordingSpan: Tracing.Span {
 
     init(
         name: String, parentContext: ServiceContext, spanContext: SpanContext, parentSpanID: SpanID?,
-        kind: FinishedSpan.Kind, startNanoseconds: UInt64, tracer: RingBufferTracer
+        kind: FinishedSpan.Kind, startNanoseconds: UInt64, core: TracerCore
     ) {
         self.parentContext = parentContext
         self.spanContext = spanContext
         self.parentSpanID = parentSpanID
         self.kind = kind
         self.startNanoseconds = startNanoseconds
-        self.tracer = tracer
+        self.core = core
         state = Mutex(State(name: name))
     }
 
@@ -64,7 +65,7 @@ public final class RecordingSpan: Tracing.Span {
     public var operationName: String {
         get { state.withLock { $0.name } }
         set {
-            let name = tracer.sanitize(newValue)
+            let name = core.sanitize(newValue)
             state.withLock { state in
                 guard state.endNanoseconds == nil else { return }
                 state.name = name
@@ -76,8 +77,8 @@ public final class RecordingSpan: Tracing.Span {
 
     /// Sets one attribute (redacted and bounded first); an existing key keeps its position.
     public func setAttribute(_ key: String, _ value: AttributeValue) {
-        let value = tracer.sanitize(key: key, value: value)
-        let maximum = tracer.limits.maximumAttributes
+        let value = core.sanitize(key: key, value: value)
+        let maximum = core.limits.maximumAttributes
         state.withLock { state in
             guard state.endNanoseconds == nil else { return }
             if let index = state.attributes.index(of: key) {
@@ -122,10 +123,10 @@ public final class RecordingSpan: Tracing.Span {
             var incoming: [String: AttributeValue] = [:]
             newValue.forEach { key, attribute in
                 if let value = AttributeValue(attribute) {
-                    incoming[key] = tracer.sanitize(key: key, value: value)
+                    incoming[key] = core.sanitize(key: key, value: value)
                 }
             }
-            let maximum = tracer.limits.maximumAttributes
+            let maximum = core.limits.maximumAttributes
             state.withLock { state in
                 guard state.endNanoseconds == nil else { return }
                 var merged: [Attribute] = []
@@ -151,7 +152,7 @@ public final class RecordingSpan: Tracing.Span {
 
     /// Adds an event stamped by the tracer's clock.
     public func addEvent(_ name: String, attributes: [Attribute] = []) {
-        appendEvent(name: name, time: tracer.clock.nanosecondsSinceEpoch(), attributes: attributes)
+        appendEvent(name: name, time: core.clock.nanosecondsSinceEpoch(), attributes: attributes)
     }
 
     /// Adds an event at its own instant (a `SpanEvent` is stamped when it is created).
@@ -177,15 +178,15 @@ public final class RecordingSpan: Tracing.Span {
             if let value = AttributeValue(value) { extra.append(Attribute(key, value)) }
         }
         eventAttributes += extra.sorted { $0.key < $1.key }
-        appendEvent(name: "exception", time: tracer.nanoseconds(instant), attributes: eventAttributes)
+        appendEvent(name: "exception", time: core.nanoseconds(instant), attributes: eventAttributes)
     }
 
     private func appendEvent(name: String, time: UInt64, attributes: [Attribute]) {
-        let name = tracer.sanitize(name)
-        let (kept, dropped) = tracer.sanitize(attributes)
+        let name = core.sanitize(name)
+        let (kept, dropped) = core.sanitize(attributes)
         let event = FinishedSpan.Event(
             name: name, timeNanoseconds: time, attributes: kept, droppedAttributeCount: dropped)
-        let maximum = tracer.limits.maximumEvents
+        let maximum = core.limits.maximumEvents
         state.withLock { state in
             guard state.endNanoseconds == nil else { return }
             if state.events.count < maximum {
@@ -198,11 +199,11 @@ public final class RecordingSpan: Tracing.Span {
 
     /// Links this span to another span.
     public func addLink(to target: SpanContext, attributes: [Attribute] = []) {
-        let (kept, dropped) = tracer.sanitize(attributes)
+        let (kept, dropped) = core.sanitize(attributes)
         let link = FinishedSpan.Link(
             traceID: target.traceID, spanID: target.spanID, traceState: target.traceState, attributes: kept,
             droppedAttributeCount: dropped)
-        let maximum = tracer.limits.maximumLinks
+        let maximum = core.limits.maximumLinks
         state.withLock { state in
             guard state.endNanoseconds == nil else { return }
             if state.links.count < maximum {
@@ -227,7 +228,7 @@ public final class RecordingSpan: Tracing.Span {
     /// with `error`. An error without a message keeps the message of an earlier error (`withSpan` sets
     /// a bare error status when its body throws, after the body may have set a precise one).
     public func setStatus(_ code: FinishedSpan.Status.Code, message: String? = nil) {
-        let message = code == .error ? message.map { tracer.sanitize($0) } : nil
+        let message = code == .error ? message.map { core.sanitize($0) } : nil
         state.withLock { state in
             guard state.endNanoseconds == nil, state.status.code != .ok, code != .unset else { return }
             if code == .error, message == nil, state.status.code == .error { return }
@@ -244,13 +245,13 @@ public final class RecordingSpan: Tracing.Span {
     /// Ends the span at the tracer clock's now (or at an explicit ``TraceInstant``) and stores it.
     /// Later calls do nothing.
     public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
-        let end = tracer.nanoseconds(instant)
+        let end = core.nanoseconds(instant)
         let ended = state.withLock { state in
             guard state.endNanoseconds == nil else { return false }
             state.endNanoseconds = end
             return true
         }
-        if ended { tracer.record(self) }
+        if ended { core.record(self) }
     }
 
     /// The end, in nanoseconds since the Unix epoch; `nil` while the span is recording.
@@ -263,7 +264,7 @@ public final class RecordingSpan: Tracing.Span {
                 traceID: spanContext.traceID, spanID: spanContext.spanID, parentSpanID: parentSpanID,
                 traceState: spanContext.traceState, name: state.name, kind: kind, startNanoseconds: startNanoseconds,
                 endNanoseconds: state.endNanoseconds ?? startNanoseconds, status: state.status,
-                attributes: state.attributes.array, events: state.events, links: state.links, resource: tracer.resource,
+                attributes: state.attributes.array, events: state.events, links: state.links, resource: core.resource,
                 droppedAttributeCount: state.droppedAttributes, droppedEventCount: state.droppedEvents,
                 droppedLinkCount: state.droppedLinks)
         }

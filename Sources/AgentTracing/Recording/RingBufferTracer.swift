@@ -18,6 +18,8 @@ import Tracing
 ///   lock. "Oldest" is therefore the order in which spans reached the ring: end order on one thread,
 ///   end order to within a batch across threads. Every read first moves the staged spans into the
 ///   ring, so it sees every span that ended before it began; readers get spans in end-time order.
+///   A span keeps alive the ``TracerCore`` of the CPU it started on, not the tracer, so threads on
+///   different CPUs do not share one reference count either.
 /// - Secrets: every value is redacted at the source (``Redaction`` rules by key, then the
 ///   ``SecretScrubber``) before it is stored.
 /// - Seams: ``FinishedSpanSink``s hear of each finished span as it ends, and
@@ -37,8 +39,9 @@ public final class RingBufferTracer: Tracer, Sendable {
     let clock: any TracingClock
     private let idGenerator: any TraceIDGenerator
     private let sinks: [any FinishedSpanSink]
-    private let ring: Mutex<SpanRing>
     private let shards: SpanShards
+    /// One per staging area, i.e. per CPU: what spans keep alive instead of the tracer.
+    private let cores: [TracerCore]
 
     /// A tracer holding at most `capacity` finished spans.
     public init(
@@ -57,8 +60,12 @@ public final class RingBufferTracer: Tracer, Sendable {
         self.idGenerator = idGenerator
         self.scrubber = scrubber
         self.sinks = sinks
-        ring = Mutex(SpanRing(capacity: capacity))
-        shards = SpanShards(ringCapacity: capacity)
+        let shards = SpanShards(ringCapacity: capacity)
+        self.shards = shards
+        cores = (0..<SpanShards.areaCount).map { _ in
+            TracerCore(
+                limits: limits, scrubber: scrubber, clock: clock, resource: resource, sinks: sinks, shards: shards)
+        }
     }
 
     // MARK: Tracer
@@ -72,7 +79,8 @@ public final class RingBufferTracer: Tracer, Sendable {
         file fileID: String,
         line: UInt
     ) -> RecordingSpan {
-        let start = nanoseconds(instant)
+        let core = cores[SpanShards.currentArea(of: cores.count)]
+        let start = core.nanoseconds(instant)
         let context = context()
         let spanContext: SpanContext
         let parentSpanID: SpanID?
@@ -87,8 +95,8 @@ public final class RingBufferTracer: Tracer, Sendable {
             parentSpanID = nil
         }
         return RecordingSpan(
-            name: sanitize(operationName), parentContext: context, spanContext: spanContext, parentSpanID: parentSpanID,
-            kind: FinishedSpan.Kind(kind), startNanoseconds: start, tracer: self)
+            name: core.sanitize(operationName), parentContext: context, spanContext: spanContext,
+            parentSpanID: parentSpanID, kind: FinishedSpan.Kind(kind), startNanoseconds: start, core: core)
     }
 
     /// Tells every sink to flush; the ring itself holds nothing back.
@@ -134,8 +142,8 @@ public final class RingBufferTracer: Tracer, Sendable {
 
     /// Runs `body` on the ring after moving every staged span into it.
     private func readRing<Result>(_ body: (inout SpanRing) -> Result) -> Result {
-        shards.drain(into: ring)
-        return ring.withLock { body(&$0) }
+        shards.drain()
+        return shards.ring.withLock { body(&$0) }
     }
 
     /// The spans' finished values, stably sorted by end time (they arrive almost sorted).
@@ -147,56 +155,6 @@ public final class RingBufferTracer: Tracer, Sendable {
             (finished[$0].endNanoseconds, $0) < (finished[$1].endNanoseconds, $1)
         }
         return order.map { finished[$0] }
-    }
-
-    // MARK: Recording
-
-    /// Stores an ended span and tells the sinks.
-    func record(_ span: RecordingSpan) {
-        shards.stage(span, ring: ring)
-        guard !sinks.isEmpty else { return }
-        let finished = span.finished()
-        for sink in sinks { sink.spanFinished(finished) }
-    }
-
-    @inline(__always)
-    func nanoseconds<Instant: TracerInstant>(_ instant: () -> Instant) -> UInt64 {
-        Instant.self == DefaultTracerClock.Timestamp.self
-            ? clock.nanosecondsSinceEpoch() : instant().nanosecondsSinceEpoch
-    }
-
-    /// A free-text string (name, message) scrubbed of secrets and cut to the string limit.
-    func sanitize(_ text: String) -> String {
-        let scrubbed = scrubber.scrub(text)
-        return scrubbed.utf8.count > limits.maximumStringBytes
-            ? SpanLimits.truncate(scrubbed, toBytes: limits.maximumStringBytes) : scrubbed
-    }
-
-    /// An attribute value after the key rules, the secret scrubber and the string limit.
-    func sanitize(key: String, value: AttributeValue) -> AttributeValue {
-        switch value {
-        case .string(let text): .string(sanitize(Redaction.attributeText(key: key, text)))
-        case .stringArray(let texts): .stringArray(texts.map { sanitize(Redaction.attributeText(key: key, $0)) })
-        default: value  // Only text can carry a credential or exceed the string limit.
-        }
-    }
-
-    /// Attributes for an event or link: sanitized, de-duplicated (last wins) and bounded.
-    func sanitize(_ attributes: [Attribute]) -> (attributes: [Attribute], dropped: Int) {
-        var result: [Attribute] = []
-        result.reserveCapacity(min(attributes.count, limits.maximumAttributesPerEvent))
-        var dropped = 0
-        for attribute in attributes {
-            let value = sanitize(key: attribute.key, value: attribute.value)
-            if let index = result.firstIndex(where: { $0.key == attribute.key }) {
-                result[index].value = value
-            } else if result.count < limits.maximumAttributesPerEvent {
-                result.append(Attribute(attribute.key, value))
-            } else {
-                dropped += 1
-            }
-        }
-        return (result, dropped)
     }
 }
 

@@ -14,28 +14,41 @@ import Synchronization
 ///
 /// A span that ends goes into the staging area of the CPU its thread runs on, under that area's own
 /// lock; every ``batchSize`` spans the area moves its spans into the ring, one ring lock for the batch.
-/// Readers first move every staged span into the ring (``drain(into:)``), so a span is visible to
+/// Readers first move every staged span into the ring (``drain()``), so a span is visible to
 /// every read that starts after it ended. Threads on different CPUs use different areas; two threads
 /// on one CPU (or one that migrated between choosing an area and locking it) merely share a lock.
 final class SpanShards: Sendable {
     /// Spans an area collects before it moves them into the ring.
     let batchSize: Int
     private let shards: [Shard]
+    /// Keeps the ring, written once per batch, off the cache line of the fields every span reads.
+    private let padding = InlineArray<8, UInt64>(repeating: 0)
+    /// The ring the areas move their spans into.
+    let ring: Mutex<SpanRing>
 
     /// One area per configured CPU, each moving batches of up to 32 spans, fewer for small rings so that
     /// what waits in the areas stays a small part of the ring's capacity.
     init(ringCapacity: Int) {
-        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_CONF)))
-        let count = min(max(processors, 1), 256)
+        let count = Self.areaCount
+        ring = Mutex(SpanRing(capacity: ringCapacity))
         shards = (0..<count).map { _ in Shard() }
         batchSize = max(1, min(32, ringCapacity / (4 * count)))
     }
 
+    /// One per configured CPU, at most 256.
+    static let areaCount = min(max(Int(sysconf(Int32(_SC_NPROCESSORS_CONF))), 1), 256)
+
+    /// The index of the current CPU's area among `count`.
+    @inline(__always)
+    static func currentArea(of count: Int) -> Int {
+        let cpu = Int(c_tracing_current_cpu())
+        return cpu >= 0 ? cpu % count : 0
+    }
+
     /// Stages a span in the current CPU's area, moving the area into the ring when a batch is full.
     @inline(__always)
-    func stage(_ span: RecordingSpan, ring: borrowing Mutex<SpanRing>) {
-        let cpu = Int(c_tracing_current_cpu())
-        let shard = shards[cpu >= 0 ? cpu % shards.count : 0]
+    func stage(_ span: RecordingSpan) {
+        let shard = shards[Self.currentArea(of: shards.count)]
         let retired = shard.state.withLock { state -> RecordingSpan? in
             state.staged.append(span)
             if state.staged.count >= batchSize {
@@ -50,7 +63,7 @@ final class SpanShards: Sendable {
     }
 
     /// Moves every staged span into the ring (for readers, which free what the ring overwrote at once).
-    func drain(into ring: borrowing Mutex<SpanRing>) {
+    func drain() {
         var overwritten = ContiguousArray<RecordingSpan>()
         for shard in shards {
             shard.state.withLock { state in
