@@ -121,17 +121,8 @@ struct DfOutputTable {
         var values: [Column: Substring] = [:]
         for (column, range) in zip(order, cells) { values[column] = line[range] }
         func size(_ column: Column) throws(ParseError) -> UInt64? {
-            guard let token = values[column], token != "-" else { return nil }
-            let parsed: UInt64?
-            if let plain = UInt64(token) {
-                parsed = plain.multipliedReportingOverflow(by: blockBytes ?? 1).partialValue
-            } else {
-                parsed = TextScanning.scaledSize(token)
-            }
-            guard let parsed else {
-                throw ParseError(source: DfParser.source, message: "`\(token)` is not a size", line: number)
-            }
-            return parsed
+            guard let token = values[column] else { return nil }
+            return try DfParser.size(token, blockBytes: blockBytes, line: number)
         }
         func count(_ column: Column) throws(ParseError) -> UInt64? {
             guard let token = values[column], token != "-" else { return nil }
@@ -204,11 +195,9 @@ struct DfOutputTable {
     private static func accepts(_ column: Column, _ token: Substring) -> Bool {
         switch column {
         case .source, .file, .target, .fstype: return true
-        case .pcent, .ipcent: return token == "-" || (token.hasSuffix("%") && UInt64(token.dropLast()) != nil)
-        case .itotal, .iused, .iavail, .size, .used, .avail:
-            if token == "-" || UInt64(token) != nil { return true }
-            guard token.first?.isNumber == true, token.last?.isLetter == true else { return false }
-            return TextScanning.scaledSize(token) != nil
+        case .pcent, .ipcent: return DfParser.Kind.percent.accepts(token)
+        // Inode counts are scaled too under `-h` (`16M`), so they read as sizes.
+        case .itotal, .iused, .iavail, .size, .used, .avail: return DfParser.Kind.size.accepts(token)
         }
     }
 

@@ -187,17 +187,7 @@ public enum DfParser {
             var disk = DiskStats(filesystem: filesystem, mount: mount)
             if layout.hasType { disk.type = String(values.removeFirst()) }
             func size(_ token: Substring) throws(ParseError) -> UInt64? {
-                if token == "-" { return nil }
-                let parsed: UInt64?
-                if let plain = UInt64(token) {
-                    parsed = plain.multipliedReportingOverflow(by: layout.blockBytes ?? 1).partialValue
-                } else {
-                    parsed = TextScanning.scaledSize(token)
-                }
-                guard let parsed else {
-                    throw ParseError(source: source, message: "`\(token)` is not a size", line: number)
-                }
-                return parsed
+                try Self.size(token, blockBytes: layout.blockBytes, line: number)
             }
             let first = try size(values[0])
             let used = try size(values[1])
@@ -220,7 +210,24 @@ public enum DfParser {
         return nil
     }
 
-    private enum Kind {
+    /// A size cell in bytes: a plain number of `blockBytes` units (bytes when `nil`), or a size with a
+    /// unit suffix (`-h`); `nil` for `-`.
+    static func size(_ token: Substring, blockBytes: UInt64?, line number: Int) throws(ParseError) -> UInt64? {
+        if token == "-" { return nil }
+        let parsed: UInt64?
+        if let plain = UInt64(token) {
+            parsed = plain.multipliedReportingOverflow(by: blockBytes ?? 1).partialValue
+        } else {
+            parsed = TextScanning.scaledSize(token)
+        }
+        guard let parsed else {
+            throw ParseError(source: source, message: "`\(token)` is not a size", line: number)
+        }
+        return parsed
+    }
+
+    /// What a cell may hold.
+    enum Kind {
         case word, size, count, percent
 
         func accepts(_ token: Substring) -> Bool {
