@@ -170,9 +170,12 @@ func harnessOptions(
         var options = harnessOptions(server)
         options.keepaliveInterval = .seconds(7)
         let session = try await SSHSession.connect(options)
-        // Our side of the connection, as the kernel reports it: a keepalive timer is armed.
+        // Our side of the connection, as the kernel reports it: a keepalive timer is armed. `ss` shows
+        // one timer, the retransmit timer while our last bytes await their ACK, so it looks again then.
         let result = try await session.exec(
-            "ss -tno state established '( dport = :\(server.port) )'", timeout: .seconds(10))
+            "for try in 1 2 3 4 5 6 7 8 9 10; do out=$(ss -tno state established '( dport = :\(server.port) )'); "
+                + "case \"$out\" in *keepalive*) break;; esac; sleep 0.05; done; printf '%s\\n' \"$out\"",
+            timeout: .seconds(10))
         await session.close()
         let text = String(decoding: result.stdout, as: UTF8.self)
         #expect(text.contains("timer:(keepalive"), "\(text)")
