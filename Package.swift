@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
@@ -41,6 +42,7 @@ let package = Package(
             dependencies: [
                 "OrderedJSON", "CurlHTTP", "CTracingLinux",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]),
         .target(
             name: "RemoteFiles",

@@ -24,7 +24,7 @@ public actor SpanPersister {
     /// How long spans are kept; `nil` keeps them all.
     public let retention: Duration?
 
-    private var cursor: UInt64 = 0
+    private var cursor = SpanCursor.start
     private var pending: [StoredSpan] = []
     private var pendingMissed: UInt64 = 0
     private var loop: Task<Void, Never>?

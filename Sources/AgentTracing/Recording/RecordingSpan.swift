@@ -251,7 +251,7 @@ public final class RecordingSpan: Tracing.Span {
             state.endNanoseconds = end
             return true
         }
-        if ended { core.record(self) }
+        if ended { core.record(self, end: end) }
     }
 
     /// The end, in nanoseconds since the Unix epoch; `nil` while the span is recording.

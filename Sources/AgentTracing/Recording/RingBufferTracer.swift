@@ -1,7 +1,7 @@
 import Synchronization
 import Tracing
 
-/// hostscope's `Tracer`: records every span into a bounded in-memory ring of ``FinishedSpan``s.
+/// hostscope's `Tracer`: records every span into a bounded in-memory store of ended spans.
 ///
 /// - Ids: W3C-compatible 16-byte trace and 8-byte span ids from the injected ``TraceIDGenerator``;
 ///   a child span takes its trace id and parent from the ``SpanContext`` in the `ServiceContext` it
@@ -10,14 +10,16 @@ import Tracing
 ///   `DefaultTracerClock` timestamps (the swift-distributed-tracing default argument) mean "now" and
 ///   are read from that clock too; an instant of any other `TracerInstant` type, such as
 ///   ``TraceInstant``, is used as given.
-/// - Overflow: the ring overwrites its oldest span when full (see ``capacity``) and counts it in
-///   ``droppedSpanCount``; memory is bounded by `capacity` spans of at most ``SpanLimits`` each, plus
-///   the few spans waiting in per-CPU staging areas (below).
-/// - Threads: a span that ends goes into a staging area of the CPU it ends on, with its own lock, and
-///   reaches the ring in batches of up to 32; so threads on different CPUs record without sharing a
-///   lock. "Oldest" is therefore the order in which spans reached the ring: end order on one thread,
-///   end order to within a batch across threads. Every read first moves the staged spans into the
-///   ring, so it sees every span that ended before it began; readers get spans in end-time order.
+/// - Overflow: the store holds at most ``capacity`` spans and drops the oldest to make room, counting
+///   them in ``droppedSpanCount``; memory is bounded by `capacity` spans of at most ``SpanLimits`` each.
+/// - Threads: the store keeps one ring per CPU for capacities of 2,048 spans and more (one per 1,024
+///   spans, at most one per CPU). A span that ends goes into the ring of the CPU it ends on, under that
+///   ring's own lock, and the span it overwrites there, freed by the same thread, was almost always
+///   recorded on that CPU too: threads on different CPUs share no lock and no memory per span. "Oldest"
+///   is then exact within a ring and, across rings, to within about an eighth of the period the held
+///   spans cover: a ring whose oldest span is that much newer than another ring's takes slots from it
+///   (``SpanStore`` has the rule). With one ring (smaller capacities) the store holds exactly the newest
+///   spans. Every read sees every span that ended before it began; readers get spans in end-time order.
 ///   A span keeps alive the ``TracerCore`` of the CPU it started on, not the tracer, so threads on
 ///   different CPUs do not share one reference count either.
 /// - Secrets: every value is redacted at the source (``Redaction`` rules by key, then the
@@ -39,8 +41,8 @@ public final class RingBufferTracer: Tracer, Sendable {
     let clock: any TracingClock
     private let idGenerator: any TraceIDGenerator
     private let sinks: [any FinishedSpanSink]
-    private let shards: SpanShards
-    /// One per staging area, i.e. per CPU: what spans keep alive instead of the tracer.
+    private let store: SpanStore
+    /// One per CPU: what spans keep alive instead of the tracer.
     private let cores: [TracerCore]
 
     /// A tracer holding at most `capacity` finished spans.
@@ -60,12 +62,17 @@ public final class RingBufferTracer: Tracer, Sendable {
         self.idGenerator = idGenerator
         self.scrubber = scrubber
         self.sinks = sinks
-        let shards = SpanShards(ringCapacity: capacity)
-        self.shards = shards
-        cores = (0..<SpanShards.areaCount).map { _ in
+        let store = SpanStore(capacity: capacity)
+        self.store = store
+        cores = (0..<SpanStore.areaCount).map { _ in
             TracerCore(
-                limits: limits, scrubber: scrubber, clock: clock, resource: resource, sinks: sinks, shards: shards)
+                limits: limits, scrubber: scrubber, clock: clock, resource: resource, sinks: sinks, store: store)
         }
+    }
+
+    deinit {
+        // Held spans keep their CPU's core alive, and the core keeps the store: empty it so all of them go.
+        _ = store.removeAll()
     }
 
     // MARK: Tracer
@@ -79,7 +86,7 @@ public final class RingBufferTracer: Tracer, Sendable {
         file fileID: String,
         line: UInt
     ) -> RecordingSpan {
-        let core = cores[SpanShards.currentArea(of: cores.count)]
+        let core = cores[SpanStore.currentArea(of: cores.count)]
         let start = core.nanoseconds(instant)
         let context = context()
         let spanContext: SpanContext
@@ -104,46 +111,38 @@ public final class RingBufferTracer: Tracer, Sendable {
         for sink in sinks { sink.forceFlush() }
     }
 
-    // MARK: Reading the ring
+    // MARK: Reading the store
 
     /// The finished spans held now, oldest first (by end time; spans that ended at the same instant in
-    /// the order they reached the ring).
+    /// the order they were stored).
     public func finishedSpans() -> [FinishedSpan] {
-        Self.inEndOrder(readRing { $0.all() })
+        Self.inEndOrder(store.all())
     }
 
-    /// Up to `limit` spans finished after `cursor` (0 for "from the start"), with the cursor to pass next
-    /// time and how many spans were overwritten before this reader saw them. Cursors count spans in the
-    /// order they reached the ring; each batch is in end-time order.
-    public func finishedSpans(after cursor: UInt64, limit: Int = .max) -> FinishedSpanBatch {
-        let read = readRing { $0.spans(after: cursor, limit: limit) }
+    /// Up to `limit` spans finished after `cursor` (``SpanCursor/start`` for "from the start"), in end-time
+    /// order, with the cursor to pass next time and how many spans were dropped before this reader saw
+    /// them.
+    public func finishedSpans(after cursor: SpanCursor, limit: Int = .max) -> FinishedSpanBatch {
+        let read = store.spans(after: cursor, limit: limit)
         return FinishedSpanBatch(spans: Self.inEndOrder(read.spans), cursor: read.cursor, missed: read.missed)
     }
 
-    /// Spans overwritten because the ring was full, since the tracer started. Never decreases.
-    public var droppedSpanCount: UInt64 { readRing { $0.dropped } }
+    /// Spans dropped because the store was full, since the tracer started. Never decreases.
+    public var droppedSpanCount: UInt64 { store.counts.dropped }
 
     /// Spans finished since the tracer started (held or not).
-    public var finishedSpanCount: UInt64 { readRing { $0.appended } }
+    public var finishedSpanCount: UInt64 { store.counts.appended }
 
     /// Spans held now.
-    public var count: Int { readRing { $0.count } }
+    public var count: Int { store.counts.held }
 
-    /// Empties the ring, returning what it held (oldest first); counts and cursors go on.
+    /// The store's rings: one per 1,024 spans of capacity, at most one per CPU, at least one.
+    package var ringCount: Int { store.ringCount }
+
+    /// Empties the store, returning what it held (oldest first); counts and cursors go on.
     @discardableResult
     public func removeAll() -> [FinishedSpan] {
-        let removed = readRing { ring -> [RecordingSpan] in
-            let spans = ring.all()
-            _ = ring.removeAll()
-            return spans
-        }
-        return Self.inEndOrder(removed)
-    }
-
-    /// Runs `body` on the ring after moving every staged span into it.
-    private func readRing<Result>(_ body: (inout SpanRing) -> Result) -> Result {
-        shards.drain()
-        return shards.ring.withLock { body(&$0) }
+        Self.inEndOrder(store.removeAll())
     }
 
     /// The spans' finished values, stably sorted by end time (they arrive almost sorted).

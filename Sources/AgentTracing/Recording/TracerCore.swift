@@ -2,7 +2,7 @@ import Synchronization
 import Tracing
 
 /// What a span needs of its tracer while it records and when it ends: the limits, the scrubber, the
-/// clock, the resource, the sinks and the staging areas in front of the ring.
+/// clock, the resource, the sinks and the store of ended spans.
 ///
 /// A tracer holds one copy per CPU, and each span keeps the copy of the CPU it started on alive
 /// instead of the tracer itself. Threads on different CPUs therefore do not write one reference count
@@ -14,25 +14,25 @@ final class TracerCore: Sendable {
     let clock: any TracingClock
     let resource: TraceResource
     let sinks: [any FinishedSpanSink]
-    let shards: SpanShards
+    let store: SpanStore
     /// Keeps two copies' reference counts off one cache line (each copy spans more than two lines).
     private let padding = InlineArray<16, UInt64>(repeating: 0)
 
     init(
         limits: SpanLimits, scrubber: SecretScrubber, clock: any TracingClock, resource: TraceResource,
-        sinks: [any FinishedSpanSink], shards: SpanShards
+        sinks: [any FinishedSpanSink], store: SpanStore
     ) {
         self.limits = limits
         self.scrubber = scrubber
         self.clock = clock
         self.resource = resource
         self.sinks = sinks
-        self.shards = shards
+        self.store = store
     }
 
-    /// Stores an ended span and tells the sinks.
-    func record(_ span: RecordingSpan) {
-        shards.stage(span)
+    /// Stores a span that ended at `end` and tells the sinks.
+    func record(_ span: RecordingSpan, end: UInt64) {
+        store.record(span, end: end)
         guard !sinks.isEmpty else { return }
         let finished = span.finished()
         for sink in sinks { sink.spanFinished(finished) }
