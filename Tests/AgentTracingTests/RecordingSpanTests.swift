@@ -45,6 +45,46 @@ import Tracing
         #expect(finished[attribute: "new.a"] == .bool(true))
     }
 
+    /// Edits through swift-distributed-tracing's generic API, as instrumented libraries make them.
+    static func edit(_ span: some Tracing.Span, _ body: (inout SpanAttributes) -> Void) {
+        body(&span.attributes)
+    }
+
+    @Test func editingThroughTheSubscriptChangesOneKeyAndKeepsTheRestInPlace() throws {
+        let (tracer, _) = SampleTraces.tracer(limits: SpanLimits(maximumAttributes: 4), secrets: ["hunter2"])
+        let span = tracer.startSpan("subscript")
+        span.setAttribute("first", "a")
+        span.setAttribute("second", 2)
+        Self.edit(span) { $0["third"] = "password hunter2" }
+        Self.edit(span) { $0["http.request.header.authorization"] = "Bearer token" }
+        #expect(span.attributes.get("third") == .string("password REDACTED"))
+        #expect(span.attributes.get("http.request.header.authorization") == .string("REDACTED"))
+        Self.edit(span) { $0["first"] = "changed" }
+        Self.edit(span) { $0["second"] = nil }
+        Self.edit(span) { $0["fifth"] = 5 }
+        Self.edit(span) { $0["sixth"] = 6 }  // One over the limit of four.
+        // setAttribute after the view was handed out: the view follows.
+        span.setAttribute("third", "set directly")
+        #expect(span.attributes.get("third") == .string("set directly"))
+        span.attributes["first"] = "changed again"
+        span.updateAttributes { attributes in
+            attributes["http.request.header.authorization"] = "Bearer other"
+            attributes["transient"] = 1  // Added and removed in one update: never stored.
+            attributes["transient"] = nil
+        }
+        span.end()
+        Self.edit(span) { $0["after end"] = true }
+        let finished = try #require(tracer.finishedSpans().first)
+        #expect(
+            finished.attributes == [
+                // Keys added through the dictionary before a read come in key order.
+                Attribute("first", "changed again"), Attribute("http.request.header.authorization", "REDACTED"),
+                Attribute("third", "set directly"), Attribute("fifth", 5),
+            ])
+        #expect(finished.droppedAttributeCount == 1)
+        #expect(span.attributes.get("after end") == nil)
+    }
+
     @Test func nothingChangesAfterTheSpanEnds() throws {
         let (tracer, _) = SampleTraces.tracer()
         let span = tracer.startSpan("ended")

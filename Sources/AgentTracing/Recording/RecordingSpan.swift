@@ -35,6 +35,13 @@ public final class RecordingSpan: Tracing.Span {
         var droppedLinks = 0
         /// Set once, by `end`; a span with an end is finished and immutable.
         var endNanoseconds: UInt64?
+        /// The attributes as the `SpanAttributes` last handed out through ``attributes``, kept until the
+        /// span ends or ``setAttribute(_:_:)`` changes them, so that `span.attributes["k"] = v` edits it in
+        /// place instead of building the whole set twice.
+        var attributeView: SpanAttributes?
+        /// The view holds edits made through ``attributes`` that `attributes` does not have yet: they are
+        /// merged (redacted, bounded, ordered) before anything reads the attributes, and when the span ends.
+        var viewIsAhead = false
     }
 
     init(
@@ -81,6 +88,8 @@ public final class RecordingSpan: Tracing.Span {
         let maximum = core.limits.maximumAttributes
         state.withLock { state in
             guard state.endNanoseconds == nil else { return }
+            if state.viewIsAhead { merge(&state) }
+            if state.attributeView != nil { state.attributeView = nil }
             if let index = state.attributes.index(of: key) {
                 state.attributes.setValue(value, at: index)
             } else if state.attributes.count < maximum {
@@ -105,47 +114,114 @@ public final class RecordingSpan: Tracing.Span {
     public func setAttribute(_ key: String, _ value: [String]) { setAttribute(key, .stringArray(value)) }
 
     /// The attributes set so far, in the order they were first set.
-    public var orderedAttributes: [Attribute] { state.withLock { $0.attributes.array } }
+    public var orderedAttributes: [Attribute] {
+        state.withLock { state in
+            if state.viewIsAhead { merge(&state) }
+            return state.attributes.array
+        }
+    }
 
     /// The attributes as swift-distributed-tracing's unordered `SpanAttributes`.
     ///
     /// Setting replaces the whole set: keys already present keep their position, new keys are
-    /// appended in key order (a dictionary has none of its own), absent keys are removed.
+    /// appended in key order (a dictionary has none of its own), absent keys are removed. Values are
+    /// redacted and bounded like ``setAttribute(_:_:)``'s, and only values that changed are looked at
+    /// again. `span.attributes["k"] = v` edits the span's own copy of the set in place, and the edits
+    /// are merged when the attributes are next read (here or through ``orderedAttributes``), when
+    /// ``setAttribute(_:_:)`` is called, or when the span ends; so keys added that way between two reads
+    /// also come in key order.
     public var attributes: SpanAttributes {
         get {
-            var result = SpanAttributes()
-            for attribute in orderedAttributes {
-                result.set(attribute.key, value: attribute.value.spanAttribute)
+            state.withLock { state in
+                if state.viewIsAhead { merge(&state) }
+                if let view = state.attributeView { return view }
+                let view = Self.view(of: state.attributes)
+                if state.endNanoseconds == nil { state.attributeView = view }
+                return view
             }
-            return result
         }
         set {
-            var incoming: [String: AttributeValue] = [:]
-            newValue.forEach { key, attribute in
-                if let value = AttributeValue(attribute) {
-                    incoming[key] = core.sanitize(key: key, value: value)
-                }
-            }
-            let maximum = core.limits.maximumAttributes
             state.withLock { state in
-                guard state.endNanoseconds == nil else { return }
-                var merged: [Attribute] = []
-                merged.reserveCapacity(incoming.count)
-                for attribute in state.attributes.array {
-                    if let value = incoming.removeValue(forKey: attribute.key) {
-                        merged.append(Attribute(attribute.key, value))
-                    }
-                }
-                for key in incoming.keys.sorted() {
-                    if merged.count < maximum {
-                        merged.append(Attribute(key, incoming[key]!))
-                    } else {
-                        state.droppedAttributes += 1
-                    }
-                }
-                state.attributes = SpanAttributeList(merged)
+                state.attributeView = nil
+                state.viewIsAhead = false
+                merge(newValue, into: &state)
             }
         }
+        _modify {
+            // Taken out of the state, so that the caller's edit does not copy it.
+            var view = state.withLock { state in
+                if let view = state.attributeView.take() { return view }
+                return Self.view(of: state.attributes)
+            }
+            // The edit is merged when the attributes are next read or the span ends: a run of
+            // `span.attributes[k] = v` costs a dictionary update each, not a merge each.
+            defer {
+                state.withLock { state in
+                    guard state.endNanoseconds == nil else { return }
+                    state.attributeView = view
+                    state.viewIsAhead = true
+                }
+            }
+            yield &view
+        }
+    }
+
+    private static func view(of attributes: SpanAttributeList) -> SpanAttributes {
+        // Room for a few more, so that adding them one by one does not grow the table each time.
+        var view = [String: SpanAttribute](minimumCapacity: attributes.count + 8)
+        attributes.forEach { view[$0.key] = $0.value.spanAttribute }
+        return SpanAttributes(view)
+    }
+
+    /// Merges the edits waiting in the view.
+    private func merge(_ state: inout State) {
+        state.viewIsAhead = false
+        guard let view = state.attributeView.take() else { return }
+        merge(view, into: &state)
+    }
+
+    /// Makes the stored attributes those of `incoming` (see ``attributes``) and keeps the result as the
+    /// span's view of them.
+    private func merge(_ incoming: SpanAttributes, into state: inout State) {
+        guard state.endNanoseconds == nil else { return }
+        var view = incoming
+        var removed = false
+        for index in 0..<state.attributes.count {
+            let stored = state.attributes[index]
+            guard let attribute = view.get(stored.key), let value = AttributeValue(attribute) else {
+                view.set(stored.key, value: nil)
+                removed = true
+                continue
+            }
+            guard value != stored.value else { continue }
+            let sanitized = core.sanitize(key: stored.key, value: value)
+            state.attributes.setValue(sanitized, at: index)
+            if sanitized != value { view.set(stored.key, value: sanitized.spanAttribute) }
+        }
+        if removed {
+            state.attributes.removeAll { view.get($0.key) == nil }
+        }
+        if view.count > state.attributes.count {
+            // New keys, in key order; `nil` for kinds hostscope cannot store.
+            var added: [(key: String, value: AttributeValue?)] = []
+            added.reserveCapacity(view.count - state.attributes.count)
+            view.forEach { key, attribute in
+                if state.attributes.index(of: key) == nil { added.append((key, AttributeValue(attribute))) }
+            }
+            if added.count > 1 { added.sort { $0.key < $1.key } }
+            let maximum = core.limits.maximumAttributes
+            for (key, value) in added {
+                guard let value, state.attributes.count < maximum else {
+                    if value != nil { state.droppedAttributes += 1 }
+                    view.set(key, value: nil)
+                    continue
+                }
+                let sanitized = core.sanitize(key: key, value: value)
+                state.attributes.append(Attribute(key, sanitized))
+                if sanitized != value { view.set(key, value: sanitized.spanAttribute) }
+            }
+        }
+        state.attributeView = view
     }
 
     // MARK: Events, links, status
@@ -248,7 +324,9 @@ public final class RecordingSpan: Tracing.Span {
         let end = core.nanoseconds(instant)
         let ended = state.withLock { state in
             guard state.endNanoseconds == nil else { return false }
+            if state.viewIsAhead { merge(&state) }
             state.endNanoseconds = end
+            state.attributeView = nil  // Held spans keep only their ordered attributes.
             return true
         }
         if ended { core.record(self, end: end) }

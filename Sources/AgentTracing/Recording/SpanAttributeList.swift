@@ -50,6 +50,23 @@ struct SpanAttributeList {
         count += 1
     }
 
+    /// The attribute at `index`.
+    subscript(index: Int) -> Attribute {
+        index < Self.inlineCapacity ? inline[index].unsafelyUnwrapped : overflow[index - Self.inlineCapacity]
+    }
+
+    /// Calls `body` with each attribute, in order.
+    func forEach(_ body: (Attribute) -> Void) {
+        for index in 0..<count { body(self[index]) }
+    }
+
+    /// Removes the attributes `shouldRemove` selects; the others keep their order.
+    mutating func removeAll(where shouldRemove: (Attribute) -> Bool) {
+        var kept = SpanAttributeList()
+        forEach { if !shouldRemove($0) { kept.append($0) } }
+        self = kept
+    }
+
     /// The attributes as an array, in order.
     var array: [Attribute] {
         var result: [Attribute] = []
