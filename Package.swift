@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(
             name: "CLibCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // Linux's epoll and eventfd, for the SSH engine's I/O threads.
+        .systemLibrary(name: "CLinuxEvents"),
         // glibc functions Swift's Glibc module leaves out (GNU extensions), for the tracer's per-CPU shards.
         .target(name: "CTracingLinux"),
 
@@ -32,7 +34,9 @@ let package = Package(
         .target(name: "HostStats", dependencies: ["OrderedJSON"]),
         .target(
             name: "SSHTransport",
-            dependencies: ["CLibSSH2", "Digests"]),
+            dependencies: [
+                "CLibSSH2", "CLinuxEvents", "Digests", .product(name: "HeapModule", package: "swift-collections"),
+            ]),
         .target(name: "CurlHTTP", dependencies: ["CCurl"]),
         .target(
             name: "Storage",
