@@ -132,4 +132,17 @@ func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
         #expect(backoff.allowsAttempt(at: now))
         #expect(backoff.current == nil)
     }
+
+    @Test func jitterStretchesEachWaitByUpToItsShareSoHostsThatFailedTogetherRetryApart() {
+        let now = ContinuousClock.now
+        var early = ReconnectBackoff(initial: .seconds(10), maximum: .seconds(30), jitter: 0.2)
+        var late = early
+        early.failed(at: now, random: 0)
+        late.failed(at: now, random: 0.99)
+        #expect(early.nextAttempt == now + .seconds(10))
+        #expect(late.nextAttempt! > now + .milliseconds(11_900) && late.nextAttempt! < now + .seconds(12))
+        // The doubling works on the wait itself, not on the stretched one.
+        late.failed(at: now, random: 0)
+        #expect(late.current == .seconds(20))
+    }
 }

@@ -181,3 +181,62 @@ private func currentThreadName() -> String {
     let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
     return name.trimmingCharacters(in: .newlines)
 }
+
+@Suite(.serialized) struct HandshakeGateTests {
+    let server: SSHTestServer
+
+    init() throws {
+        server = try SSHTestServer.shared()
+    }
+
+    @Test func thirtyConnectsAtOnceGoFourAtATimeAndAllSucceedWhileAConnectedSessionKeepsTicking() async throws {
+        let engine = SSHEngine(threads: 1, concurrentHandshakes: 4)
+        let busy = try await SSHSession.connect(harnessOptions(server), engine: engine)
+        let stop = StopFlag()
+        let ticker = Task { try await keepTicking(busy, until: stop) }
+        let mostRunning = Mutex(0)
+        let sampler = Task {
+            while !Task.isCancelled {
+                let running = engine.handshakes.counts.running
+                mostRunning.withLock { $0 = max($0, running) }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        let sessions = try await withThrowingTaskGroup(of: SSHSession.self) { group in
+            for _ in 0..<30 {
+                // A short timeout: a connect that counted its wait in the queue would run out.
+                group.addTask {
+                    try await SSHSession.connect(harnessOptions(self.server, timeout: .seconds(3)), engine: engine)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        sampler.cancel()
+        stop.set()
+        let (slowest, _) = try await ticker.value
+        let counts = engine.handshakes.counts
+        #expect(sessions.count == 30)
+        #expect(counts.admitted == 31)
+        #expect(counts.running == 0)
+        #expect(counts.peakWaiting >= 20, "\(counts)")
+        #expect(mostRunning.withLock { $0 } <= 4)
+        #expect(slowest < .seconds(2), "a connected session waited \(milliseconds(slowest)) ms during the storm")
+        for session in sessions { await session.close() }
+        await busy.close()
+    }
+
+    @Test func aConnectTimesOutOnlyAfterItsTurnCame() async throws {
+        let engine = SSHEngine(threads: 1, concurrentHandshakes: 1)
+        let listener = try SilentListener()
+        var silent = harnessOptions(server, timeout: .seconds(1))
+        silent.port = listener.port
+        let blocker = Task { try await SSHSession.connect(silent, engine: engine) }
+        try await Task.sleep(for: .milliseconds(100))
+        // Queued behind the silent host for about a second, then given its own second.
+        let start = ContinuousClock.now
+        let session = try await SSHSession.connect(harnessOptions(server, timeout: .seconds(1)), engine: engine)
+        #expect(start.duration(to: .now) > .milliseconds(700))
+        await #expect(throws: SSHError.self) { _ = try await blocker.value }
+        await session.close()
+    }
+}

@@ -51,15 +51,22 @@ public struct HostWatchStatus: Sendable, Equatable {
 
 /// Capped exponential backoff for reconnecting to a failing host: the first retry waits one
 /// interval, each further failure doubles the wait up to the cap, a success resets it.
+///
+/// With `jitter`, each wait is stretched by a random share of itself (up to that fraction), so
+/// hosts that failed together (a network blip, a restarted bastion) do not all retry in the same
+/// instant.
 public struct ReconnectBackoff: Sendable, Equatable {
     public let initial: Duration
     public let maximum: Duration
+    /// The largest share of a wait added at random, 0 for none.
+    public let jitter: Double
     public private(set) var current: Duration?
     public private(set) var nextAttempt: ContinuousClock.Instant?
 
-    public init(initial: Duration, maximum: Duration) {
+    public init(initial: Duration, maximum: Duration, jitter: Double = 0) {
         self.initial = initial
         self.maximum = max(initial, maximum)
+        self.jitter = min(1, max(0, jitter))
     }
 
     /// Whether a connection may be attempted at `now`.
@@ -67,10 +74,11 @@ public struct ReconnectBackoff: Sendable, Equatable {
         nextAttempt.map { now >= $0 } ?? true
     }
 
-    public mutating func failed(at now: ContinuousClock.Instant) {
+    /// - Parameter random: a number in 0..<1 that picks the jitter (injected by tests).
+    public mutating func failed(at now: ContinuousClock.Instant, random: Double = Double.random(in: 0..<1)) {
         let wait = current.map { min($0 * 2, maximum) } ?? initial
         current = wait
-        nextAttempt = now + wait
+        nextAttempt = now + wait + wait * (jitter * random)
     }
 
     public mutating func succeeded() {
@@ -144,7 +152,7 @@ public struct FleetWatch: Sendable {
             runner = made
         }
         let collector = HostCollector(host: name, runner: runner, options: options)
-        var backoff = ReconnectBackoff(initial: plan.interval, maximum: plan.maximumBackoff)
+        var backoff = ReconnectBackoff(initial: plan.interval, maximum: plan.maximumBackoff, jitter: 0.2)
         var lastFailure: CollectionFailure?
         var state = HostWatchStatus(host: name, state: .connecting)
         events.yield(.status(state))
