@@ -54,6 +54,29 @@ func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
         }
     }
 
+    @Test func eachHostTicksAtItsOwnPhaseAndItsRecordsNameTheirSlots() async throws {
+        let log = WatchLog()
+        let interval = Duration.milliseconds(1000)
+        let hosts: [ResolvedHost] = [.local, harnessHost(try SSHTestServer.shared())]
+        await FleetWatch(plan: WatchPlan(hosts: hosts, interval: interval, count: 3)).run(record: { log.add($0) })
+        for name in ["local", "harness"] {
+            let schedule = TickSchedule(interval: interval, host: name)
+            let records = log.of(name)
+            #expect(records.count == 3)
+            let slots = records.compactMap(\.slot)
+            #expect(slots.count == 3)
+            for (earlier, later) in zip(slots, slots.dropFirst()) {
+                #expect(abs(later.timeIntervalSince(earlier) - 1) < 0.001)
+            }
+            // Every slot is the host's phase past a whole second, and its record came after it.
+            for (slot, record) in zip(slots, records) {
+                #expect(schedule.firstSlot(atOrAfter: slot.addingTimeInterval(-0.0005)) == slot)
+                #expect(record.collectedAt >= slot.addingTimeInterval(-0.001))
+            }
+        }
+        #expect(TickSchedule(interval: interval, host: "local").phase != TickSchedule(interval: interval, host: "harness").phase)
+    }
+
     @Test func aDeadHostYieldsErrorRecordsWithBackoffAndDoesNotDelayTheOthers() async throws {
         let log = WatchLog()
         let dead = ResolvedHost.ssh(

@@ -87,9 +87,10 @@ public struct ReconnectBackoff: Sendable, Equatable {
     }
 }
 
-/// Runs `watch`: each host on its own loop of fixed-rate ticks (due at start + k × interval, so
-/// lateness never accumulates), each tick yielding exactly one record — a snapshot or an error
-/// record — so gaps are visible. A slow or dead host never delays the others; a host whose
+/// Runs `watch`: each host on its own loop of fixed-rate ticks (due at its phase + k × interval,
+/// see ``TickSchedule``, so lateness never accumulates and a fleet's probes are spread over the
+/// interval), each tick yielding exactly one record — a snapshot or an error record, carrying
+/// the slot it was due at — so gaps are visible. A slow or dead host never delays the others; a host whose
 /// connection fails is retried with capped exponential backoff, and the ticks in between are
 /// error records naming the last failure and the next attempt.
 public struct FleetWatch: Sendable {
@@ -107,7 +108,8 @@ public struct FleetWatch: Sendable {
         status: @escaping @Sendable (HostWatchStatus) async -> Void = { _ in }
     ) async {
         let (stream, continuation) = AsyncStream<Event>.makeStream()
-        let start = ContinuousClock.now + .milliseconds(10)
+        // One reading of both clocks: slots are wall-clock instants, sleeps use the monotonic clock.
+        let start = (wall: Date(), monotonic: ContinuousClock.now)
         let hosts = plan.hosts
         let producers = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -132,9 +134,10 @@ public struct FleetWatch: Sendable {
         case status(HostWatchStatus)
     }
 
-    private func runHost(_ host: ResolvedHost, start: ContinuousClock.Instant, events: AsyncStream<Event>.Continuation)
-        async
-    {
+    private func runHost(
+        _ host: ResolvedHost, start: (wall: Date, monotonic: ContinuousClock.Instant),
+        events: AsyncStream<Event>.Continuation
+    ) async {
         var options = plan.collector
         options.commandTimeout = min(options.commandTimeout, plan.tickBudget)
         let name = host.displayName
@@ -156,12 +159,15 @@ public struct FleetWatch: Sendable {
         var lastFailure: CollectionFailure?
         var state = HostWatchStatus(host: name, state: .connecting)
         events.yield(.status(state))
-        let end = plan.duration.map { start + $0 }
+        let schedule = TickSchedule(interval: plan.interval, host: name)
+        let firstSlot = schedule.firstSlot(atOrAfter: start.wall.addingTimeInterval(0.01))
+        let end = plan.duration.map { start.wall.addingTimeInterval(Self.seconds($0)) }
         var tick = 0
         while !Task.isCancelled {
             if let count = plan.count, tick >= count { break }
-            let due = start + plan.interval * tick
-            if let end, due > end { break }
+            let slot = schedule.slot(tick, after: firstSlot)
+            if let end, slot > end { break }
+            let due = start.monotonic + .nanoseconds(Int64((slot.timeIntervalSince(start.wall) * 1e9).rounded()))
             do {
                 try await Task.sleep(until: due, clock: .continuous)
             } catch {
@@ -169,7 +175,7 @@ public struct FleetWatch: Sendable {
             }
             tick += 1
             let now = ContinuousClock.now
-            let result: SnapshotRecord
+            var result: SnapshotRecord
             if let failure = lastFailure, !backoff.allowsAttempt(at: now), let next = backoff.nextAttempt {
                 let wait = now.duration(to: next)
                 result = .failure(
@@ -191,6 +197,7 @@ public struct FleetWatch: Sendable {
                     }
                 }
             }
+            result.slot = slot
             state.ticks += 1
             state.lastTick = result.collectedAt
             switch result {

@@ -50,6 +50,8 @@ public final class RecordFileWriter: Sendable {
         /// Records in the JSON array so far (to know whether a comma is needed).
         var jsonCount = 0
         var headerWritten = false
+        /// False when appending to a wide CSV written before the `slot` column existed.
+        var slotColumn = true
     }
     /// Also serialises writes: records from concurrent callers never interleave.
     private let progress = Mutex(Progress())
@@ -111,7 +113,9 @@ public final class RecordFileWriter: Sendable {
                 text += csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader
                 progress.headerWritten = true
             }
-            text += csvLayout == .wide ? SnapshotCSV.wideRow(record) : SnapshotCSV.longRows(record)
+            text +=
+                csvLayout == .wide
+                ? SnapshotCSV.wideRow(record, slotColumn: progress.slotColumn) : SnapshotCSV.longRows(record)
             if !text.isEmpty { try append(Array(text.utf8)) }
         case .json:
             let line = record.jsonValue.jsonString
@@ -158,11 +162,17 @@ public final class RecordFileWriter: Sendable {
             let firstLine = String(decoding: contents.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
             let expected = (csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader)
                 .trimmingCharacters(in: .newlines)
-            guard firstLine.trimmingCharacters(in: .newlines) == expected else {
+            let header = firstLine.trimmingCharacters(in: .newlines)
+            let withoutSlot =
+                csvLayout == .wide && header == SnapshotCSV.wideHeaderWithoutSlot.trimmingCharacters(in: .newlines)
+            guard header == expected || withoutSlot else {
                 throw RecordWriteError(
                     message: "\(path ?? "output") already holds CSV with other columns; write to a new file, or use the same --csv-layout as before")
             }
-            progress.withLock { $0.headerWritten = true }
+            progress.withLock {
+                $0.headerWritten = true
+                $0.slotColumn = !withoutSlot
+            }
         case .ndjson:
             if let lastNewline = contents.lastIndex(of: UInt8(ascii: "\n")) {
                 if lastNewline + 1 < contents.count { ftruncate(descriptor, off_t(lastNewline + 1)) }

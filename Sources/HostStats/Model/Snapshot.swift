@@ -22,6 +22,9 @@ public struct Snapshot: Sendable, Equatable {
     public var network: [NetworkInterfaceStats]
     public var processes: [ProcessStats]
     public var warnings: [String]
+    /// The instant this record was due at, for a record of a schedule (`watch`); nil for a
+    /// one-off snapshot.
+    public var slot: Date?
 
     public init(
         host: String, collectedAt: Date, collector: String, durationMs: Double = 0, os: OSInfo? = nil,
