@@ -27,7 +27,9 @@ import Testing
         #expect(phases.allSatisfy { $0 >= .zero && $0 < interval })
         // Spread: each of ten half-second bins of the interval gets some of the 300 hosts, none most.
         var bins = [Int](repeating: 0, count: 10)
-        for phase in phases { bins[Int(Double(phase.components.seconds) * 2 + Double(phase.components.attoseconds) / 5e17)] += 1 }
+        for phase in phases {
+            bins[Int(Double(phase.components.seconds) * 2 + Double(phase.components.attoseconds) / 5e17)] += 1
+        }
         #expect(bins.allSatisfy { $0 >= 10 && $0 <= 60 }, "\(bins)")
     }
 }

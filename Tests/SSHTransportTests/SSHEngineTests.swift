@@ -113,7 +113,9 @@ private func keepTicking(_ session: SSHSession, until stop: StopFlag) async thro
         defer { frozen.stop() }
         let engine = SSHEngine(threads: 1)
         let healthy = try await withThrowingTaskGroup(of: SSHSession.self) { group in
-            for _ in 0..<5 { group.addTask { try await SSHSession.connect(harnessOptions(self.server), engine: engine) } }
+            for _ in 0..<5 {
+                group.addTask { try await SSHSession.connect(harnessOptions(self.server), engine: engine) }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let doomed = try await SSHSession.connect(harnessOptions(frozen), engine: engine)

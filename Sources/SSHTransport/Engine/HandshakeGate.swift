@@ -82,8 +82,12 @@ public final class HandshakeGate: Sendable {
         }
         // Admitted after a wait: spread the starts of those that queued together.
         if jitter > .zero {
-            let nanoseconds = Int64.random(in: 0...max(0, jitter.components.attoseconds / 1_000_000_000
-                + jitter.components.seconds * 1_000_000_000))
+            let nanoseconds = Int64.random(
+                in:
+                    0...max(
+                        0,
+                        jitter.components.attoseconds / 1_000_000_000
+                            + jitter.components.seconds * 1_000_000_000))
             try? await Task.sleep(for: .nanoseconds(nanoseconds))
         }
     }

@@ -184,7 +184,8 @@ final class IOReactor: @unchecked Sendable {
             }
             let count = tokens.withUnsafeMutableBufferPointer { tokenBuffer in
                 events.withUnsafeMutableBufferPointer { eventBuffer in
-                    hostscope_epoll_wait(epoll, tokenBuffer.baseAddress, eventBuffer.baseAddress, Int32(capacity), timeout)
+                    hostscope_epoll_wait(
+                        epoll, tokenBuffer.baseAddress, eventBuffer.baseAddress, Int32(capacity), timeout)
                 }
             }
             guard count > 0 else { continue }
@@ -227,8 +228,9 @@ final class IOReactor: @unchecked Sendable {
             sessionCount.subtract(1, ordering: .relaxed)
             return
         }
-        register(token, descriptor: interest.descriptor, generation: interest.descriptorGeneration,
-                 events: interest.epollEvents)
+        register(
+            token, descriptor: interest.descriptor, generation: interest.descriptorGeneration,
+            events: interest.epollEvents)
         if interest.busy { busy.insert(token) } else { busy.remove(token) }
         if interest.runAgain { runAgain.append(token) }
         if let deadline = interest.deadline {

@@ -215,7 +215,8 @@ final class Authenticator {
             let outcome: String
             switch result {
             case Int32(LIBSSH2_ERROR_FILE):
-                outcome = key.isEncrypted ? "wrong passphrase or unreadable key" : "unreadable or unsupported key format"
+                outcome =
+                    key.isEncrypted ? "wrong passphrase or unreadable key" : "unreadable or unsupported key format"
             default:
                 outcome = "refused by the server"
                 if key.isRSA && serverRequiresSHA2 { rsaRejected = true }
@@ -234,12 +235,15 @@ final class Authenticator {
                 case .ask(let request):
                     return .needsSecret(request)
                 case .answered(let secret?):
-                    stage = methods.contains("password") ? .password(secret) : .interactive(InteractiveResponder(password: secret.reveal))
+                    stage =
+                        methods.contains("password")
+                        ? .password(secret) : .interactive(InteractiveResponder(password: secret.reveal))
                 case .answered(nil):
                     attempts.append(
                         methods.contains("password")
                             ? Attempt(source: "password", outcome: "none given; use --password-env VAR")
-                            : Attempt(source: "keyboard-interactive", outcome: "no password given; use --password-env VAR"))
+                            : Attempt(
+                                source: "keyboard-interactive", outcome: "no password given; use --password-env VAR"))
                     stage = .finished
                 }
             } else {
@@ -247,7 +251,9 @@ final class Authenticator {
                     attempts.append(
                         Attempt(
                             source: "server",
-                            outcome: "offers only \(methods.sorted().joined(separator: ", ")), which hostscope does not support"))
+                            outcome:
+                                "offers only \(methods.sorted().joined(separator: ", ")), which hostscope does not support"
+                        ))
                 }
                 stage = .finished
             }
@@ -256,7 +262,8 @@ final class Authenticator {
         case .password(let password):
             let result = options.user.withCString { user in
                 password.reveal.withCString { secret in
-                    libssh2_userauth_password_ex(session, user, UInt32(strlen(user)), secret, UInt32(strlen(secret)), nil)
+                    libssh2_userauth_password_ex(
+                        session, user, UInt32(strlen(user)), secret, UInt32(strlen(secret)), nil)
                 }
             }
             if result == LibSSH2.eagain { return .blocked }
@@ -321,7 +328,8 @@ final class Authenticator {
             message +=
                 ". The RSA key was refused because this libssh2 (1.10) signs RSA only with ssh-rsa (SHA-1), which OpenSSH 8.8 and later reject by default: use an ed25519 or ECDSA key"
         } else {
-            message += ". Check the user name (--user), that your public key is in the host's ~/.ssh/authorized_keys, or pass a key with --identity"
+            message +=
+                ". Check the user name (--user), that your public key is in the host's ~/.ssh/authorized_keys, or pass a key with --identity"
         }
         return SSHError(.auth, message)
     }
@@ -402,9 +410,10 @@ private let interactiveResponse:
         let responder = Unmanaged<InteractiveResponder>.fromOpaque(context).takeUnretainedValue()
         let texts = (0..<Int(count)).map { index -> (text: String, hidden: Bool) in
             let prompt = prompts[index]
-            let bytes = prompt.text.map {
-                UnsafeRawBufferPointer(start: $0, count: Int(prompt.length)).map { $0 }
-            } ?? []
+            let bytes =
+                prompt.text.map {
+                    UnsafeRawBufferPointer(start: $0, count: Int(prompt.length)).map { $0 }
+                } ?? []
             return (String(decoding: bytes, as: UTF8.self), prompt.echo == 0)
         }
         let hiddenCount = texts.filter(\.hidden).count

@@ -43,6 +43,9 @@ struct KnownHostsVerifier {
             defer { libssh2_knownhost_free(collection) }
             var revoked: [[UInt8]] = []
             for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+                // A fleet's known_hosts has a line per host; only the few that may name this one
+                // go to libssh2, so a thousand connects do not parse a thousand lines each.
+                guard Self.mayName(line, host: options.hostName) else { continue }
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
                 if trimmed.hasPrefix("@revoked") {
@@ -106,6 +109,18 @@ struct KnownHostsVerifier {
         }
         let file = try append(key: key, typeMask: typeMask, session: session)
         return Verified(status: .accepted(file: file), keyType: typeName, fingerprint: fingerprint)
+    }
+
+    /// Whether a known_hosts line may be about `host`: marker lines (`@revoked`, `@cert-authority`),
+    /// hashed names and patterns can only be told by reading them; a plain list of names that does
+    /// not contain the host's name cannot match it.
+    static func mayName(_ line: Substring, host: String) -> Bool {
+        let start = line.drop { $0 == " " || $0 == "\t" }
+        guard let first = start.first, first != "#" else { return false }
+        if first == "@" || first == "|" { return true }
+        let names = start.prefix { $0 != " " && $0 != "\t" }
+        if names.contains(where: { $0 == "*" || $0 == "?" }) { return true }
+        return names.contains(host)
     }
 
     /// The middle of sshd's default host key file name for a key type (`ed25519`, `ecdsa`, `rsa`).

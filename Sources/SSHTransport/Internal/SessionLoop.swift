@@ -146,7 +146,8 @@ final class SessionLoop: @unchecked Sendable {
 
     /// `getaddrinfo` can wait seconds for a resolver: it runs on a thread of its own.
     private static func resolveOffThread(_ options: SSHConnectionOptions) async throws -> [TCPConnector.Address] {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[TCPConnector.Address], any Error>) in
+        try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<[TCPConnector.Address], any Error>) in
             Thread.detachNewThread {
                 nameCurrentThread("ssh resolve")
                 do {
@@ -315,10 +316,12 @@ final class SessionLoop: @unchecked Sendable {
                 }
 
             case .awaitingSecret(let authenticator, let since):
-                guard let answer = inbox.withLock({ state -> Secret?? in
-                    defer { state.secretAnswer = nil }
-                    return state.secretAnswer
-                }) else {
+                guard
+                    let answer = inbox.withLock({ state -> Secret?? in
+                        defer { state.secretAnswer = nil }
+                        return state.secretAnswer
+                    })
+                else {
                     return IOReactor.Interest(descriptor: socket, descriptorGeneration: socketGeneration)
                 }
                 // A person may take a while to type: that time does not count against the connect.
@@ -402,7 +405,9 @@ final class SessionLoop: @unchecked Sendable {
     // MARK: - Running
 
     private func stepRunning(_ readiness: IOReactor.Readiness) -> IOReactor.Interest {
-        guard let session else { return end(SSHError(.sessionClosed, "\(options.displayName): no session"), graceful: false) }
+        guard let session else {
+            return end(SSHError(.sessionClosed, "\(options.displayName): no session"), graceful: false)
+        }
         if readiness.readable {
             // sshd leaves Nagle on for sessions without a terminal, so its small replies wait
             // for our ACK, which Linux delays by up to 40 ms: ask for immediate ACKs again
@@ -460,7 +465,8 @@ final class SessionLoop: @unchecked Sendable {
 
         let idle = operations.allSatisfy(\.isWaitingForConsumer)
         if idle && readiness.hangUp {
-            return end(SSHError(.sessionClosed, "\(options.displayName): the server closed the connection"), graceful: false)
+            return end(
+                SSHError(.sessionClosed, "\(options.displayName): the server closed the connection"), graceful: false)
         }
         var interest: IOReactor.Interest
         if idle {
@@ -677,7 +683,6 @@ final class SessionLoop: @unchecked Sendable {
             return SSHError(.handshake, "\(name): SSH handshake failed: \(message)", libssh2Code: code)
         }
     }
-
 
     // MARK: - SFTP (I/O thread only)
 

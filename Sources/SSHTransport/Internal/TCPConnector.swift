@@ -111,7 +111,8 @@ enum TCPConnector {
             while index < addresses.count {
                 let address = addresses[index]
                 let fd = Glibc.socket(
-                    address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+                    address.family,
+                    Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
                         | Int32(SOCK_NONBLOCK.rawValue), Int32(IPPROTO_TCP))
                 guard fd >= 0 else {
                     lastError = SSHError(
@@ -161,7 +162,8 @@ enum TCPConnector {
             let hint =
                 code == ECONNREFUSED
                 ? "is sshd running there, and is the port right?" : "check the address and the network path"
-            lastError = SSHError(.connect, "\(displayName): cannot connect to \(address) port \(port): \(reason); \(hint)")
+            lastError = SSHError(
+                .connect, "\(displayName): cannot connect to \(address) port \(port): \(reason); \(hint)")
         }
     }
 
