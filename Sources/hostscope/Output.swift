@@ -45,6 +45,11 @@ enum Output {
         writeAll(2, Array(("hostscope: warning: " + message + "\n").utf8))
     }
 
+    /// `hostscope: note: message` on stderr: something hostscope changed that the user should know of.
+    static func note(_ message: String) {
+        writeAll(2, Array(("hostscope: note: " + message + "\n").utf8))
+    }
+
     /// Prints `message` on stderr and exits with `status`.
     static func fail(_ message: String, _ status: ExitStatus) -> ExitCode {
         error(message)
