@@ -42,13 +42,18 @@ import Testing
         try await ChatCommandTests.withSetup { setup in
             try await withPythonServer("otlp_receiver.py", arguments: ["--ndjson", received]) { receiver in
                 // The harness host is this machine: the process list the tool reads holds this very command.
-                let (result, events) = try setup.chat(
-                    "openai", model: "mock-top-processes", message: "What uses the memory?",
-                    extra: [
-                        "--header", "X-Custom-Key=hdr\(marker)",
-                        "--otlp-endpoint", "http://collector:pw\(marker)@127.0.0.1:\(receiver.port)",
-                        "--otlp-header", "Authorization=Bearer otlp\(marker)",
-                    ])
+                // The secrets come first, within the part of a command line that top_processes shows.
+                let secrets = [
+                    "--otlp-header", "x-custom-team=team\(marker)",
+                    "--header", "X-Custom-Key=hdr\(marker)",
+                    "--otlp-endpoint", "http://collector:pw\(marker)@127.0.0.1:\(receiver.port)",
+                    "--otlp-header", "Authorization=Bearer otlp\(marker)",
+                ]
+                let result = try CLI.run(
+                    ["chat"] + secrets + setup.arguments("openai", model: "mock-top-processes").dropFirst()
+                        + ["--message", "What uses the memory?", "--jsonl"],
+                    environment: setup.environment)
+                let events = result.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
                 #expect(result.status == 0, "\(result.stderr)")
                 let results = events.filter { ChatCommandTests.type($0) == "tool_result" }
                 let output = try #require(results.first?["output"]?.stringValue)
@@ -64,15 +69,21 @@ import Testing
                 #expect(export.status == 0, "\(export.stderr)")
                 let spans = try setup.spans()
                 #expect(spans.contains { $0["name"]?.stringValue == "execute_tool top_processes" })
+                // The receiver's record of what it got, without the headers it was meant to get.
                 let log = try CLI.runShell("curl -s http://127.0.0.1:\(receiver.port)/received")
+                let receiverLog = (try JSONParser.parse(log.stdout)["requests"]?.arrayValue ?? []).map { request in
+                    var object = request.objectValue ?? [:]
+                    object["headers"] = nil
+                    return JSONValue.object(object).jsonString
+                }.joined(separator: "\n")
+                #expect(!result.stderr.contains(marker), "the marker is on stderr")
                 let places: [(String, String)] = [
-                    ("the provider requests", try Self.requestBodies(setup)),
-                    ("the --jsonl output", result.stdout), ("stderr", result.stderr),
+                    ("the provider requests", try Self.requestBodies(setup)), ("the --jsonl output", result.stdout),
                     ("the database", setup.databaseBytes()),
                     ("the stored spans", spans.map(\.jsonString).joined(separator: "\n")),
                     ("the export", (try? String(contentsOfFile: exported, encoding: .utf8)) ?? ""),
                     ("the receiver's spans", (try? String(contentsOfFile: received, encoding: .utf8)) ?? ""),
-                    ("the receiver's log", log.stdout),
+                    ("the receiver's log", receiverLog),
                 ]
                 for (place, text) in places {
                     #expect(!text.isEmpty, "\(place) is empty")

@@ -109,7 +109,8 @@ import Testing
         let secret = "Pw" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
         let result = try CLI.run(
             [
-                "snapshot", "local", "-o", "json", "--otlp-endpoint", "http://collector:\(secret)@127.0.0.1:1/?token=t",
+                "snapshot", "local", "-o", "json", "--otlp-endpoint",
+                "http://collector:\(secret)@127.0.0.1:1/?token=Tok\(secret)",
             ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("--otlp-endpoint carries credentials"), "\(result.stderr)")
