@@ -96,7 +96,9 @@ import Testing
             ),
         ]
         for (sources, expected) in cases {
-            let error = #expect(throws: HeaderSourceError.self) { try sources.resolve(registeringWith: SecretScrubber()) }
+            let error = #expect(throws: HeaderSourceError.self) {
+                try sources.resolve(registeringWith: SecretScrubber())
+            }
             #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
             #expect(error?.message.contains("s3cret") == false, "\(error?.message ?? "")")
         }
@@ -125,7 +127,9 @@ import Testing
         #expect(
             ArgumentSecrets.urlWarning("https://u:pw@otlp.example.com", option: "--otlp-endpoint", saferForm: "x")?
                 .contains("pw") == false)
-        #expect(ArgumentSecrets.urlWarning("https://otlp.example.com/?token=t1", option: "--base-url", saferForm: "x") != nil)
+        #expect(
+            ArgumentSecrets.urlWarning("https://otlp.example.com/?token=t1", option: "--base-url", saferForm: "x")
+                != nil)
         #expect(ArgumentSecrets.urlWarning("http://localhost:4318", option: "--otlp-endpoint", saferForm: "x") == nil)
         let file = try Self.file("# the receiver\nhttps://collector:pwFromFile@otlp.example.com\n", mode: 0o600)
         defer { try? FileManager.default.removeItem(atPath: file) }

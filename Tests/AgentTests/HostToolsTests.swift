@@ -217,11 +217,15 @@ import Tracing
         let tools = HostTools(host: Self.host(try SSHTestServer.shared()), root: tree.root, limits: limits)
         defer { Task { await tools.close() } }
 
-        let grep = try await Self.run(tools, "grep", .object(["pattern": "needle", "path": "big.log", "max_matches": 1000]))
+        let grep = try await Self.run(
+            tools, "grep", .object(["pattern": "needle", "path": "big.log", "max_matches": 1000]))
         #expect(grep.isError)
         #expect(grep.text.utf8.count <= 64 * 1024)
         #expect(grep.text.contains("big.log:1:needle xxx"))
-        #expect(grep.text.hasSuffix("[grep stopped: its output passed the limit of 65536 bytes per call; narrow the path, the pattern or the limit to see the rest]"))
+        #expect(
+            grep.text.hasSuffix(
+                "[grep stopped: its output passed the limit of 65536 bytes per call; narrow the path, the pattern "
+                    + "or the limit to see the rest]"))
 
         let minified = try await Self.run(tools, "grep", .object(["pattern": "needle", "path": "min.js"]))
         #expect(!minified.isError)

@@ -106,7 +106,8 @@ import Testing
             #expect(message.contains("X-Custom-Team: REDACTED"), "\(message)")
             #expect(try Self.recordedHeader("X-Custom-Team", setup) == ["team\(marker)"])
             for (place, text) in [
-                ("the --jsonl output", result.stdout), ("stderr", result.stderr), ("the database", setup.databaseBytes()),
+                ("the --jsonl output", result.stdout), ("stderr", result.stderr),
+                ("the database", setup.databaseBytes()),
             ] {
                 #expect(!text.contains(marker), "the marker is in \(place)")
             }

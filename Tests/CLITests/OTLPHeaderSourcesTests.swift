@@ -76,7 +76,8 @@ import Testing
                 ])
             #expect(inline.status == 0, "\(inline.stderr)")
             #expect(inline.stderr.contains("the value of --header Authorization is on the command line"))
-            #expect(inline.stderr.contains("OTEL_EXPORTER_OTLP_HEADERS or in a file (mode 0600) given as --header @FILE"))
+            #expect(
+                inline.stderr.contains("OTEL_EXPORTER_OTLP_HEADERS or in a file (mode 0600) given as --header @FILE"))
             outputs += [inline.stdout, inline.stderr]
 
             let export = try CLI.run(["trace", "export", "--format", "otlp", "--db", database])
@@ -95,9 +96,13 @@ import Testing
         let url = try Self.privateFile("http://u:p@127.0.0.1:1\n", mode: 0o604)
         defer { for path in [headers, url] { try? FileManager.default.removeItem(atPath: path) } }
         let byHeaders = try CLI.run(
-            ["snapshot", "local", "-o", "json", "--otlp-endpoint", "http://127.0.0.1:1", "--otlp-header", "@" + headers])
+            [
+                "snapshot", "local", "-o", "json", "--otlp-endpoint", "http://127.0.0.1:1", "--otlp-header",
+                "@" + headers,
+            ])
         #expect(byHeaders.status == 64)
-        #expect(byHeaders.stderr.contains("refusing the headers file given to --otlp-header \(headers): its mode is 0640"))
+        #expect(
+            byHeaders.stderr.contains("refusing the headers file given to --otlp-header \(headers): its mode is 0640"))
         #expect(byHeaders.stdout.isEmpty)
         let byURL = try CLI.run(["trace", "push", "--endpoint", "@" + url])
         #expect(byURL.status == 64)

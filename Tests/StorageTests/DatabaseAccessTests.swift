@@ -59,12 +59,13 @@ import Testing
         }
         #expect(Self.octal(Self.mode(dataDirectory)) == "700")
         #expect(
-            second.accessNotes.sorted() == [
-                "the data directory \(dataDirectory) was open to other users (mode 0755); it is now 0700",
-                "the database \(path) was open to other users (mode 0644); it is now 0600",
-                "the database's shm file \(path)-shm was open to other users (mode 0644); it is now 0600",
-                "the database's wal file \(path)-wal was open to other users (mode 0644); it is now 0600",
-            ].sorted())
+            second.accessNotes.sorted()
+                == [
+                    "the data directory \(dataDirectory) was open to other users (mode 0755); it is now 0700",
+                    "the database \(path) was open to other users (mode 0644); it is now 0600",
+                    "the database's shm file \(path)-shm was open to other users (mode 0644); it is now 0600",
+                    "the database's wal file \(path)-wal was open to other users (mode 0644); it is now 0600",
+                ].sorted())
         #expect(try await second.history.count() == 1)
         try await second.close()
         try await first.close()
@@ -95,6 +96,7 @@ import Testing
         #expect(
             DatabaseLocation.path(environment: environment)
                 == DatabaseLocation.dataDirectory(environment: environment) + "/" + DatabaseLocation.fileName)
-        #expect(DatabaseLocation.dataDirectory(environment: ["HOME": "/home/ann"]) == "/home/ann/.local/share/hostscope")
+        #expect(
+            DatabaseLocation.dataDirectory(environment: ["HOME": "/home/ann"]) == "/home/ann/.local/share/hostscope")
     }
 }

@@ -132,11 +132,13 @@ public struct HeaderSources: Sendable {
                 "\(variable) is a comma-separated list of name=value pairs; entry \(index + 1) is one \(problem)"
             }
             guard let equals = entry.firstIndex(of: "=") else { throw HeaderSourceError(problem("without '='")) }
-            let value = Redaction.percentDecoded(entry[entry.index(after: equals)...], plusAsSpace: false).trimmingCharacters(in: .whitespaces)
+            let value = Redaction.percentDecoded(entry[entry.index(after: equals)...], plusAsSpace: false)
+                .trimmingCharacters(in: .whitespaces)
             for secret in Redaction.headerValueSecrets(value) { secrets.register(secret) }
             // The value as written too: a message could quote it still encoded.
             secrets.register(String(entry[entry.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
-            let name = Redaction.percentDecoded(entry[..<equals], plusAsSpace: false).trimmingCharacters(in: .whitespaces)
+            let name = Redaction.percentDecoded(entry[..<equals], plusAsSpace: false).trimmingCharacters(
+                in: .whitespaces)
             try check(name: name, value: value, problem: problem)
             headers.append((name, value))
         }
