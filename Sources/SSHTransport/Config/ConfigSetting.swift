@@ -18,6 +18,12 @@ enum ConfigSetting: Sendable, Hashable {
     case hostKeyAlias(String)
     /// `Ciphers`, `MACs`, `KexAlgorithms` or `HostKeyAlgorithms`, as written (see ``SSHAlgorithmPreferences``).
     case algorithms(SSHAlgorithmKind, String)
+    /// `ProxyJump` or `ProxyCommand`, the rest of the line as written; `none` means a direct connection.
+    case proxy(SSHProxy.Kind, String)
+    /// `IgnoreUnknown`: a pattern list of keywords to pass over instead of stopping at them.
+    case ignoreUnknown(String)
+    /// `CanonicalizeHostname`: true for `yes` and `always`.
+    case canonicalizeHostname(Bool)
     /// A keyword hostscope does not apply; the directive is kept for diagnostics.
     case other
 
@@ -54,6 +60,23 @@ enum ConfigSetting: Sendable, Hashable {
                     "\(directive.spelling) \(value) has an empty name; list \(kind.noun)s separated by single commas")
             }
             return .algorithms(kind, value)
+        case "proxyjump", "proxycommand":
+            // `ssh` takes the rest of the line for both, quotes and all; the words are enough to name it.
+            let value = directive.arguments.joined(separator: " ")
+            guard !value.isEmpty else {
+                throw .config(directive.location, "\(directive.spelling) has an empty value; give it one or none")
+            }
+            return .proxy(directive.keyword == "proxyjump" ? .jump : .command, value)
+        case "ignoreunknown": return .ignoreUnknown(try single(directive))
+        case "canonicalizehostname":
+            switch try single(directive).lowercased() {
+            case "yes", "true", "always": return .canonicalizeHostname(true)
+            case "no", "false": return .canonicalizeHostname(false)
+            default:
+                throw .config(
+                    directive.location,
+                    "\(directive.spelling) \"\(directive.arguments[0])\" is not valid; write yes, no or always")
+            }
         default: return .other
         }
     }

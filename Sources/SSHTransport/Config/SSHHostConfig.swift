@@ -31,7 +31,10 @@ public struct SSHHostConfig: Sendable, Hashable {
     public var identityAgent: IdentityAgent
     /// `Ciphers`, `MACs`, `KexAlgorithms` and `HostKeyAlgorithms`, as configured.
     public var algorithms: SSHAlgorithmPreferences
-    /// Directives hostscope does not apply (`ProxyJump`, `ForwardAgent`, …) that apply to this host, in
+    /// `ProxyJump` or `ProxyCommand` as `ssh` settles them; nil when neither applies or the one that counts
+    /// is `none`.
+    public var proxy: SSHProxy?
+    /// Directives hostscope does not apply (`ForwardAgent`, `SendEnv`, …) that apply to this host, in
     /// order, so a caller can say what it is leaving out.
     public var otherDirectives: [SSHConfigDirective]
     /// The line each applied setting came from, by lower-case keyword (`"port"`), for messages.
@@ -55,6 +58,7 @@ public struct SSHHostConfig: Sendable, Hashable {
         serverAliveCountMax: Int = SSHHostConfig.defaultServerAliveCountMax,
         identityAgent: IdentityAgent = .disabled,
         algorithms: SSHAlgorithmPreferences = SSHAlgorithmPreferences(),
+        proxy: SSHProxy? = nil,
         otherDirectives: [SSHConfigDirective] = [],
         origins: [String: SSHConfigLocation] = [:]
     ) {
@@ -73,6 +77,7 @@ public struct SSHHostConfig: Sendable, Hashable {
         self.serverAliveCountMax = serverAliveCountMax
         self.identityAgent = identityAgent
         self.algorithms = algorithms
+        self.proxy = proxy
         self.otherDirectives = otherDirectives
         self.origins = origins
     }
