@@ -52,6 +52,8 @@ public struct SSHConnectionOptions: Sendable {
     public var agentSocket: String?
     /// known_hosts files to consult, in order; newly accepted keys go to the first.
     public var knownHostsFiles: [String]
+    /// `RevokedHostKeys` files: keys listed there are refused before known_hosts is consulted.
+    public var revokedHostKeysFiles: [String] = []
     public var hostKeyPolicy: HostKeyPolicy
     /// Bound on DNS-to-authenticated time for the TCP connect, the handshake and each
     /// authentication step (OpenSSH's `ConnectTimeout`; 10 s by default here).

@@ -52,6 +52,16 @@ import Testing
         #expect(try JSONParser.parse(result.stdout)["error"]?["kind"] == "host_key")
     }
 
+    @Test func aKeyListedInRevokedHostKeysExitsFive() throws {
+        let hostKey = try String(contentsOfFile: server.hostPublicKeyPath, encoding: .utf8)
+        let revoked = try write(hostKey, "revoked_keys")
+        let config = try write("Host *\n    RevokedHostKeys \(revoked)\n", "config")
+        let arguments = ["snapshot", "-F", config, server.target, "-o", "json"] + CLI.harnessArguments(server)
+        let result = try CLI.run(arguments)
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(result.stderr.contains("is revoked by \(revoked) line 1 (RevokedHostKeys)"))
+    }
+
     @Test func aMisspeltKeywordExitsTwoWithOneSentenceSayingWhatToDo() throws {
         let config = try write("Host *\n    Hostnme \(server.host)\n", "config")
         let result = try CLI.run(

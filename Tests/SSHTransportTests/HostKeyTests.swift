@@ -158,6 +158,59 @@ import Testing
         try await expectRevoked([user, global], line: 2, in: global)
     }
 
+    /// An ed25519 public key line of a key made for the test, not the server's.
+    private func otherPublicKey(_ name: String) throws -> String {
+        let path = directory + "/" + name
+        #expect(SSHTestServer.run(["/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path]) == 0)
+        return try String(contentsOfFile: path + ".pub", encoding: .utf8)
+    }
+
+    private func connectError(revokedHostKeys files: [String]) async throws -> SSHError? {
+        var options = harnessOptions(server)
+        options.revokedHostKeysFiles = files
+        do {
+            try await withSSHSession(options) { _ in }
+            return nil
+        } catch let error as SSHError {
+            return error
+        }
+    }
+
+    @Test func aKeyListedInRevokedHostKeysIsRefusedThoughKnownHostsListsIt() async throws {
+        let file = directory + "/revoked_keys"
+        try ("# keys that leaked\n" + otherPublicKey("other") + "\(try hostKeyField()) root@old-host\n").write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let error = try await connectError(revokedHostKeys: [file])
+        #expect(error?.code == .hostKeyChanged)
+        let message = error?.message ?? ""
+        #expect(message.contains("is revoked by \(file) line 3 (RevokedHostKeys)"), "\(message)")
+    }
+
+    @Test func revokedHostKeysThatListOnlyOtherKeysLetTheHostThrough() async throws {
+        let file = directory + "/revoked_keys"
+        try otherPublicKey("other").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await connectError(revokedHostKeys: [file]) == nil)
+    }
+
+    @Test func aRevokedHostKeysFileHostscopeCannotCheckRefusesTheHost() async throws {
+        let other = directory + "/other"
+        _ = try otherPublicKey("other")
+        let krl = directory + "/revoked.krl"
+        #expect(SSHTestServer.run(["/usr/bin/ssh-keygen", "-q", "-k", "-f", krl, other + ".pub"]) == 0)
+        let garbage = directory + "/garbage"
+        try "this is not a key\n".write(toFile: garbage, atomically: true, encoding: .utf8)
+        let cases = [
+            (directory + "/missing", "cannot read the RevokedHostKeys file"),
+            (krl, "is a key revocation list (KRL), which hostscope cannot read"),
+            (garbage, "line 1 is not a public key"),
+        ]
+        for (file, message) in cases {
+            let error = try await connectError(revokedHostKeys: [file])
+            #expect(error?.code == .hostKeyFile)
+            #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func recordingANewKeyTellsTheCallerWhatSSHWouldPrint() async throws {
         let file = directory + "/known_hosts"
         let recorded = Mutex<[RecordedHostKey]>([])

@@ -102,6 +102,7 @@ public struct HostResolver: Sendable {
         options.keepaliveCountMax = host.serverAliveCountMax
         options.algorithms = host.algorithms
         options.proxy = host.proxy
+        options.revokedHostKeysFiles = host.revokedHostKeysFiles
         options.hostKeyRecorded = settings.hostKeyRecorded
         return .ssh(options)
     }

@@ -9,6 +9,8 @@ enum ConfigSetting: Sendable, Hashable {
     case identitiesOnly(Bool)
     case userKnownHostsFiles([String])
     case globalKnownHostsFiles([String])
+    /// `RevokedHostKeys`: files of public keys refused for every host.
+    case revokedHostKeysFiles([String])
     case strictHostKeyChecking(StrictHostKeyChecking)
     /// Seconds; nil for `none`, which leaves the option unset (a later line may still set it), as in `ssh`.
     case connectTimeout(Int?)
@@ -27,7 +29,8 @@ enum ConfigSetting: Sendable, Hashable {
     /// A keyword hostscope does not apply; the directive is kept for diagnostics.
     case other
 
-    /// The most files one `UserKnownHostsFile` or `GlobalKnownHostsFile` line may name, as in OpenSSH.
+    /// The most files one `UserKnownHostsFile`, `GlobalKnownHostsFile` or `RevokedHostKeys` line may name, as
+    /// in OpenSSH.
     static let maximumKnownHostsFiles = 16
 
     /// The typed value of `directive`, or an error naming its line and what to write instead.
@@ -43,6 +46,7 @@ enum ConfigSetting: Sendable, Hashable {
         case "identitiesonly": return .identitiesOnly(try flag(single(directive), directive))
         case "userknownhostsfile": return .userKnownHostsFiles(try fileList(directive))
         case "globalknownhostsfile": return .globalKnownHostsFiles(try fileList(directive))
+        case "revokedhostkeys": return .revokedHostKeysFiles(try fileList(directive))
         case "stricthostkeychecking": return .strictHostKeyChecking(try strictness(single(directive), directive))
         case "connecttimeout": return .connectTimeout(try time(single(directive), directive))
         case "serveraliveinterval": return .serverAliveInterval(try time(single(directive), directive))

@@ -91,6 +91,7 @@ struct ResolutionState {
     var identitiesOnly = FirstValue<Bool>()
     var userKnownHostsFiles = FirstValue<[String]>()
     var globalKnownHostsFiles = FirstValue<[String]>()
+    var revokedHostKeysFiles = FirstValue<[String]>()
     var strictHostKeyChecking = FirstValue<StrictHostKeyChecking>()
     var connectTimeout = FirstValue<Duration>()
     var serverAliveInterval = FirstValue<Int>()
@@ -208,6 +209,7 @@ struct ResolutionState {
         case .identitiesOnly(let value): identitiesOnly.offer(value, from: location)
         case .userKnownHostsFiles(let value): userKnownHostsFiles.offer(value, from: location)
         case .globalKnownHostsFiles(let value): globalKnownHostsFiles.offer(value, from: location)
+        case .revokedHostKeysFiles(let value): revokedHostKeysFiles.offer(value, from: location)
         case .strictHostKeyChecking(let value): strictHostKeyChecking.offer(value, from: location)
         case .connectTimeout(let value): connectTimeout.offer(value.map { .seconds($0) }, from: location)
         case .serverAliveInterval(let value): serverAliveInterval.offer(value, from: location)
@@ -297,6 +299,7 @@ struct ResolutionState {
                 userKnownHostsFiles, SSHHostConfig.defaultUserKnownHostsFiles, "UserKnownHostsFile"),
             globalKnownHostsFiles: try knownHosts(
                 globalKnownHostsFiles, SSHHostConfig.defaultGlobalKnownHostsFiles, "GlobalKnownHostsFile"),
+            revokedHostKeysFiles: try knownHosts(revokedHostKeysFiles, [], "RevokedHostKeys"),
             strictHostKeyChecking: strictHostKeyChecking.value ?? .ask,
             connectTimeout: connectTimeout.value,
             serverAliveInterval: .seconds(serverAliveInterval.value ?? 0),
@@ -353,6 +356,7 @@ struct ResolutionState {
             ("hostkeyalias", hostKeyAlias.origin), ("identitiesonly", identitiesOnly.origin),
             ("userknownhostsfile", userKnownHostsFiles.origin),
             ("globalknownhostsfile", globalKnownHostsFiles.origin),
+            ("revokedhostkeys", revokedHostKeysFiles.origin),
             ("stricthostkeychecking", strictHostKeyChecking.origin), ("connecttimeout", connectTimeout.origin),
             ("serveraliveinterval", serverAliveInterval.origin),
             ("serveralivecountmax", serverAliveCountMax.origin), ("identityagent", identityAgent.origin),

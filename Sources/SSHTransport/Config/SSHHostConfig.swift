@@ -19,6 +19,9 @@ public struct SSHHostConfig: Sendable, Hashable {
     public var userKnownHostsFiles: [String]
     /// The system's known_hosts files, expanded; empty for `GlobalKnownHostsFile none`.
     public var globalKnownHostsFiles: [String]
+    /// `RevokedHostKeys` files, expanded (`~`, `%` tokens and `${VAR}`, as OpenSSH 9.4 and later expand
+    /// them); empty when none is configured.
+    public var revokedHostKeysFiles: [String]
     /// What to do about an unknown host key.
     public var strictHostKeyChecking: StrictHostKeyChecking
     /// `ConnectTimeout`; nil when not configured (the session applies its own default).
@@ -52,6 +55,7 @@ public struct SSHHostConfig: Sendable, Hashable {
         identitiesOnly: Bool = false,
         userKnownHostsFiles: [String],
         globalKnownHostsFiles: [String] = [],
+        revokedHostKeysFiles: [String] = [],
         strictHostKeyChecking: StrictHostKeyChecking = .ask,
         connectTimeout: Duration? = nil,
         serverAliveInterval: Duration = .zero,
@@ -71,6 +75,7 @@ public struct SSHHostConfig: Sendable, Hashable {
         self.identitiesOnly = identitiesOnly
         self.userKnownHostsFiles = userKnownHostsFiles
         self.globalKnownHostsFiles = globalKnownHostsFiles
+        self.revokedHostKeysFiles = revokedHostKeysFiles
         self.strictHostKeyChecking = strictHostKeyChecking
         self.connectTimeout = connectTimeout
         self.serverAliveInterval = serverAliveInterval

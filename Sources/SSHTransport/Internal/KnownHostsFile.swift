@@ -35,7 +35,22 @@ struct KnownHostsFile: Sendable {
     }
 
     static func parse(_ bytes: [UInt8]) -> [Line] {
-        var lines: [Line] = []
+        contentLines(bytes).map { number, line in
+            guard line.first == ASCIIByte.at else {
+                return Line(number: number, marker: nil, text: Array(line), markedKey: nil)
+            }
+            let fields = fields(line)
+            let marker: Line.Marker = fields.first.map(Array.init) == Array("@revoked".utf8) ? .revoked : .other
+            // `@marker hosts keytype base64 [comment]`
+            let key = fields.count >= 4 ? decodedKey(fields[3]) : nil
+            return Line(number: number, marker: marker, text: Array(line), markedKey: key)
+        }
+    }
+
+    /// The lines that hold something, numbered from 1 and trimmed: not blank, not a `#` comment. The same
+    /// reading serves known_hosts and RevokedHostKeys files.
+    static func contentLines(_ bytes: [UInt8]) -> [(number: Int, text: ArraySlice<UInt8>)] {
+        var lines: [(number: Int, text: ArraySlice<UInt8>)] = []
         for (index, raw) in bytes.split(separator: ASCIIByte.lf, omittingEmptySubsequences: false).enumerated() {
             var line = raw[...]
             while let last = line.last, last == ASCIIByte.cr || last == ASCIIByte.space || last == ASCIIByte.tab {
@@ -43,16 +58,18 @@ struct KnownHostsFile: Sendable {
             }
             line = line.drop { $0 == ASCIIByte.space || $0 == ASCIIByte.tab }
             guard let first = line.first, first != ASCIIByte.hash else { continue }
-            guard first == ASCIIByte.at else {
-                lines.append(Line(number: index + 1, marker: nil, text: Array(line), markedKey: nil))
-                continue
-            }
-            let fields = line.split(whereSeparator: { $0 == ASCIIByte.space || $0 == ASCIIByte.tab })
-            let marker: Line.Marker = fields.first.map(Array.init) == Array("@revoked".utf8) ? .revoked : .other
-            // `@marker hosts keytype base64 [comment]`
-            let key = fields.count >= 4 ? Data(base64Encoded: Data(fields[3])).map(Array.init) : nil
-            lines.append(Line(number: index + 1, marker: marker, text: Array(line), markedKey: key))
+            lines.append((index + 1, line))
         }
         return lines
+    }
+
+    /// A line's blank-separated fields.
+    static func fields(_ line: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        line.split(whereSeparator: { $0 == ASCIIByte.space || $0 == ASCIIByte.tab })
+    }
+
+    /// The key blob of a base64 field, or nil when the field is not base64.
+    static func decodedKey(_ field: ArraySlice<UInt8>) -> [UInt8]? {
+        Data(base64Encoded: Data(field)).map(Array.init)
     }
 }

@@ -38,6 +38,9 @@ struct KnownHostsVerifier {
             Int32(LIBSSH2_KNOWNHOST_TYPE_PLAIN) | Int32(LIBSSH2_KNOWNHOST_KEYENC_RAW)
             | LibSSH2.knownHostKeyBits(keyType)
 
+        for path in options.revokedHostKeysFiles {
+            try checkRevocationList(path, key: key, typeName: typeName, fingerprint: fingerprint)
+        }
         let files = options.knownHostsFiles.filter { $0 != "none" }.compactMap(KnownHostsFile.read)
         // Every file's revocations are read before any file may vouch for the key, so a revocation in the
         // system file is not outvoted by the user's file that lists the key.
@@ -110,6 +113,37 @@ struct KnownHostsVerifier {
                 knownHostsName: options.knownHostsName, keyType: Self.openSSHTypeName(typeName),
                 fingerprint: fingerprint, file: file))
         return Verified(status: .accepted(file: file), keyType: typeName, fingerprint: fingerprint)
+    }
+
+    private func checkRevocationList(
+        _ path: String, key: [UInt8], typeName: String, fingerprint: String
+    ) throws(SSHError) {
+        let name = options.displayName
+        switch RevokedHostKeys.verdict(on: key, in: path) {
+        case nil:
+            return
+        case .revoked(let line):
+            throw SSHError(
+                .hostKeyChanged,
+                "\(name): the host key \(typeName) \(fingerprint) is revoked by \(path) line \(line) "
+                    + "(RevokedHostKeys), so it may be a stolen key impersonating the host; refusing to connect")
+        case .unreadable:
+            throw SSHError(
+                .hostKeyFile,
+                "\(name): cannot read the RevokedHostKeys file \(path), and without it no host key can be trusted, "
+                    + "as ssh also decides; refusing to connect; create the file (it may be empty) or fix the path")
+        case .keyRevocationList:
+            throw SSHError(
+                .hostKeyFile,
+                "\(name): the RevokedHostKeys file \(path) is a key revocation list (KRL), which hostscope cannot "
+                    + "read, and it will not connect without checking it; list the revoked keys in a file of public "
+                    + "keys, one per line, or mark them @revoked in known_hosts")
+        case .notAPublicKey(let line):
+            throw SSHError(
+                .hostKeyFile,
+                "\(name): \(path) line \(line) is not a public key, so the RevokedHostKeys file cannot be checked, as "
+                    + "ssh also decides; refusing to connect; write one key per line as ssh-keygen prints them")
+        }
     }
 
     /// The short key type name OpenSSH puts in its messages (`sshkey_type`): `ED25519`, `ECDSA`, `RSA`, `DSA`.

@@ -273,6 +273,15 @@ import Testing
         #expect(host.identitiesOnly)
     }
 
+    @Test func revokedHostKeysFilesExpandLikeKnownHostsFilesAndNoneMeansNone() throws {
+        let text = "Host web1\n  RevokedHostKeys ~/.ssh/revoked_%h /etc/ssh/revoked\nHost *\n  RevokedHostKeys none\n"
+        let host = try ConfigTest.resolve("web1", in: text)
+        #expect(host.revokedHostKeysFiles == [ConfigTest.home + "/.ssh/revoked_web1", "/etc/ssh/revoked"])
+        #expect(host.origins["revokedhostkeys"]?.line == 2)
+        #expect(try ConfigTest.resolve("db1", in: text).revokedHostKeysFiles.isEmpty)
+        #expect(try ConfigTest.resolve("db1", in: "").revokedHostKeysFiles.isEmpty)
+    }
+
     @Test func matchAllAppliesAndAMatchThatDoesNotHoldDoesNot() throws {
         let text = "Host db1\nMatch all\n  User everyone\nMatch host db*\n  Port 1\n"
         let host = try ConfigTest.resolve("web1", in: text)
