@@ -97,7 +97,7 @@ func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
     }
 
     @Test func aHostThatNeverSendsABannerTimesOutWithinItsTicks() async throws {
-        let listener = try SilentListener()
+        let listener = try LoopbackListener()
         let log = WatchLog()
         let silent = ResolvedHost.ssh(
             SSHConnectionOptions(
@@ -113,6 +113,7 @@ func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
         }
         #expect(kinds.count == 3)
         #expect(kinds.first == .timeout)
+        withExtendedLifetime(listener) {}
     }
 
     @Test func aHostWhoseSSHDStopsAndComesBackRecovers() async throws {

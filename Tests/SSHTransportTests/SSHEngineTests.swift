@@ -83,7 +83,7 @@ private func keepTicking(_ session: SSHSession, until stop: StopFlag) async thro
 
     @Test func aServerThatNeverSendsABannerTimesOutWhileOtherSessionsOnTheThreadGoOn() async throws {
         let engine = SSHEngine(threads: 1)
-        let listener = try SilentListener()
+        let listener = try LoopbackListener()
         let busy = try await SSHSession.connect(harnessOptions(server), engine: engine)
         let stop = StopFlag()
         let ticker = Task { try await keepTicking(busy, until: stop) }
@@ -106,6 +106,7 @@ private func keepTicking(_ session: SSHSession, until stop: StopFlag) async thro
         #expect(count >= 10)
         #expect(slowest < .milliseconds(500), "a command waited \(milliseconds(slowest)) ms behind the silent host")
         await busy.close()
+        withExtendedLifetime(listener) {}
     }
 
     @Test func aServerStoppedMidSessionTimesOutItsCommandsWhileOtherServersKeepAnswering() async throws {
@@ -229,7 +230,7 @@ private func currentThreadName() -> String {
 
     @Test func aConnectTimesOutOnlyAfterItsTurnCame() async throws {
         let engine = SSHEngine(threads: 1, concurrentHandshakes: 1)
-        let listener = try SilentListener()
+        let listener = try LoopbackListener()
         var silent = harnessOptions(server, timeout: .seconds(1))
         silent.port = listener.port
         let blocker = Task { try await SSHSession.connect(silent, engine: engine) }
@@ -240,5 +241,6 @@ private func currentThreadName() -> String {
         #expect(start.duration(to: .now) > .milliseconds(700))
         await #expect(throws: SSHError.self) { _ = try await blocker.value }
         await session.close()
+        withExtendedLifetime(listener) {}
     }
 }

@@ -6,8 +6,10 @@ import Foundation
 ///
 /// Entries are read line by line so that one line libssh2 cannot parse (a FIDO key type, a
 /// `@cert-authority` line) does not hide the rest of the file. Plain, hashed (`|1|`) and
-/// `[host]:port` entries are understood; `@revoked` keys are refused. A changed key is refused
-/// whatever the policy: accepting new keys never means accepting replaced ones.
+/// `[host]:port` entries are understood. A key marked `@revoked` in any of the files is refused, whichever
+/// file vouches for it and whatever host the revocation line names (OpenSSH applies a revocation only to
+/// the hosts its pattern matches; hostscope refuses the key everywhere). A changed key is refused whatever
+/// the policy: accepting new keys never means accepting replaced ones.
 struct KnownHostsVerifier {
     var options: SSHConnectionOptions
 
@@ -36,34 +38,35 @@ struct KnownHostsVerifier {
             Int32(LIBSSH2_KNOWNHOST_TYPE_PLAIN) | Int32(LIBSSH2_KNOWNHOST_KEYENC_RAW)
             | LibSSH2.knownHostKeyBits(keyType)
 
-        var mismatch: Mismatch?
-        for file in options.knownHostsFiles where file != "none" {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
-            guard let collection = libssh2_knownhost_init(session) else { continue }
-            defer { libssh2_knownhost_free(collection) }
-            var revoked: [[UInt8]] = []
-            for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-                // A fleet's known_hosts has a line per host; only the few that may name this one
-                // go to libssh2, so a thousand connects do not parse a thousand lines each.
-                guard Self.mayName(line, host: options.hostName) else { continue }
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-                if trimmed.hasPrefix("@revoked") {
-                    let fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
-                    if fields.count >= 4, let blob = Data(base64Encoded: String(fields[3])) { revoked.append(Array(blob)) }
-                    continue
-                }
-                if trimmed.hasPrefix("@") { continue }
-                _ = trimmed.withCString { pointer in
-                    libssh2_knownhost_readline(
-                        collection, pointer, strlen(pointer), Int32(LIBSSH2_KNOWNHOST_FILE_OPENSSH))
-                }
-            }
-            if revoked.contains(key) {
+        for path in options.revokedHostKeysFiles {
+            try checkRevocationList(path, key: key, typeName: typeName, fingerprint: fingerprint)
+        }
+        let files = options.knownHostsFiles.filter { $0 != "none" }.compactMap(KnownHostsFile.read)
+        // Every file's revocations are read before any file may vouch for the key, so a revocation in the
+        // system file is not outvoted by the user's file that lists the key.
+        for file in files {
+            if let line = file.lines.first(where: { $0.marker == .revoked && $0.markedKey == key }) {
                 throw SSHError(
                     .hostKeyChanged,
-                    "\(options.displayName): the host key \(fingerprint) is marked @revoked in \(file); refusing to connect"
+                    "\(options.displayName): the host key \(typeName) \(fingerprint) is marked @revoked in \(file.path) line \(line.number), so it may be a stolen key impersonating the host; refusing to connect"
                 )
+            }
+        }
+
+        var mismatch: Mismatch?
+        for file in files {
+            guard let collection = libssh2_knownhost_init(session) else { continue }
+            defer { libssh2_knownhost_free(collection) }
+            // A fleet's known_hosts has a line per host; only the few that may name this one go to
+            // libssh2, so a thousand connects do not parse a thousand lines each.
+            let host = Array(options.hostName.utf8)
+            for line in file.lines where line.marker == nil && Self.mayName(line.text, host: host) {
+                _ = (line.text + [0]).withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        libssh2_knownhost_readline(
+                            collection, chars.baseAddress, line.text.count, Int32(LIBSSH2_KNOWNHOST_FILE_OPENSSH))
+                    }
+                }
             }
             var entry: UnsafeMutablePointer<libssh2_knownhost>?
             let result = key.withUnsafeBufferPointer { buffer in
@@ -75,7 +78,7 @@ struct KnownHostsVerifier {
             }
             switch result {
             case Int32(LIBSSH2_KNOWNHOST_CHECK_MATCH):
-                return Verified(status: .known(file: file), keyType: typeName, fingerprint: fingerprint)
+                return Verified(status: .known(file: file.path), keyType: typeName, fingerprint: fingerprint)
             case Int32(LIBSSH2_KNOWNHOST_CHECK_MISMATCH):
                 if mismatch == nil {
                     let stored = entry.flatMap { $0.pointee.key }.map { String(cString: $0) }
@@ -83,9 +86,9 @@ struct KnownHostsVerifier {
                         stored.flatMap { Data(base64Encoded: $0) }.map { LibSSH2.fingerprint(ofDigest: SHA256.hash($0)) }
                         ?? "a different key"
                     let lineNumber = stored.flatMap { storedKey in
-                        text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(storedKey) }
-                    }.map { $0 + 1 }
-                    mismatch = Mismatch(file: file, line: lineNumber, storedFingerprint: storedFingerprint)
+                        file.lines.first { String(decoding: $0.text, as: UTF8.self).contains(storedKey) }?.number
+                    }
+                    mismatch = Mismatch(file: file.path, line: lineNumber, storedFingerprint: storedFingerprint)
                 }
             default:
                 continue
@@ -108,19 +111,53 @@ struct KnownHostsVerifier {
             )
         }
         let file = try append(key: key, typeMask: typeMask, session: session)
+        options.hostKeyRecorded?(
+            RecordedHostKey(
+                knownHostsName: options.knownHostsName, keyType: Self.openSSHTypeName(typeName),
+                fingerprint: fingerprint, file: file))
         return Verified(status: .accepted(file: file), keyType: typeName, fingerprint: fingerprint)
     }
 
-    /// Whether a known_hosts line may be about `host`: marker lines (`@revoked`, `@cert-authority`),
-    /// hashed names and patterns can only be told by reading them; a plain list of names that does
-    /// not contain the host's name cannot match it.
-    static func mayName(_ line: Substring, host: String) -> Bool {
-        let start = line.drop { $0 == " " || $0 == "\t" }
-        guard let first = start.first, first != "#" else { return false }
-        if first == "@" || first == "|" { return true }
-        let names = start.prefix { $0 != " " && $0 != "\t" }
-        if names.contains(where: { $0 == "*" || $0 == "?" }) { return true }
-        return names.contains(host)
+    private func checkRevocationList(
+        _ path: String, key: [UInt8], typeName: String, fingerprint: String
+    ) throws(SSHError) {
+        let name = options.displayName
+        switch RevokedHostKeys.verdict(on: key, in: path) {
+        case nil:
+            return
+        case .revoked(let line):
+            throw SSHError(
+                .hostKeyChanged,
+                "\(name): the host key \(typeName) \(fingerprint) is revoked by \(path) line \(line) "
+                    + "(RevokedHostKeys), so it may be a stolen key impersonating the host; refusing to connect")
+        case .unreadable:
+            throw SSHError(
+                .hostKeyFile,
+                "\(name): cannot read the RevokedHostKeys file \(path), and without it no host key can be trusted, "
+                    + "as ssh also decides; refusing to connect; create the file (it may be empty) or fix the path")
+        case .keyRevocationList:
+            throw SSHError(
+                .hostKeyFile,
+                "\(name): the RevokedHostKeys file \(path) is a key revocation list (KRL), which hostscope cannot "
+                    + "read, and it will not connect without checking it; list the revoked keys in a file of public "
+                    + "keys, one per line, or mark them @revoked in known_hosts")
+        case .notAPublicKey(let line):
+            throw SSHError(
+                .hostKeyFile,
+                "\(name): \(path) line \(line) is not a public key, so the RevokedHostKeys file cannot be checked, as "
+                    + "ssh also decides; refusing to connect; write one key per line as ssh-keygen prints them")
+        }
+    }
+
+    /// The short key type name OpenSSH puts in its messages (`sshkey_type`): `ED25519`, `ECDSA`, `RSA`, `DSA`.
+    static func openSSHTypeName(_ typeName: String) -> String {
+        switch typeName {
+        case "ssh-ed25519": "ED25519"
+        case "ssh-rsa": "RSA"
+        case "ssh-dss": "DSA"
+        case let name where name.hasPrefix("ecdsa-"): "ECDSA"
+        default: typeName
+        }
     }
 
     /// The middle of sshd's default host key file name for a key type (`ed25519`, `ecdsa`, `rsa`).
@@ -182,5 +219,21 @@ struct KnownHostsVerifier {
             )
         }
         return file
+    }
+
+    /// Whether a known_hosts line may be about `host`: hashed names and patterns can only be told
+    /// by libssh2; a plain list of names that does not contain the host's name cannot match it.
+    static func mayName(_ line: [UInt8], host: [UInt8]) -> Bool {
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let names = line.drop(while: blank).prefix { !blank($0) }
+        guard let first = names.first, first != UInt8(ascii: "#") else { return false }
+        if first == UInt8(ascii: "|") { return true }
+        if names.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }) { return true }
+        guard !host.isEmpty, names.count >= host.count else { return false }
+        let bytes = Array(names)
+        for start in 0...(bytes.count - host.count) where bytes[start..<(start + host.count)].elementsEqual(host) {
+            return true
+        }
+        return false
     }
 }

@@ -122,6 +122,11 @@ final class SessionLoop: @unchecked Sendable {
     static func connect(_ options: SSHConnectionOptions, maxChannels: Int, engine: SSHEngine) async throws
         -> (SessionLoop, SSHConnectionInfo)
     {
+        // This is where the route to the host is chosen. Connecting through a bastion belongs here
+        // (the session's socket would be one end of a socketpair bridged to a direct-tcpip channel,
+        // or a proxy command's); until then a host configured to be reached through one is
+        // refused, never reached around it.
+        if let proxy = options.proxy { throw proxyRefusal(proxy, options: options) }
         _ = LibSSH2.initialized
         _ = cryptoWarmUp
         try await engine.handshakes.enter()
@@ -651,6 +656,18 @@ final class SessionLoop: @unchecked Sendable {
         var interest = IOReactor.Interest()
         interest.ended = true
         return interest
+    }
+
+    /// Why a host behind `ProxyJump` or `ProxyCommand` is not connected to.
+    static func proxyRefusal(_ proxy: SSHProxy, options: SSHConnectionOptions) -> SSHError {
+        let place = proxy.origin.map { "\($0) sets" } ?? "the configuration sets"
+        let through = proxy.kind == .jump ? "a jump host" : "a proxy command"
+        return SSHError(
+            .config,
+            "\(options.displayName): \(place) \(proxy.keyword) \(proxy.value), and hostscope cannot connect through "
+                + "\(through) yet, so it does not connect to \(options.hostName) at all rather than around it; "
+                + "use ssh for this host, or set \(proxy.keyword) none for it in an earlier block if a direct "
+                + "connection is allowed")
     }
 
     private func handshakeError(code: Int32, message: String) -> SSHError {
