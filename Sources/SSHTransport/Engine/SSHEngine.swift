@@ -13,7 +13,7 @@ import Foundation
 /// resolution and secret prompts run on threads of their own before or beside a session's steps,
 /// and Swift's cooperative pool never waits on SSH. Most programs use ``shared``.
 public final class SSHEngine: Sendable {
-    /// The process's engine: one I/O thread per core (at most 8), 64 connects at once.
+    /// The process's engine: one I/O thread per core (at most 8), 8 connects at once per core.
     public static let shared = SSHEngine()
 
     /// Bounds connects under way at once.
@@ -22,11 +22,14 @@ public final class SSHEngine: Sendable {
 
     /// - Parameters:
     ///   - threads: I/O threads; `nil` means one per core, at most 8.
-    ///   - concurrentHandshakes: connects (TCP, key exchange, authentication) under way at once.
-    public init(threads: Int? = nil, concurrentHandshakes: Int = 64) {
+    ///   - concurrentHandshakes: connects (TCP, key exchange, authentication) under way at once;
+    ///     `nil` means 8 per I/O thread. More at once do not finish sooner when the hosts' side is
+    ///     what limits them (sshd starting a process per connection): each takes longer, and past
+    ///     its connect timeout it fails, where it would have succeeded waiting its turn.
+    public init(threads: Int? = nil, concurrentHandshakes: Int? = nil) {
         let count = max(1, threads ?? min(8, ProcessInfo.processInfo.activeProcessorCount))
         reactors = (0..<count).map { IOReactor(index: $0) }
-        handshakes = HandshakeGate(limit: concurrentHandshakes)
+        handshakes = HandshakeGate(limit: concurrentHandshakes ?? 8 * count)
     }
 
     /// The number of I/O threads.
