@@ -17,8 +17,11 @@ public final class PathSwapper: Sendable {
     private let failure = Mutex<String?>(nil)
 
     /// glibc's `renameat2`, which Glibc's module map hides behind _GNU_SOURCE.
-    private static let renameat2: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32)
-        -> Int32)? = {
+    private static let renameat2:
+        (
+            @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32)
+                -> Int32
+        )? = {
             guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
             return unsafeBitCast(
                 symbol,
@@ -36,7 +39,8 @@ public final class PathSwapper: Sendable {
     public func start() throws {
         guard let renameat2 = Self.renameat2 else { throw HarnessError(description: "renameat2 is not available") }
         guard renameat2(AT_FDCWD, first, AT_FDCWD, second, Self.exchange) == 0 else {
-            throw HarnessError(description: "cannot exchange \(first) and \(second): \(String(cString: strerror(errno)))")
+            throw HarnessError(
+                description: "cannot exchange \(first) and \(second): \(String(cString: strerror(errno)))")
         }
         swaps.add(1, ordering: .relaxed)
         let thread = Thread { [self] in
@@ -77,7 +81,9 @@ public struct RaceTree: Sendable {
     /// What every file outside holds: reading it through the workspace is an escape.
     public let secret = "LINE TOP-SECRET outside the workspace\n"
     /// What the workspace's decoys hold (as long as ``secret``).
-    public var decoy: String { "LINE decoy".padding(toLength: secret.utf8.count - 1, withPad: ".", startingAt: 0) + "\n" }
+    public var decoy: String {
+        "LINE decoy".padding(toLength: secret.utf8.count - 1, withPad: ".", startingAt: 0) + "\n"
+    }
 
     /// - Parameter decoyOwner: the user owning the workspace's files (the one who swaps them);
     ///   `nil` leaves them to the test's own user, who also owns the outside files.

@@ -47,7 +47,8 @@ final class HandleLocator: Sendable {
     func confirm(_ expected: SFTPPath, on session: SSHSession) async -> Finding {
         let (available, last) = state.withLock { ($0.available, $0.lastDescriptor) }
         if available == false { return .unavailable }
-        if let last, let target = try? await session.readlink(Self.descriptorLinks.appending(last)), target == expected {
+        if let last, let target = try? await session.readlink(Self.descriptorLinks.appending(last)), target == expected
+        {
             return .confirmed
         }
         guard let descriptors = await listDescriptors(on: session) else {

@@ -62,7 +62,14 @@ extension RemoteFileBrowser {
                 throw changed(resolved.display, "a symbolic link appeared in its place")
             }
             try checkRegular(before, resolved.display)
-            file = try await session.openFile(resolved.remote)
+            do {
+                file = try await session.openFile(resolved.remote)
+            } catch let error as SSHError where error.code == .timeout {
+                throw RemoteFilesError(
+                    .timeout,
+                    "\(host): opening \(resolved.display.escaped) did not finish in time; if it was swapped for a FIFO or a device just then, the SFTP server is now waiting on it: look at what replaces it, and connect again"
+                )
+            }
         } catch {
             throw await explain(error, operation: "read", path: resolved.display, remote: resolved.remote)
         }
