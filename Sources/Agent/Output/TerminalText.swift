@@ -17,34 +17,45 @@ public enum TerminalText {
         sanitize(text, keepingLayout: false)
     }
 
-    /// `text` with control characters escaped; with `keepingLayout`, newlines and tabs stay as
-    /// they are (for whole lines and pages of text).
+    /// `text` with control characters escaped; with `keepingLayout`, newlines, tabs and the CR of
+    /// a CRLF line end stay as they are (for whole lines and pages of text). A CR anywhere else
+    /// could return to the start of the line and overwrite what was shown, so it is escaped.
     public static func sanitize(_ text: String, keepingLayout: Bool) -> String {
-        guard text.unicodeScalars.contains(where: { needsEscape($0, keepingLayout: keepingLayout) }) else {
+        let scalars = text.unicodeScalars
+        guard scalars.contains(where: { needsEscape($0, keepingLayout: keepingLayout) || $0 == "\r" }) else {
             return text
         }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
-        for scalar in text.unicodeScalars {
-            guard needsEscape(scalar, keepingLayout: keepingLayout) else {
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            index = scalars.index(after: index)
+            if scalar == "\r", keepingLayout, index < scalars.endIndex, scalars[index] == "\n" {
                 out.unicodeScalars.append(scalar)
-                continue
+            } else if needsEscape(scalar, keepingLayout: keepingLayout) {
+                out += escaped(scalar)
+            } else {
+                out.unicodeScalars.append(scalar)
             }
-            out += escaped(scalar)
         }
         return out
     }
 
     /// Bytes that may not be UTF-8 (file contents, a line a host printed) as terminal-safe text:
-    /// lines and tabs kept, every other control character, escape sequence and invalid UTF-8
-    /// byte shown escaped (a piece holding invalid UTF-8 in the reversible form of
+    /// lines (LF or CRLF) and tabs kept, every other control character, escape sequence and
+    /// invalid UTF-8 byte shown escaped (a piece holding invalid UTF-8 in the reversible form of
     /// `EscapedText`, as file names are shown).
-    public static func sanitize<Bytes: Collection<UInt8>>(bytes: Bytes) -> String {
+    public static func sanitize<Bytes: BidirectionalCollection<UInt8>>(bytes: Bytes) -> String {
         var out = ""
         out.reserveCapacity(bytes.count)
         let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (index, line) in lines.enumerated() {
-            let pieces = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+            let last = index == lines.count - 1
+            // The CR of a CRLF line end is layout; it is put back after the line's text.
+            let crlf = !last && line.last == UInt8(ascii: "\r")
+            let text = line.dropLast(crlf ? 1 : 0)
+            let pieces = text.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
             for (pieceIndex, piece) in pieces.enumerated() {
                 if pieceIndex > 0 { out += "\t" }
                 if let text = String(validating: piece, as: UTF8.self) {
@@ -53,18 +64,28 @@ public enum TerminalText {
                     out += EscapedText.encode(Array(piece))
                 }
             }
-            if index < lines.count - 1 { out += "\n" }
+            if crlf { out += "\r" }
+            if !last { out += "\n" }
         }
         return out
     }
 
     /// Whether `bytes` hold nothing ``sanitize(bytes:)`` would change: valid UTF-8 without
-    /// control characters other than newline and tab.
+    /// control characters other than newline, tab and the CR of a CRLF line end.
     public static func isSafe<Bytes: Collection<UInt8>>(bytes: Bytes) -> Bool {
+        var previous: UInt8 = 0
+        var ascii = true
+        for byte in bytes {
+            if previous == 0x0D, byte != 0x0A { return false }
+            if byte < 0x20, byte != 0x0A, byte != 0x09, byte != 0x0D { return false }
+            if byte >= 0x7F { ascii = false }
+            previous = byte
+        }
+        if previous == 0x0D { return false }
         // ASCII without controls is the common case and needs no decoding.
-        if bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x09 }) { return true }
+        if ascii { return true }
         guard let text = String(validating: bytes, as: UTF8.self) else { return false }
-        return !text.unicodeScalars.contains { needsEscape($0, keepingLayout: true) }
+        return !text.unicodeScalars.contains { needsEscape($0, keepingLayout: true) && $0 != "\r" }
     }
 
     /// C0 and C1 controls, DEL, and the bidirectional overrides that reorder what is shown.
