@@ -16,12 +16,20 @@ import Testing
     static let password = "hostile-test-password"
     static let environment = ["HOSTSCOPE_HOSTILE_PASSWORD": password]
 
-    /// Options reaching the hostile server: its password, a fresh known_hosts, an empty ssh_config.
-    static func connection(knownHosts: String) -> [String] {
-        [
-            "--password-env", "HOSTSCOPE_HOSTILE_PASSWORD", "--known-hosts", knownHosts, "--accept-new-host-key",
-            "--ssh-config", emptyConfig,
-        ]
+    /// Runs `body` with a hostile server in `mode`, its `user@127.0.0.1:PORT`, and the options reaching it:
+    /// its password, a fresh known_hosts, an empty ssh_config.
+    static func withHostileServer(
+        _ mode: String, _ body: (_ host: String, _ connection: [String]) throws -> Void
+    ) async throws {
+        try await withPythonServer("hostile_ssh_server.py", arguments: ["--mode", mode]) { server in
+            let knownHosts = NSTemporaryDirectory() + "hostscope-hostile-known-hosts-\(UUID().uuidString)"
+            defer { unlink(knownHosts) }
+            let connection = [
+                "--password-env", "HOSTSCOPE_HOSTILE_PASSWORD", "--known-hosts", knownHosts, "--accept-new-host-key",
+                "--ssh-config", emptyConfig,
+            ]
+            try body("u@127.0.0.1:\(server.port)", connection)
+        }
     }
 
     static let emptyConfig: String = {
@@ -30,10 +38,6 @@ import Testing
         FilesTestTree.removeAtExit(path)
         return path
     }()
-
-    static func knownHostsFile() -> String {
-        NSTemporaryDirectory() + "hostscope-hostile-known-hosts-\(UUID().uuidString)"
-    }
 
     /// No ESC, BEL or CSI byte: nothing a terminal would act on.
     static func holdsNoControls(_ text: String) -> Bool {
@@ -48,11 +52,7 @@ import Testing
     }
 
     @Test func aKeyboardInteractivePromptIsShownEscapedInAuthenticationErrors() async throws {
-        try await withPythonServer("hostile_ssh_server.py", arguments: ["--mode", "kbdint"]) { server in
-            let host = "u@127.0.0.1:\(server.port)"
-            let knownHosts = Self.knownHostsFile()
-            defer { unlink(knownHosts) }
-            let connection = Self.connection(knownHosts: knownHosts)
+        try await Self.withHostileServer("kbdint") { host, connection in
 
             let files = try CLI.run(
                 ["files", "ls", "sftp://\(host)/"] + connection, environment: Self.environment)
@@ -77,13 +77,11 @@ import Testing
     }
 
     @Test func csvKeepsAnErrorMessageExactInAPipeAndEscapesItOnATerminal() async throws {
-        try await withPythonServer("hostile_ssh_server.py", arguments: ["--mode", "kbdint"]) { server in
-            let host = "u@127.0.0.1:\(server.port)"
-            let knownHosts = Self.knownHostsFile()
-            defer { unlink(knownHosts) }
-            let connection = Self.connection(knownHosts: knownHosts)
-            for command in [["snapshot", host, "--format", "csv"], ["watch", host, "--format", "csv", "--count", "1",
-                "--no-history"]] {
+        try await Self.withHostileServer("kbdint") { host, connection in
+            let commands = [
+                ["snapshot", host, "--format", "csv"], ["watch", host, "--format", "csv", "--count", "1", "--no-history"],
+            ]
+            for command in commands {
                 let piped = try CLI.run(command + connection, environment: Self.environment)
                 #expect(piped.stdout.contains(Self.rawPrompt), "\(command[0]): \(piped.stdout)")
 
@@ -97,11 +95,8 @@ import Testing
     }
 
     @Test func theOwnerAndGroupOfAnSFTPLongListingAreShownEscaped() async throws {
-        try await withPythonServer("hostile_ssh_server.py", arguments: ["--mode", "sftp"]) { server in
-            let target = "sftp://u@127.0.0.1:\(server.port)/"
-            let knownHosts = Self.knownHostsFile()
-            defer { unlink(knownHosts) }
-            let connection = Self.connection(knownHosts: knownHosts)
+        try await Self.withHostileServer("sftp") { host, connection in
+            let target = "sftp://\(host)/"
             let expected =
                 #"-rw-r--r--  \e]52;c;aG9zdGlsZQ==\x07root \e]0;owned\x07\e[2Jstaff            6 2024-05-06T07:08:09Z notes.txt"#
                 + "\n"
