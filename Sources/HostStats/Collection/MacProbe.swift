@@ -99,6 +99,7 @@ public enum MacProbe {
         var sysctl: SysctlParser.Values?
         do {
             sysctl = try SysctlParser.parse(output.section("sysctl") ?? "")
+            result.warnings.append(contentsOf: sysctl?.warnings ?? [])
         } catch {
             result.warnings.append(error.description)
         }
@@ -122,7 +123,7 @@ public enum MacProbe {
             do {
                 // The page counts do not add up to the installed memory: hw.memsize is the total.
                 let memsize = sysctl?.memoryBytes.map { "\nhw.memsize: \($0)\n" } ?? ""
-                var memory = try VmStatParser.parse(text + memsize)
+                var memory = try VmStatParser.parse(text + memsize, warnings: &result.warnings)
                 memory.swapTotalBytes = sysctl?.swapTotalBytes
                 memory.swapUsedBytes = sysctl?.swapUsedBytes
                 result.memory = memory
@@ -154,7 +155,9 @@ public enum MacProbe {
         if let text = output.section("ps") {
             do {
                 // PsParser's note on %CPU describes Linux ps; macOS's figure is documented above.
-                result.processes = try PsParser.parse(text).value
+                let parsed = try PsParser.parse(text)
+                result.processes = parsed.value
+                result.warnings.append(contentsOf: parsed.warnings.filter { !$0.hasPrefix("ps %CPU") })
             } catch {
                 result.warnings.append(error.description)
             }

@@ -113,8 +113,9 @@ struct DfOutputTable {
         }
     }
 
-    /// The row in `line`, or `nil` when its words do not fit the columns.
-    func row(_ line: Substring, line number: Int) throws(ParseError) -> DiskStats? {
+    /// The row in `line`, or `nil` when its words do not fit the columns; figures out of range are
+    /// left out and named in `warnings`.
+    func row(_ line: Substring, line number: Int, warnings: inout [String]) throws(ParseError) -> DiskStats? {
         let tokens = TextScanning.fieldRanges(line)
         guard let cells = assign(tokens, in: line, column: 0, token: 0) else { return nil }
         var disk = DiskStats(filesystem: "", mount: "")
@@ -122,14 +123,11 @@ struct DfOutputTable {
         for (column, range) in zip(order, cells) { values[column] = line[range] }
         func size(_ column: Column) throws(ParseError) -> UInt64? {
             guard let token = values[column] else { return nil }
-            return try DfParser.size(token, blockBytes: blockBytes, line: number)
+            return try DfParser.size(token, blockBytes: blockBytes, line: number, warnings: &warnings)
         }
         func count(_ column: Column) throws(ParseError) -> UInt64? {
-            guard let token = values[column], token != "-" else { return nil }
-            guard let parsed = UInt64(token) ?? TextScanning.scaledSize(token) else {
-                throw ParseError(source: DfParser.source, message: "`\(token)` is not a count", line: number)
-            }
-            return parsed
+            guard let token = values[column] else { return nil }
+            return try DfParser.count(token, line: number, warnings: &warnings)
         }
         disk.filesystem = values[.source].map(String.init) ?? ""
         disk.mount = values[.target].map(String.init) ?? ""
@@ -145,7 +143,7 @@ struct DfOutputTable {
         let total = try count(.itotal)
         let used = try count(.iused)
         let free = try count(.iavail)
-        disk.inodesTotal = total ?? used.flatMap { used in free.map { used &+ $0 } }
+        disk.inodesTotal = total ?? used.flatMap { used in free.flatMap { UInt64.checkedSum(used, $0) } }
         disk.inodesUsed = used ?? total.flatMap { total in free.map { total >= $0 ? total - $0 : 0 } }
         return disk
     }
