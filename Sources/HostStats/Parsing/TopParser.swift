@@ -211,6 +211,8 @@ public enum TopParser {
             if outOfRange.contains("free") { return nil }
             throw ParseError(source: source, message: "memory line without a `free` figure: `\(line)`")
         }
+        // With total out of range, used + free would pass off a made-up total as the host's.
+        if outOfRange.contains("total") { return nil }
         let total =
             mem["total"]
             ?? mem["used"].flatMap { used in
