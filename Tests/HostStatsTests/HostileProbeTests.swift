@@ -94,16 +94,7 @@ import Testing
         }
 
         func run(_ command: String, timeout: Duration) async throws -> CommandOutput {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            var text = String(decoding: data, as: UTF8.self)
+            var text = try LocalShell.run(command)
             if command != HostPlatform.detectionCommand {
                 sources = HostileProbeTests.sources(text)
                 if let mutation {
