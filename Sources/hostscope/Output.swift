@@ -25,8 +25,9 @@ import Synchronization
 ///   (``TerminalText/sanitize(bytes:)``), so a CSV field or a file cannot drive it. JSON is
 ///   unchanged either way: its writer escapes control characters (C1, DEL and bidirectional
 ///   overrides included) by construction.
-/// - ``error(_:)``, ``warning(_:)``, ``fail(_:_:)``: one sentence on stderr, every control
-///   character escaped, newlines included, whether stderr is a terminal or a log file.
+/// - ``error(_:)``, ``warning(_:)``, ``note(_:)``, ``notice(_:)``, ``fail(_:_:)``: one sentence
+///   on stderr, every control character escaped, newlines included, whether stderr is a terminal
+///   or a log file.
 /// - ``writeError(_:)``: styled text on stderr (progress lines, chat rows).
 enum Output {
     /// Whether stdout is a terminal (tables and colours) or a pipe (data only).
@@ -79,7 +80,7 @@ enum Output {
 
     /// `hostscope: note: message` on stderr: something hostscope changed that the user should know of.
     static func note(_ message: String) {
-        writeAll(2, Array(("hostscope: note: " + message + "\n").utf8))
+        writeAll(2, Array(("hostscope: note: " + TerminalText.sanitize(message) + "\n").utf8))
     }
 
     /// Warnings already printed this run.
