@@ -39,6 +39,8 @@ def main() -> int:
             details = source.with_suffix(".txt").read_text().splitlines() if source.with_suffix(".txt").exists() else []
             tool = next((line[6:] for line in details if line.startswith("tool: ")), source.stem.split("-")[-1])
             what = details[-1] if details else "crashed"
+            if source.name.startswith("hang-"):
+                what = "hung: " + what
             number += 1
             name = f"fuzz-{number:03d}-{tool}.input"
             (REGRESSIONS / name).write_bytes(data)

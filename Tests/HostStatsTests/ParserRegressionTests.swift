@@ -56,6 +56,30 @@ struct RegressionCase: Sendable, CustomTestStringConvertible {
         #expect(rendered == golden, "\(regression.file) (\(regression.before)) no longer parses to its golden")
     }
 
+    /// Long rows once took time cubic (`df --output` with text columns) or exponential (`ps` with
+    /// several text columns) in their words; the fuzzer's input that hung for more than 10 s
+    /// is `fuzz-082-df.input`. Rows far longer must now be split in well under the time limit.
+    @Test func longRowsAreSplitInTimeLinearInTheirWords() throws {
+        let words = Array(repeating: "12334460        0 12334460 devtmp", count: 750).joined(separator: "       ")
+        let df = """
+            Mounted on                                1K-blocks     Used    Avail Filesystem              Type
+            /dev                                       \(words)
+            /srv                                              4        0        4 archive               tmpfs
+
+            """
+        let ps = """
+            PID COMMAND COMMAND COMMAND COMMAND COMMAND COMMAND %CPU ARGS
+            1 \(Array(repeating: "word", count: 80).joined(separator: " "))
+
+            """
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure {
+            _ = try? #require(ToolParser.named("df")).parse(df)
+            _ = try? #require(ToolParser.named("ps")).parse(ps)
+        }
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
+    }
+
     /// Each kind of figure behind the traps now becomes `null` with a warning, the row kept.
     @Test func theTrapsTheFuzzerFoundAreWarningsAndNulls() throws {
         let outcomes = try RegressionCase.all().map { regression -> (RegressionCase, SnapshotPart?) in

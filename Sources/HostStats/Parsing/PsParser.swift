@@ -122,7 +122,17 @@ public enum PsParser {
     private static func split(_ line: Substring, fields: [Field]) -> [Substring]? {
         let tokens = TextScanning.fieldRanges(line)
         var result: [Substring] = []
+        // (column, token) pairs known not to fit: without them, a header with several text
+        // columns and a long row took time exponential in the row's words.
+        var failed: Set<Int> = []
         func fill(column: Int, token: Int) -> Bool {
+            let key = column * (tokens.count + 1) + token
+            if failed.contains(key) { return false }
+            if fillUnmemoized(column: column, token: token) { return true }
+            failed.insert(key)
+            return false
+        }
+        func fillUnmemoized(column: Int, token: Int) -> Bool {
             if column == fields.count { return token == tokens.count }
             if column == fields.count - 1, fields[column] == .text {
                 // The rest of the line as written, inner spacing kept; empty for a blank command.
