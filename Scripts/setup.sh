@@ -24,8 +24,8 @@ if ((${#missing[@]})); then
 fi
 # Debian's sshd package starts a system daemon on port 22; the tests start their own.
 
-python_packages=(opentelemetry-proto protobuf rotel)
-if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel' 2>/dev/null; then
+python_packages=(opentelemetry-proto protobuf rotel asyncssh)
+if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh' 2>/dev/null; then
     pip_flags=(--quiet --disable-pip-version-check --root-user-action=ignore)
     if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
         pip_flags+=(--break-system-packages)

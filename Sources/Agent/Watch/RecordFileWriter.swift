@@ -39,11 +39,17 @@ public struct RecordWriteError: Error, Sendable, CustomStringConvertible {
 ///   not only after a clean exit; reopening repairs a file whose last write was cut.
 /// - Appending to an existing file keeps its header and format; a CSV header that differs
 ///   from this run's columns is refused rather than mixed.
+/// - Bytes go out exactly as encoded to a file or a pipe. On a terminal (`--format csv` with no
+///   `--output`), control characters a host put in a field are shown escaped by
+///   ``TerminalText/sanitize(bytes:)`` instead, so that CSV cannot drive the terminal (JSON
+///   escapes them by construction).
 public final class RecordFileWriter: Sendable {
     public let format: RecordFileFormat
     public let csvLayout: CSVLayoutChoice
     private let descriptor: Int32
     private let ownsDescriptor: Bool
+    /// Whether the descriptor is a terminal, where bytes are escaped rather than written as they are.
+    private let escapesForTerminal: Bool
     public let path: String?
 
     private struct Progress {
@@ -67,6 +73,7 @@ public final class RecordFileWriter: Sendable {
         self.csvLayout = csvLayout
         descriptor = 1
         ownsDescriptor = false
+        escapesForTerminal = isatty(1) == 1
         path = nil
     }
 
@@ -83,6 +90,7 @@ public final class RecordFileWriter: Sendable {
                 message: "cannot open \(path) for writing: \(String(cString: strerror(errno))); check the directory exists and is writable, or choose another --output")
         }
         descriptor = fd
+        escapesForTerminal = isatty(fd) == 1
         do {
             try resume()
         } catch {
@@ -225,6 +233,9 @@ public final class RecordFileWriter: Sendable {
     }
 
     private func append(_ bytes: [UInt8]) throws(RecordWriteError) {
+        let bytes =
+            escapesForTerminal && !TerminalText.isSafe(bytes: bytes)
+            ? Array(TerminalText.sanitize(bytes: bytes).utf8) : bytes
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }

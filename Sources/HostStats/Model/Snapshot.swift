@@ -200,8 +200,9 @@ public struct DiskStats: Sendable, Equatable {
 
     /// `used / (used + available) × 100`, or `nil` when either is unknown or both are zero.
     public static func usedPercent(used: UInt64?, available: UInt64?) -> Double? {
-        guard let used, let available, used + available > 0 else { return nil }
-        return Double(used) / Double(used + available) * 100
+        // In doubles: two figures from a host may add up past UInt64.max.
+        guard let used, let available, used > 0 || available > 0 else { return nil }
+        return Double(used) / (Double(used) + Double(available)) * 100
     }
 }
 
