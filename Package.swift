@@ -58,17 +58,23 @@ let package = Package(
             name: "Chat",
             dependencies: ["OrderedJSON", "CurlHTTP", "AgentTracing"]),
 
-        // Composition root and the command line.
+        // The service core every face calls.
         .target(
-            name: "Agent",
+            name: "HostscopeCore",
             dependencies: [
                 "OrderedJSON", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles", "Chat",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
+        // Terminal rendering, used by the command line only.
+        .target(
+            name: "TerminalUI",
+            dependencies: [
+                "HostscopeCore", "OrderedJSON", "HostStats", "RemoteFiles", "Storage", "AgentTracing", "Chat",
+            ]),
         .executableTarget(
             name: "hostscope",
             dependencies: [
-                "Agent", "AgentTracing", "OrderedJSON", "HostStats", "RemoteFiles", "Storage",
+                "HostscopeCore", "TerminalUI", "AgentTracing", "OrderedJSON", "HostStats", "RemoteFiles", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -88,12 +94,13 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .testTarget(
-            name: "AgentTests",
+            name: "HostscopeCoreTests",
             dependencies: [
-                "Agent", "AgentTracing", "Chat", "CurlHTTP", "HostStats", "OrderedJSON", "SSHTransport", "Storage",
+                "HostscopeCore", "AgentTracing", "Chat", "CurlHTTP", "HostStats", "OrderedJSON", "SSHTransport", "Storage",
                 "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "HostscopeCore", "Chat", "HostStats", "OrderedJSON"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats"]),
         .testTarget(
             name: "RemoteFilesTests",

@@ -1,4 +1,4 @@
-import Agent
+import HostscopeCore
 import AgentTracing
 import ArgumentParser
 import Chat

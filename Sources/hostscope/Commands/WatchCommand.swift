@@ -1,4 +1,4 @@
-import Agent
+import HostscopeCore
 import ArgumentParser
 import Foundation
 import HostStats

@@ -1,4 +1,4 @@
-import Agent
+import HostscopeCore
 import ArgumentParser
 
 /// Connection options shared by every command that reaches hosts.
