@@ -23,8 +23,6 @@ let package = Package(
         .systemLibrary(
             name: "CLibCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
-        // glibc functions Swift's Glibc module leaves out (GNU extensions), for the tracer's per-CPU shards.
-        .target(name: "CTracingLinux"),
 
         // Leaf modules.
         .target(name: "OrderedJSON"),
@@ -40,7 +38,7 @@ let package = Package(
         .target(
             name: "AgentTracing",
             dependencies: [
-                "OrderedJSON", "CurlHTTP", "CTracingLinux",
+                "OrderedJSON", "CurlHTTP",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
