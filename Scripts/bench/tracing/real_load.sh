@@ -17,7 +17,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/hostscope-bench-trace-load.XXXXXX")
 chmod 755 "$work"
 mock_pid=
 cleanup() {
-    [[ -n $mock_pid ]] && kill "$mock_pid" 2>/dev/null
+    if [[ -n $mock_pid ]]; then
+        # Closing its standard input ends the mock server (--exit-on-stdin-eof).
+        eval "exec ${mock_stdin}>&-"
+        wait "$mock_pid" 2>/dev/null || true
+    fi
     bash Scripts/sshd-harness.sh stop "$work/harness" >/dev/null 2>&1 || true
     [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$work"
 }
@@ -54,8 +58,9 @@ for line in $(seq 1 200); do echo "2026-11-18T10:$((line % 60)):00Z INFO request
     >"$work/files/logs/app.log"
 echo "2026-11-18T10:59:59Z ERROR disk almost full" >>"$work/files/logs/app.log"
 chmod -R a+rX "$work/files"
-coproc MOCK { exec python3 Scripts/llm_mock_server.py --port 0 --exit-on-stdin-eof; }
+coproc MOCK { exec python3 Scripts/llm_mock_server.py --port 0 --exit-on-stdin-eof 2>"$work/mock.log"; }
 mock_pid=$MOCK_PID
+mock_stdin=${MOCK[1]}
 read -r ready <&"${MOCK[0]}"
 port=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["port"])' "$ready")
 turn=0
