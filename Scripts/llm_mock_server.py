@@ -25,8 +25,8 @@ Scenarios beyond the fixture files:
 
     error-401 error-403 error-429 error-500 error-503
                  that status with the provider's error body (429 and 503 carry Retry-After: 7); the 401
-                 message echoes the key it was given, as careless servers do, so clients can prove they
-                 scrub it
+                 message echoes the key it was given and the value of every X-Custom-* header, as careless
+                 servers do, so clients can prove they scrub them
     disconnect   replay disconnect.sse, then drop the connection without ending the chunked body
     slow         replay slow.sse one frame every 100 ms (X-Mock-Interval-Ms changes it)
     stall-head   read the request and answer nothing until the client leaves
@@ -362,8 +362,11 @@ class Handler(BaseHTTPRequestHandler):
         if status == 401:
             key = self.headers.get("x-api-key") or (self.headers.get("Authorization") or "")[7:]
             kind = "authentication_error" if provider == "anthropic" else "invalid_api_key"
+            echoed = "".join(" (%s: %s)" % (name, value) for name, value in self.headers.items()
+                             if name.lower().startswith("x-custom-"))
             return self.fail(record, provider, 401, kind,
-                             "Incorrect API key provided: %s. You can find your API key in your account settings." % key)
+                             "Incorrect API key provided: %s%s. You can find your API key in your account settings."
+                             % (key, echoed))
         if status == 403:
             return self.fail(record, provider, 403, "permission_error",
                              "Your API key does not have permission to use the specified resource.")

@@ -24,7 +24,9 @@ Endpoints:
 
 Options: --port N, --host 127.0.0.1|::1, --ndjson FILE (append each accepted request as one OTLP/JSON line,
 as a collector's file exporter writes), --fail STATUS[:COUNT[:RETRY_AFTER]] (repeatable; same as
-/control/fail), --max-body-bytes N, --exit-on-stdin-eof (stop when the parent process goes away), --verbose.
+/control/fail), --require-header NAME=VALUE (repeatable; a trace request without that exact header value is
+answered 401 Unauthenticated, as a collector with an authenticator extension answers), --max-body-bytes N,
+--exit-on-stdin-eof (stop when the parent process goes away), --verbose.
 """
 
 import argparse
@@ -379,6 +381,10 @@ class Handler(BaseHTTPRequestHandler):
                 state.attempts.append(attempt)
             self.send_status(code, message, protobuf)
 
+        for name, value in self.server.required_headers:
+            if value not in self.headers.get_all(name, []):
+                reject(401, "missing or wrong %s header" % name)
+                return
         if content_type not in ("application/json", "application/x-protobuf"):
             reject(415, "unsupported Content-Type %r; use application/json or application/x-protobuf"
                    % content_type)
@@ -427,9 +433,10 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address, family, state, max_body_bytes, verbose):
+    def __init__(self, address, family, state, max_body_bytes, verbose, required_headers=()):
         self.address_family = family
         self.state = state
+        self.required_headers = list(required_headers)
         self.max_body_bytes = max_body_bytes
         self.verbose = verbose
         super().__init__(address, Handler)
@@ -447,6 +454,13 @@ def parse_fail(text):
     return status, count, retry_after
 
 
+def parse_header(text):
+    name, separator, value = text.partition("=")
+    if not separator or not name:
+        raise argparse.ArgumentTypeError("a header is NAME=VALUE")
+    return name.strip(), value.strip()
+
+
 def watch_stdin():
     while sys.stdin.buffer.read(4096):
         pass
@@ -460,6 +474,8 @@ def main(argv=None):
     parser.add_argument("--ndjson", help="append each accepted request to this file as one OTLP/JSON line")
     parser.add_argument("--fail", action="append", default=[], type=parse_fail,
                         metavar="STATUS[:COUNT[:RETRY_AFTER]]", help="answer the first requests with STATUS")
+    parser.add_argument("--require-header", action="append", default=[], type=parse_header, metavar="NAME=VALUE",
+                        help="answer 401 to trace requests without this exact header value")
     parser.add_argument("--max-body-bytes", type=int, default=20 * 1024 * 1024)
     parser.add_argument("--exit-on-stdin-eof", action="store_true", help="exit when standard input closes")
     parser.add_argument("--verbose", action="store_true", help="log method and path of each request to stderr")
@@ -476,7 +492,7 @@ def main(argv=None):
     state = State(args.ndjson)
     for status, count, retry_after in args.fail:
         state.add_failures(status, count, retry_after, None)
-    server = Server((args.host, args.port), family, state, args.max_body_bytes, args.verbose)
+    server = Server((args.host, args.port), family, state, args.max_body_bytes, args.verbose, args.require_header)
     if args.exit_on_stdin_eof:
         threading.Thread(target=watch_stdin, daemon=True).start()
     host = "[%s]" % args.host if ":" in args.host else args.host

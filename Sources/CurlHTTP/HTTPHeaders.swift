@@ -1,7 +1,8 @@
 /// An ordered list of HTTP header fields with case-insensitive lookup.
 ///
 /// Printing, dumping or mirroring headers shows the values of secret fields (`Authorization`, `x-api-key`,
-/// cookies, anything named like a token or key) as `REDACTED`; only iteration and lookup give the real values.
+/// cookies, anything named like a token or key, and any field added with `secret: true`) as `REDACTED`; only
+/// iteration and lookup give the real values.
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable
 {
@@ -12,6 +13,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         var name: String
         var value: String
         var key: String
+        /// Whether the value is a secret whatever the name says (a header the user gave).
+        var secret = false
     }
 
     private var fields: [Field] = []
@@ -38,8 +41,16 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public var isEmpty: Bool { fields.isEmpty }
 
     /// Appends a field, keeping any existing field of the same name.
-    public mutating func add(name: String, value: String) {
-        fields.append(Field(name: name, value: value, key: name.lowercased()))
+    ///
+    /// With `secret`, the value is shown as `REDACTED` whatever the name: a header a user passes may carry a
+    /// credential under any name (`x-honeycomb-team`, a custom API token header).
+    public mutating func add(name: String, value: String, secret: Bool = false) {
+        fields.append(Field(name: name, value: value, key: name.lowercased(), secret: secret))
+    }
+
+    /// The values of the fields added with `secret: true`, to scrub from text a server echoes.
+    public var secretValues: [String] {
+        fields.filter(\.secret).map(\.value)
     }
 
     /// Replaces every field of this name by one field, or appends it when there was none.
@@ -94,7 +105,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// The fields with secret values replaced by `REDACTED`, safe for logs, spans and error messages.
     public var redacted: [(name: String, value: String)] {
-        fields.map { (name: $0.name, value: HTTPHeaders.isSecret(name: $0.name) ? "REDACTED" : $0.value) }
+        fields.map { (name: $0.name, value: $0.secret || HTTPHeaders.isSecret(name: $0.name) ? "REDACTED" : $0.value) }
     }
 
     /// `[Name: value, …]` with secret values redacted.

@@ -52,6 +52,8 @@ public struct SSHConnectionOptions: Sendable {
     public var agentSocket: String?
     /// known_hosts files to consult, in order; newly accepted keys go to the first.
     public var knownHostsFiles: [String]
+    /// `RevokedHostKeys` files: keys listed there are refused before known_hosts is consulted.
+    public var revokedHostKeysFiles: [String] = []
     public var hostKeyPolicy: HostKeyPolicy
     /// Bound on DNS-to-authenticated time for the TCP connect, the handshake and each
     /// authentication step (OpenSSH's `ConnectTimeout`; 10 s by default here).
@@ -70,6 +72,12 @@ public struct SSHConnectionOptions: Sendable {
     public var allowPassword: Bool
     /// Source of passwords and key passphrases.
     public var secrets: SecretProvider?
+    /// `ProxyJump` or `ProxyCommand` from ssh_config. hostscope cannot connect through one yet, and a
+    /// session with one set refuses to connect rather than go straight to `hostName` around it.
+    public var proxy: SSHProxy?
+    /// Told when a host key is added to known_hosts (`StrictHostKeyChecking accept-new` or `no`,
+    /// `--accept-new-host-key`), so the user hears of it as `ssh` tells them; called on the session's thread.
+    public var hostKeyRecorded: (@Sendable (RecordedHostKey) -> Void)?
 
     public init(
         displayName: String? = nil, hostName: String, port: Int = 22, user: String, identityFiles: [String] = [],
@@ -119,6 +127,32 @@ public struct SSHConnectionInfo: Sendable, Equatable {
     public var tcpConnectDuration: Duration
     public var handshakeDuration: Duration
     public var authDuration: Duration
+}
+
+/// A host key hostscope has just added to known_hosts.
+public struct RecordedHostKey: Sendable, Equatable {
+    /// The name it was recorded under: `host`, or `[host]:port` off port 22.
+    public var knownHostsName: String
+    /// OpenSSH's short name for the key type: `ED25519`, `ECDSA`, `RSA`.
+    public var keyType: String
+    /// `SHA256:…`.
+    public var fingerprint: String
+    /// The known_hosts file it was appended to.
+    public var file: String
+
+    /// A recorded key's description.
+    public init(knownHostsName: String, keyType: String, fingerprint: String, file: String) {
+        self.knownHostsName = knownHostsName
+        self.keyType = keyType
+        self.fingerprint = fingerprint
+        self.file = file
+    }
+
+    /// What `ssh` prints on stderr when it records a key, word for word:
+    /// `Warning: Permanently added '[127.0.0.1]:2222' (ED25519) to the list of known hosts.`
+    public var notice: String {
+        "Warning: Permanently added '\(knownHostsName)' (\(keyType)) to the list of known hosts."
+    }
 }
 
 /// The outcome of the known_hosts check.

@@ -1,6 +1,7 @@
 import Agent
 import ArgumentParser
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -43,6 +44,28 @@ enum Output {
 
     static func warning(_ message: String) {
         writeAll(2, Array(("hostscope: warning: " + message + "\n").utf8))
+    }
+
+    /// `hostscope: note: message` on stderr: something hostscope changed that the user should know of.
+    static func note(_ message: String) {
+        writeAll(2, Array(("hostscope: note: " + message + "\n").utf8))
+    }
+
+    /// Warnings already printed this run.
+    private static let printedWarnings = Mutex(Set<String>())
+
+    /// A warning printed once per run however often it is raised (each command that resolves hosts reads
+    /// ssh_config again), with control characters escaped since it quotes files.
+    static func warningOnce(_ message: String) {
+        let text = TerminalText.sanitize(message)
+        guard printedWarnings.withLock({ $0.insert(text).inserted }) else { return }
+        warning(text)
+    }
+
+    /// A line on stderr worded by someone else (OpenSSH's notices), without hostscope's prefix and with
+    /// control characters escaped.
+    static func notice(_ line: String) {
+        writeAll(2, Array((TerminalText.sanitize(line) + "\n").utf8))
     }
 
     /// Prints `message` on stderr and exits with `status`.

@@ -8,6 +8,10 @@ import TestSupport
 import Testing
 import Tracing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The chat's host tools on the harness sshd, over a workspace tree in /tmp (the harness host is this machine).
 @Suite(.serialized) struct HostToolsTests {
     static func host(_ server: SSHTestServer) -> ResolvedHost {
@@ -153,5 +157,83 @@ import Tracing
         let children = spans.filter { $0.parentSpanID == tool.spanID }.map(\.name)
         #expect(children.contains("files.cat"))
         #expect(children.contains { $0.hasPrefix("ssh connect") })
+    }
+
+    /// Writes a file the harness user can read.
+    static func write(_ text: String, to path: String) throws {
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o644)
+    }
+
+    @Test func resultsAreScrubbedOfTheProcesssSecretsAndHostscopesOwnArgumentsAreHidden() async throws {
+        let marker = "Mk" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        let tree = try FilesTestTree(prefix: "hostscope-chat-secrets")
+        defer { tree.remove() }
+        try Self.write("token=\(marker)\n", to: tree.root + "/leak.txt")
+        let secrets = SecretScrubber(secrets: [marker])
+        let tools = HostTools(host: Self.host(try SSHTestServer.shared()), root: tree.root, secrets: secrets)
+        defer { Task { await tools.close() } }
+
+        let read = try await Self.run(tools, "read_file", .object(["path": "leak.txt"]))
+        #expect(read.text.contains("token=REDACTED"))
+        #expect(!read.text.contains(marker))
+        let grep = try await Self.run(tools, "grep", .object(["pattern": "token", "path": "leak.txt"]))
+        #expect(grep.text.contains("leak.txt:1:token=REDACTED"), "\(grep.text)")
+
+        // The harness host is this machine: its process list holds this test process, which must show no
+        // arguments, and a process whose arguments hold the marker, which must show it scrubbed.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/bin/sh")
+        holder.arguments = ["-c", "sleep 60; : \(marker)"]
+        try holder.run()
+        defer { holder.terminate() }
+        let top = try await Self.run(tools, "top_processes", .object(["sort_by": "memory", "limit": 100]))
+        #expect(!top.isError)
+        #expect(!top.text.contains(marker))
+        #expect(top.text.contains("sleep 60; : REDACTED"), "\(top.text)")
+        #expect(top.text.contains(OwnProcess.concealed), "\(top.text)")
+        #expect(!top.text.contains(OwnProcess.commandLine))
+        let snapshot = try await Self.run(tools, "host_snapshot", .object([:]))
+        #expect(!snapshot.text.contains(marker))
+    }
+
+    @Test func theLocalHostsProcessListHidesHostscopesOwnArgumentsToo() async throws {
+        let tools = HostTools(host: .local)
+        let top = try await tools.execute(
+            name: "top_processes", input: .object(["sort_by": "memory", "limit": 100]),
+            context: ToolContext(callID: "t", span: nil))
+        let mine = try #require(top.text.split(separator: "\n").first { $0.hasPrefix("\(getpid())\t") })
+        #expect(mine.hasSuffix("\t" + OwnProcess.concealed), "\(mine)")
+    }
+
+    @Test func aCallWhoseOutputPassesTheByteLimitStopsGatheringAndSaysSoAsAnError() async throws {
+        let tree = try FilesTestTree(prefix: "hostscope-chat-bytes")
+        defer { tree.remove() }
+        let line = "needle " + String(repeating: "x", count: 500) + "\n"
+        try Self.write(String(repeating: line, count: 2000), to: tree.root + "/big.log")
+        // One line of a minified file: a megabyte without a newline.
+        try Self.write("needle" + String(repeating: "y", count: 1 << 20), to: tree.root + "/min.js")
+        let limits = HostTools.Limits(maxOutputBytes: 64 * 1024, maxLineBytes: 1024)
+        let tools = HostTools(host: Self.host(try SSHTestServer.shared()), root: tree.root, limits: limits)
+        defer { Task { await tools.close() } }
+
+        let grep = try await Self.run(
+            tools, "grep", .object(["pattern": "needle", "path": "big.log", "max_matches": 1000]))
+        #expect(grep.isError)
+        #expect(grep.text.utf8.count <= 64 * 1024)
+        #expect(grep.text.contains("big.log:1:needle xxx"))
+        #expect(
+            grep.text.hasSuffix(
+                "[grep stopped: its output passed the limit of 65536 bytes per call; narrow the path, the pattern "
+                    + "or the limit to see the rest]"))
+
+        let minified = try await Self.run(tools, "grep", .object(["pattern": "needle", "path": "min.js"]))
+        #expect(!minified.isError)
+        #expect(minified.text.contains("… [line cut: 1048582 bytes]"), "\(minified.text.prefix(200))")
+        #expect(minified.text.utf8.count < 4096)
+
+        let found = try await Self.run(tools, "find_files", .object(["name": "*.log"]))
+        #expect(!found.isError)
+        #expect(found.text.contains("big.log"))
     }
 }

@@ -136,6 +136,14 @@ import Tracing
         #expect(scrubber.scrub(.int(55)) == .int(55))
     }
 
+    @Test func anOTLPEndpointCountsEveryHeaderValueAsASecretWhateverItsName() throws {
+        let endpoint = try OTLPEndpoint(
+            "https://collector:pw1@otlp.example.com/?token=t2&region=eu",
+            headers: [("x-honeycomb-team", "hc3"), ("X-Scope-OrgID", "tenant 4"), ("Authorization", "Bearer b5")])
+        #expect(Set(endpoint.secrets) == ["pw1", "t2", "hc3", "tenant 4", "Bearer b5", "b5"])
+        #expect(Redaction.urlSecrets("https://example.com/?region=eu").isEmpty)
+    }
+
     @Test func percentEncodedFormsAreFoundInEitherCase() {
         let scrubber = SecretScrubber()
         #expect(scrubber.isEmpty)

@@ -178,6 +178,25 @@ struct ChatProviderTests {
         }
     }
 
+    @Test("A header the user passed is scrubbed from the error of a server that echoes it, whatever its name")
+    func echoedCustomHeader() async throws {
+        try await MockLLM.run { mock in
+            var headers = HTTPHeaders()
+            headers.add(name: "X-Custom-Team", value: "Bearer team-s3cret-42", secret: true)
+            headers.add(name: "X-Custom-Plain", value: "not-a-secret")
+            let events = await mock.events(.openAI, model: "mock-error-401", headers: headers)
+            let error = try #require(events.errors.first)
+            #expect(error.message.contains("(X-Custom-Team: REDACTED)"), "\(error.message)")
+            #expect(error.message.contains("(X-Custom-Plain: not-a-secret)"), "\(error.message)")
+            for event in events {
+                #expect(!event.jsonLine.contains("team-s3cret-42"))
+            }
+            // The header itself went to the server: the value was there to be echoed.
+            let sent = try await mock.requests().first?["headers"]?.arrayValue ?? []
+            #expect(sent.contains { $0 == ["X-Custom-Team", "Bearer team-s3cret-42"] })
+        }
+    }
+
     @Test("404 names the model and the base URL convention")
     func modelNotFound() async throws {
         try await MockLLM.run { mock in

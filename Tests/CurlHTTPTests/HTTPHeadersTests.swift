@@ -26,6 +26,22 @@ struct HTTPHeadersTests {
         #expect(!headers.contains(name: "B"))
     }
 
+    @Test("A field added as secret is redacted whatever its name, and its value is listed for scrubbing")
+    func secretField() {
+        var headers = HTTPHeaders()
+        headers.add(name: "x-honeycomb-team", value: "hc-team-1", secret: true)
+        headers.add(name: "X-Title", value: "hostscope")
+        var dumped = ""
+        dump(headers, to: &dumped)
+        for text in [headers.description, headers.debugDescription, "\(headers)", dumped] {
+            #expect(!text.contains("hc-team-1"), "\(text)")
+            #expect(text.contains("x-honeycomb-team: REDACTED"), "\(text)")
+            #expect(text.contains("X-Title: hostscope"), "\(text)")
+        }
+        #expect(headers["x-honeycomb-team"] == "hc-team-1")
+        #expect(headers.secretValues == ["hc-team-1"])
+    }
+
     @Test("Credential headers are redacted in every printed form while lookups keep the real value")
     func redaction() {
         let headers: HTTPHeaders = [

@@ -1,5 +1,6 @@
 import Foundation
 import SSHTransport
+import Synchronization
 import TestSupport
 import Testing
 
@@ -105,6 +106,128 @@ import Testing
         #expect(session.info.hostKeyStatus == .known(file: file))
         await session.close()
     }
+
+    /// The harness's host key as a known_hosts key field: `ssh-ed25519 AAAA…`.
+    private func hostKeyField() throws -> String {
+        let fields = try String(contentsOfFile: server.hostPublicKeyPath, encoding: .utf8).split(separator: " ")
+        return "\(fields[0]) \(fields[1])"
+    }
+
+    private func expectRevoked(_ files: [String], line: Int, in file: String) async throws {
+        var options = harnessOptions(server, policy: .acceptNew)
+        options.knownHostsFiles = files
+        let secrets = RecordingSecrets(password: "unused", passphrase: "unused")
+        options.secrets = secrets.provider
+        do {
+            let session = try await SSHSession.connect(options)
+            await session.close()
+            Issue.record("connected with a revoked host key")
+        } catch let error as SSHError {
+            #expect(error.code == .hostKeyChanged)
+            #expect(error.message.contains("marked @revoked in \(file) line \(line)"), "\(error.message)")
+            #expect(error.message.contains(try expectedFingerprint()))
+        }
+        #expect(secrets.requests.isEmpty)
+    }
+
+    @Test func aKeyRevokedInALaterFileIsRefusedThoughAnEarlierFileListsIt() async throws {
+        let user = directory + "/known_hosts"
+        let global = directory + "/ssh_known_hosts"
+        try FileManager.default.copyItem(atPath: server.knownHostsPath, toPath: user)
+        try "# revoked after the key leaked\n@revoked * \(hostKeyField())\n".write(
+            toFile: global, atomically: true, encoding: .utf8)
+        try await expectRevoked([user, global], line: 2, in: global)
+    }
+
+    @Test func aRevokedLineEndingInCRLFIsStillARevocation() async throws {
+        let file = directory + "/known_hosts"
+        let listed = try String(contentsOfFile: server.knownHostsPath, encoding: .utf8)
+        try (listed + "# edited on Windows\r\n@revoked * \(hostKeyField())\r\n").write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let number = listed.split(separator: "\n").count + 2
+        try await expectRevoked([file], line: number, in: file)
+    }
+
+    @Test func bytesThatAreNotUTF8DoNotHideARevocation() async throws {
+        let user = directory + "/known_hosts"
+        let global = directory + "/ssh_known_hosts"
+        try FileManager.default.copyItem(atPath: server.knownHostsPath, toPath: user)
+        // A Latin-1 "é" in a comment.
+        let text = Data("# r".utf8) + Data([0xE9]) + Data("voqu\u{E9}\n@revoked * \(try hostKeyField())\n".utf8)
+        try text.write(to: URL(fileURLWithPath: global))
+        try await expectRevoked([user, global], line: 2, in: global)
+    }
+
+    /// An ed25519 public key line of a key made for the test, not the server's.
+    private func otherPublicKey(_ name: String) throws -> String {
+        let path = directory + "/" + name
+        #expect(SSHTestServer.run(["/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path]) == 0)
+        return try String(contentsOfFile: path + ".pub", encoding: .utf8)
+    }
+
+    private func connectError(revokedHostKeys files: [String]) async throws -> SSHError? {
+        var options = harnessOptions(server)
+        options.revokedHostKeysFiles = files
+        do {
+            try await withSSHSession(options) { _ in }
+            return nil
+        } catch let error as SSHError {
+            return error
+        }
+    }
+
+    @Test func aKeyListedInRevokedHostKeysIsRefusedThoughKnownHostsListsIt() async throws {
+        let file = directory + "/revoked_keys"
+        try ("# keys that leaked\n" + otherPublicKey("other") + "\(try hostKeyField()) root@old-host\n").write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let error = try await connectError(revokedHostKeys: [file])
+        #expect(error?.code == .hostKeyChanged)
+        let message = error?.message ?? ""
+        #expect(message.contains("is revoked by \(file) line 3 (RevokedHostKeys)"), "\(message)")
+    }
+
+    @Test func revokedHostKeysThatListOnlyOtherKeysLetTheHostThrough() async throws {
+        let file = directory + "/revoked_keys"
+        try otherPublicKey("other").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await connectError(revokedHostKeys: [file]) == nil)
+    }
+
+    @Test func aRevokedHostKeysFileHostscopeCannotCheckRefusesTheHost() async throws {
+        let other = directory + "/other"
+        _ = try otherPublicKey("other")
+        let krl = directory + "/revoked.krl"
+        #expect(SSHTestServer.run(["/usr/bin/ssh-keygen", "-q", "-k", "-f", krl, other + ".pub"]) == 0)
+        let garbage = directory + "/garbage"
+        try "this is not a key\n".write(toFile: garbage, atomically: true, encoding: .utf8)
+        let cases = [
+            (directory + "/missing", "cannot read the RevokedHostKeys file"),
+            (krl, "is a key revocation list (KRL), which hostscope cannot read"),
+            (garbage, "line 1 is not a public key"),
+        ]
+        for (file, message) in cases {
+            let error = try await connectError(revokedHostKeys: [file])
+            #expect(error?.code == .hostKeyFile)
+            #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+        }
+    }
+
+    @Test func recordingANewKeyTellsTheCallerWhatSSHWouldPrint() async throws {
+        let file = directory + "/known_hosts"
+        let recorded = Mutex<[RecordedHostKey]>([])
+        var options = harnessOptions(server, knownHosts: file, policy: .acceptNew)
+        options.hostKeyRecorded = { key in recorded.withLock { $0.append(key) } }
+        try await withSSHSession(options) { _ in }
+        let keys = recorded.withLock { $0 }
+        #expect(keys.count == 1)
+        #expect(
+            keys.first?.notice
+                == "Warning: Permanently added '[127.0.0.1]:\(server.port)' (ED25519) to the list of known hosts.")
+        #expect(keys.first?.file == file)
+        #expect(keys.first?.fingerprint == (try expectedFingerprint()))
+        // Known now: nothing more to say.
+        try await withSSHSession(options) { _ in }
+        #expect(recorded.withLock { $0.count } == 1)
+    }
 }
 
 @Suite struct ConnectFailureTests {
@@ -132,23 +255,31 @@ import Testing
         }
     }
 
+    @Test(arguments: [SSHProxy.Kind.jump, .command])
+    func aHostBehindAProxyIsRefusedWithoutConnectingAnywhere(kind: SSHProxy.Kind) async throws {
+        let listener = try LoopbackListener()
+        var options = SSHConnectionOptions(
+            displayName: "web1", hostName: "127.0.0.1", port: listener.port, user: "nobody", knownHostsFiles: [],
+            connectTimeout: .seconds(1))
+        options.proxy = SSHProxy(
+            kind: kind, value: kind == .jump ? "bastion" : "nc -X connect %h %p",
+            origin: SSHConfigLocation(file: "/home/alice/.ssh/config", line: 7))
+        await #expect {
+            _ = try await SSHSession.connect(options)
+        } throws: { error in
+            guard let error = error as? SSHError else { return false }
+            let keyword = kind == .jump ? "ProxyJump bastion" : "ProxyCommand nc -X connect %h %p"
+            return error.code == .config
+                && error.message.hasPrefix("web1: /home/alice/.ssh/config line 7 sets \(keyword), and hostscope")
+                && error.message.contains("does not connect to 127.0.0.1 at all")
+        }
+        #expect(!listener.hasPendingConnection)
+    }
+
     @Test func aServerThatNeverSendsABannerTimesOut() async throws {
         // Accepts TCP connections and then says nothing, like a wedged daemon.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(listener, $0, length) }
-        }
-        listen(listener, 8)
-        withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let listener = try LoopbackListener()
+        let port = listener.port
         let options = SSHConnectionOptions(
             displayName: "silent", hostName: "127.0.0.1", port: port, user: "nobody", knownHostsFiles: [],
             connectTimeout: .seconds(1))
@@ -159,6 +290,7 @@ import Testing
             (error as? SSHError)?.code == .timeout
         }
         #expect(start.duration(to: .now) < .seconds(4))
+        withExtendedLifetime(listener) {}
     }
 
     private func freeLoopbackPort() throws -> Int {

@@ -1,3 +1,4 @@
+import AgentTracing
 import Chat
 import Foundation
 import HostStats
@@ -19,6 +20,10 @@ import Synchronization
 /// The tools run inside their `execute_tool` span (the session's observer sets it as the current
 /// context), so the `ssh connect`, `ssh exec` and `files.*` spans they cause are its children.
 ///
+/// What a tool returns never carries this process's secrets: every result is scrubbed of the registered
+/// secrets (``ProcessSecrets``) and hostscope's own process shows no arguments (``OwnProcess``). Every result
+/// is also bounded in bytes (``Limits/maxOutputBytes``): a tool stops gathering there and says so as an error.
+///
 /// The file tools need SFTP, so a `local` host offers only the monitoring tools.
 public actor HostTools: ToolExecutor {
     /// Bounds on what one tool call reads and returns.
@@ -31,16 +36,23 @@ public actor HostTools: ToolExecutor {
         public var sample: Duration
         /// The bound on each command the monitoring tools run.
         public var commandTimeout: Duration
+        /// The most bytes one call's output may hold; a call that would return more stops gathering there and
+        /// returns what it has as an error that says so.
+        public var maxOutputBytes: Int
+        /// The most bytes of one matching line `grep` shows (the rest is replaced by a note).
+        public var maxLineBytes: Int
 
         /// Creates limits.
         public init(
             maxReadBytes: Int = 64 * 1024, maxEntries: Int = 1000, sample: Duration = .milliseconds(250),
-            commandTimeout: Duration = .seconds(30)
+            commandTimeout: Duration = .seconds(30), maxOutputBytes: Int = 256 * 1024, maxLineBytes: Int = 2048
         ) {
             self.maxReadBytes = maxReadBytes
             self.maxEntries = maxEntries
             self.sample = sample
             self.commandTimeout = commandTimeout
+            self.maxOutputBytes = maxOutputBytes
+            self.maxLineBytes = maxLineBytes
         }
     }
 
@@ -55,17 +67,20 @@ public actor HostTools: ToolExecutor {
     private let recorder: ExitStatusRecorder
     private let collector: HostCollector
     private let limits: Limits
+    private let secrets: SecretScrubber
     private let now: @Sendable () -> Date
     private var opened: (session: SSHSession, browser: RemoteFileBrowser)?
 
-    /// Tools for `host`; with `root`, the file tools see only that directory.
+    /// Tools for `host`; with `root`, the file tools see only that directory. `secrets` are scrubbed from
+    /// every result.
     public init(
         host: ResolvedHost, root: String? = nil, limits: Limits = Limits(),
-        now: @escaping @Sendable () -> Date = Date.init
+        secrets: SecretScrubber = ProcessSecrets.scrubber, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.host = host.displayName
         self.root = root
         self.limits = limits
+        self.secrets = secrets
         self.now = now
         let runner: any CommandRunner
         switch host {
@@ -94,8 +109,29 @@ public actor HostTools: ToolExecutor {
     }
 
     /// Runs one tool. Failures on the host (a missing file, a path outside the root, a lost connection)
-    /// come back as error outputs with a sentence the model and the user can act on.
+    /// come back as error outputs with a sentence the model and the user can act on. The output is scrubbed of
+    /// the process's secrets and bounded by ``Limits/maxOutputBytes``.
     public func execute(name: String, input: JSONValue, context: ToolContext) async throws -> ToolOutput {
+        var output = try await run(name: name, input: input)
+        output.text = secrets.scrub(output.text)
+        if output.text.utf8.count > limits.maxOutputBytes {
+            output = Self.overLimit(output.text, name: name, limit: limits.maxOutputBytes)
+        }
+        return output
+    }
+
+    /// The start of an output that passed the byte limit, and an error saying so.
+    static func overLimit(_ text: String, name: String, limit: Int) -> ToolOutput {
+        let note =
+            "\n[\(name) stopped: its output passed the limit of \(limit) bytes per call; narrow the path, the "
+            + "pattern or the limit to see the rest]"
+        // 64 bytes for the cap's own `[output cut: …]` line.
+        let kept = ToolOutputCap.apply(text, maxBytes: max(0, limit - note.utf8.count - 64)).text
+        // ToolOutputCap's own line says how much was cut; the note says why this is an error.
+        return ToolOutput(text: kept + note, isError: true)
+    }
+
+    private func run(name: String, input: JSONValue) async throws -> ToolOutput {
         let arguments = ToolArguments(input)
         do {
             switch name {
@@ -112,6 +148,9 @@ public actor HostTools: ToolExecutor {
                 return ToolOutput(text: "There is no tool named \"\(name)\"; nothing was run.", isError: true)
             }
         } catch is CancellationError {
+            // A call given up on (its deadline, or the user) may leave a request pending on the host's SFTP
+            // server, which answers in order: the next call opens a browser of its own.
+            dropBrowser()
             throw CancellationError()
         } catch let error as RemoteFilesError {
             if error.code == .connectionLost { dropBrowser() }
@@ -129,7 +168,9 @@ public actor HostTools: ToolExecutor {
 
     private func collect() async throws -> (Snapshot, Int?) {
         recorder.reset()
-        switch await collector.snapshot() {
+        // Scrubbed before anything reads it: a process list holds hostscope's own command line when the host
+        // is this machine.
+        switch await collector.snapshot().scrubbingSecrets() {
         case .snapshot(let snapshot):
             return (snapshot, recorder.lastExitStatus.map(Int.init))
         case .failure(let failure):
@@ -230,10 +271,15 @@ public actor HostTools: ToolExecutor {
         var options = ListOptions(includeHidden: arguments.bool("include_hidden") ?? true, readLinkTargets: true)
         options.batchSize = 200
         var lines: [String] = []
+        var budget = OutputBudget(limit: limits.maxOutputBytes)
         var more = 0
         let summary = try await browser.list(path, options: options) { batch in
             for entry in batch {
-                if lines.count < limit { lines.append(Self.describe(entry)) } else { more += 1 }
+                if lines.count < limit, !budget.isSpent {
+                    lines.append(budget.take(Self.describe(entry)))
+                } else {
+                    more += 1
+                }
             }
         }
         var text = "\(host): \(path.escaped)"
@@ -293,11 +339,14 @@ public actor HostTools: ToolExecutor {
             glob: arguments.string("include").map(GlobPattern.init))
         let browser = try await browser()
         var lines: [String] = []
+        var budget = OutputBudget(limit: limits.maxOutputBytes)
+        let maxLineBytes = limits.maxLineBytes
         var summary: GrepSummary?
         do {
             summary = try await browser.grep(pattern, in: path, options: options) { match in
-                guard lines.count < limit else { throw EnoughResults() }
-                lines.append("\(match.path.escaped):\(match.lineNumber):\(String(decoding: match.line, as: UTF8.self))")
+                guard lines.count < limit, !budget.isSpent else { throw EnoughResults() }
+                let line = Self.matchingLine(match.line, maxBytes: maxLineBytes)
+                lines.append(budget.take("\(match.path.escaped):\(match.lineNumber):\(line)"))
             }
         } catch is EnoughResults {
             summary = nil
@@ -309,6 +358,8 @@ public actor HostTools: ToolExecutor {
             if !summary.problems.isEmpty {
                 text += "; could not read: " + summary.problems.prefix(5).map(\.message).joined(separator: "; ")
             }
+        } else if budget.isSpent {
+            text += "stopped after \(lines.count) matching lines, at the output limit"
         } else {
             text += "stopped at \(limit) matching lines (max_matches); narrow the pattern or the path for the rest"
         }
@@ -328,23 +379,35 @@ public actor HostTools: ToolExecutor {
         }
         let browser = try await browser()
         var lines: [String] = []
+        var budget = OutputBudget(limit: limits.maxOutputBytes)
         var problems: [RemoteFilesError] = []
         var complete = true
         do {
             problems = try await browser.find(path, options: options) { entry in
-                guard lines.count < limit else { throw EnoughResults() }
-                lines.append(Self.describe(entry, fullPath: true))
+                guard lines.count < limit, !budget.isSpent else { throw EnoughResults() }
+                lines.append(budget.take(Self.describe(entry, fullPath: true)))
             }
         } catch is EnoughResults {
             complete = false
         }
         var text = "\(host): \(lines.count) entries under \(path.escaped)"
-        if !complete { text += " (stopped at limit \(limit); narrow name, type or max_depth for the rest)" }
+        if !complete, !budget.isSpent {
+            text += " (stopped at limit \(limit); narrow name, type or max_depth for the rest)"
+        }
         if !problems.isEmpty {
             text += "; could not read: " + problems.prefix(5).map(\.message).joined(separator: "; ")
         }
         text += "\n" + lines.joined(separator: "\n")
         return ToolOutput(text: text)
+    }
+
+    /// A matching line as text, its first `maxBytes` when longer (a minified file's one line can be
+    /// megabytes), cut at a character boundary.
+    static func matchingLine(_ bytes: [UInt8], maxBytes: Int) -> String {
+        guard bytes.count > maxBytes else { return String(decoding: bytes, as: UTF8.self) }
+        var end = maxBytes
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self) + "… [line cut: \(bytes.count) bytes]"
     }
 
     /// `-rw-r--r--  1.2 KiB  2026-11-21T19:22:00Z  name -> target`.
@@ -374,6 +437,26 @@ struct ToolInputError: Error, CustomStringConvertible {
 
 /// Thrown from a search's callback to stop it once enough results are in.
 private struct EnoughResults: Error {}
+
+/// Counts the bytes a tool's output lines take, so gathering stops once a call's output passed its limit;
+/// `execute` then cuts the output and marks it an error.
+struct OutputBudget {
+    let limit: Int
+    private(set) var used = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Whether the lines taken so far passed the limit: the caller stops gathering.
+    var isSpent: Bool { used > limit }
+
+    /// Counts a line (and its newline) and hands it back.
+    mutating func take(_ line: String) -> String {
+        used += line.utf8.count + 1
+        return line
+    }
+}
 
 /// Typed reads of a tool's validated arguments.
 struct ToolArguments {

@@ -19,6 +19,11 @@ public struct ConnectionSettings: Sendable {
     public var configFile: String?
     /// Whether a person may be asked for secrets on the terminal.
     public var allowPrompts = true
+    /// Told of each warning about the ssh_config files (`SSHConfig.warnings`) when a ``HostResolver`` reads
+    /// them; the command line prints each once per run.
+    public var configWarning: (@Sendable (SSHConfigWarning) -> Void)?
+    /// Told when a host key is added to known_hosts, to say so as `ssh` does.
+    public var hostKeyRecorded: (@Sendable (RecordedHostKey) -> Void)?
 
     public init() {}
 
@@ -52,6 +57,9 @@ public struct HostResolver: Sendable {
         self.settings = settings
         self.environment = environment
         config = try SSHConfig.load(configFile: settings.configFile)
+        if let warn = settings.configWarning {
+            config.warnings.forEach(warn)
+        }
     }
 
     /// Expands arguments (hosts, `'db-*'` patterns, hosts-file entries) and resolves each.
@@ -93,6 +101,9 @@ public struct HostResolver: Sendable {
             allowPassword: secrets.canSupplyPassword, secrets: secrets.provider)
         options.keepaliveCountMax = host.serverAliveCountMax
         options.algorithms = host.algorithms
+        options.proxy = host.proxy
+        options.revokedHostKeysFiles = host.revokedHostKeysFiles
+        options.hostKeyRecorded = settings.hostKeyRecorded
         return .ssh(options)
     }
 }

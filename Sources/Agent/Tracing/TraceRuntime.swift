@@ -84,10 +84,13 @@ public final class TraceRuntime: Sendable {
     /// receiver never stop the command: they are reported through `warn` and tracing goes on without
     /// that part.
     ///
-    /// - Parameter bootstrap: install the tracer as the process-wide one (once per process; later
-    ///   runtimes are used with ``run(_:)`` only).
+    /// - Parameters:
+    ///   - bootstrap: install the tracer as the process-wide one (once per process; later runtimes are used
+    ///     with ``run(_:)`` only).
+    ///   - note: told what opening the database changed (``StorageDatabase/accessNotes``).
     public static func start(
-        _ setup: TraceSetup, bootstrap: Bool = true, warn: @escaping @Sendable (String) -> Void
+        _ setup: TraceSetup, bootstrap: Bool = true, warn: @escaping @Sendable (String) -> Void,
+        note: @escaping @Sendable (String) -> Void = { _ in }
     ) async -> TraceRuntime {
         if let endpoint = setup.otlpEndpoint {
             for secret in endpoint.secrets { ProcessSecrets.register(secret) }
@@ -116,6 +119,7 @@ public final class TraceRuntime: Sendable {
         if let path = setup.databasePath {
             do {
                 let opened = try await StorageDatabase.open(at: path)
+                for text in opened.accessNotes { note(text) }
                 database = opened
                 let made = SpanPersister(
                     tracer: tracer, database: opened, retention: setup.retention, onError: { warn($0) })

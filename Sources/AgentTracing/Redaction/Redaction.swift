@@ -84,6 +84,37 @@ public enum Redaction {
         return nil
     }
 
+    /// The credentials a URL carries, as a scrubber should know them: the userinfo's password (or the whole
+    /// userinfo when it has no `:`), and the values of credential-like query parameters, decoded and as
+    /// written. Empty for a URL without any.
+    public static func urlSecrets(_ text: String) -> [String] {
+        var found: [String] = []
+        if let schemeEnd = text.firstRange(of: "://")?.upperBound {
+            let rest = text[schemeEnd...]
+            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                let userinfo = rest[..<at]
+                if let colon = userinfo.firstIndex(of: ":") {
+                    found.append(String(userinfo[userinfo.index(after: colon)...]))
+                } else {
+                    found.append(String(userinfo))
+                }
+            }
+        }
+        if let question = text.firstIndex(of: "?") {
+            let end = text[question...].firstIndex(of: "#") ?? text.endIndex
+            for parameter in text[text.index(after: question)..<end].split(separator: "&") {
+                guard let equals = parameter.firstIndex(of: "=") else { continue }
+                if isSensitiveParameter(percentDecoded(parameter[..<equals])) {
+                    let value = parameter[parameter.index(after: equals)...]
+                    found.append(percentDecoded(value))
+                    found.append(String(value))
+                }
+            }
+        }
+        return found.filter { !$0.isEmpty }
+    }
+
     /// A query string (without `?`) with credential-like parameter values redacted.
     public static func query(_ text: String) -> String {
         guard !text.isEmpty else { return text }
@@ -129,6 +160,26 @@ public enum Redaction {
         return sensitiveHeaderNames.contains(lowered)
             || sensitiveNameFragments.contains(where: { lowered.contains($0) })
     }
+
+    /// The strings to register for a header value a user passed: the value, and the credential after an
+    /// authentication scheme (`Bearer abc` also leaks as `abc` alone). Other values are kept whole: the last
+    /// word of `tenant 4` is no secret of its own, and registering `4` would redact every 4.
+    public static func headerValueSecrets(_ value: String) -> [String] {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let trimmed = String(value.drop(while: blank).reversed().drop(while: blank).reversed())
+        guard !trimmed.isEmpty else { return [] }
+        var secrets = [trimmed]
+        let words = trimmed.split(whereSeparator: blank)
+        if words.count == 2, authenticationSchemes.contains(words[0].lowercased()) {
+            secrets.append(String(words[1]))
+        }
+        return secrets
+    }
+
+    /// HTTP authentication schemes (and the usual home-made ones) that come before a credential.
+    public static let authenticationSchemes: Set<String> = [
+        "bearer", "basic", "token", "apikey", "api-key", "key", "digest", "negotiate", "ntlm", "hmac", "sso-key",
+    ]
 
     /// The headers with credential values replaced by `REDACTED`, order and names kept.
     public static func headers(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
@@ -253,7 +304,9 @@ public enum Redaction {
         }
     }
 
-    static func percentDecoded(_ text: Substring) -> String {
+    /// `%XX` sequences decoded, and `+` as a space unless `plusAsSpace` is false (a form query reads `+` as a
+    /// space; the W3C Baggage lists of `OTEL_EXPORTER_OTLP_HEADERS` do not). Anything else is kept as written.
+    public static func percentDecoded(_ text: Substring, plusAsSpace: Bool = true) -> String {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8)[...]
         while let byte = iterator.popFirst() {
@@ -263,7 +316,7 @@ public enum Redaction {
             {
                 bytes.append(high << 4 | low)
                 iterator = iterator.dropFirst(2)
-            } else if byte == UInt8(ascii: "+") {
+            } else if plusAsSpace, byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else {
                 bytes.append(byte)

@@ -1,3 +1,4 @@
+import AgentTracing
 import Foundation
 
 /// An API key and where it came from. Printing, dumping or interpolating it shows only its origin.
@@ -76,26 +77,12 @@ public struct APIKeyResolver: Sendable {
     }
 
     private func readCredentialsFile(_ path: String, kind: ProviderKind) throws(ChatError) -> APIKey {
-        let attributes: [FileAttributeKey: Any]
+        let text: String
         do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
+            text = try PrivateFile.text(at: path, describedAs: "the credentials file")
         } catch {
-            throw ChatError(
-                kind: .configuration,
-                message: "cannot read the credentials file \(path): it does not exist or is not accessible")
+            throw ChatError(kind: .configuration, message: error.message)
         }
-        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
-        guard mode & 0o077 == 0 else {
-            throw ChatError(
-                kind: .configuration,
-                message:
-                    "refusing the credentials file \(path): its mode is \(String(mode, radix: 8).leftPadded(to: 4)), "
-                    + "so others can read it; run: chmod 600 \(path)")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ChatError(kind: .configuration, message: "cannot read the credentials file \(path)")
-        }
-        let text = String(decoding: data, as: UTF8.self)
         let origin = "the credentials file \(path)"
         var assignments: [String: String] = [:]
         var plain: [String] = []
@@ -131,11 +118,5 @@ public struct APIKeyResolver: Sendable {
             return false
         }
         return text.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -70,7 +70,7 @@ public struct ChatProvider: Sendable {
 
     func makeDecoder(model: String) -> any ProviderStreamDecoder {
         let context = DecoderContext(
-            kind: kind, model: model, pricing: configuration.pricing, apiKey: configuration.apiKey)
+            kind: kind, model: model, pricing: configuration.pricing, secrets: configuration.serverTextScrubber)
         switch kind {
         case .anthropic: return AnthropicStreamDecoder(context: context)
         case .openAI, .openRouter, .gateway: return OpenAIStreamDecoder(context: context)

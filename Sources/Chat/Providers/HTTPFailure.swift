@@ -92,7 +92,7 @@ struct HTTPFailure {
     }
 
     /// The provider's own explanation from an error body (`{"error": {"message": …}}` for all four), scrubbed
-    /// of the key and shortened.
+    /// of the key and the user's header values, and shortened.
     private func serverMessage(_ body: [UInt8]) -> String? {
         guard !body.isEmpty else {
             return nil
@@ -106,7 +106,7 @@ struct HTTPFailure {
         } else {
             text = String(decoding: body.prefix(600), as: UTF8.self)
         }
-        text = configuration.apiKey?.scrub(text) ?? text
+        text = configuration.serverTextScrubber?.scrub(text) ?? text
         text = text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
         if text.count > 300 {
             text = String(text.prefix(300)) + "…"

@@ -1,3 +1,4 @@
+import AgentTracing
 import CurlHTTP
 
 /// The wire protocols hostscope speaks to language models.
@@ -116,4 +117,13 @@ public struct ProviderConfiguration: Sendable {
 
     /// The URL a chat call is posted to.
     public var endpointURL: String { baseURL + kind.endpointPath }
+
+    /// A scrubber for text from the provider's side (an error body, an error frame): careless servers echo
+    /// what they were sent, so the API key and the value of every header added with `secret: true` (each
+    /// header the user passed) become `REDACTED`. `nil` when there is nothing to scrub.
+    public var serverTextScrubber: SecretScrubber? {
+        var secrets = extraHeaders.secretValues.flatMap(Redaction.headerValueSecrets)
+        apiKey?.registerForRedaction { secrets.append($0) }
+        return secrets.isEmpty ? nil : SecretScrubber(secrets: secrets)
+    }
 }

@@ -1,3 +1,4 @@
+import AgentTracing
 import OrderedJSON
 
 /// Turns one provider's SSE events into chat events: a value-type state machine per model call.
@@ -22,10 +23,11 @@ struct DecoderContext: Sendable {
     var kind: ProviderKind
     var model: String
     var pricing: ModelPricing?
-    var apiKey: APIKey?
+    /// The configuration's ``ProviderConfiguration/serverTextScrubber``.
+    var secrets: SecretScrubber?
 
     func scrub(_ text: String) -> String {
-        apiKey?.scrub(text) ?? text
+        secrets?.scrub(text) ?? text
     }
 
     func malformed(_ count: Int, _ reason: String) -> ChatEvent {

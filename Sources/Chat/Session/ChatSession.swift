@@ -1,5 +1,7 @@
+import AgentTracing
 import CurlHTTP
 import OrderedJSON
+import Synchronization
 
 /// A chat with one provider: runs turns (model calls and the tool loop) and streams their events.
 ///
@@ -22,6 +24,7 @@ public actor ChatSession {
     private let client: HTTPClient
     private let executor: (any ToolExecutor)?
     private let observer: (any ChatObserver)?
+    private let secrets: SecretScrubber?
     private let now: @Sendable () -> ContinuousClock.Instant
     private var running: Task<Void, Never>?
     /// Which turn `running` belongs to, so a finishing turn never clears the handle of a newer one.
@@ -35,17 +38,20 @@ public actor ChatSession {
     ///   - tools: runs the tools offered to the model; `nil` offers none. Ignored for a provider that runs
     ///     tools itself (the gateway).
     ///   - observer: told about turns, model calls and tools, e.g. to make spans.
+    ///   - secrets: the process's known secrets; every tool result (local or from the gateway) and error
+    ///     message is scrubbed of them before the model, the events or the transcript see it.
     ///   - now: the clock for tool durations.
     public init(
         provider: ChatProvider, client: HTTPClient, model: String, systemPrompt: String? = nil,
         tools: (any ToolExecutor)? = nil, observer: (any ChatObserver)? = nil,
-        configuration: Configuration = Configuration(),
+        configuration: Configuration = Configuration(), secrets: SecretScrubber? = nil,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         self.provider = provider
         self.client = client
         self.executor = tools
         self.observer = observer
+        self.secrets = secrets
         self.now = now
         self.state = ChatSessionState(
             model: model, systemPrompt: systemPrompt, tools: tools?.tools ?? [],
@@ -254,7 +260,7 @@ public actor ChatSession {
             default:
                 break
             }
-            await perform(state.receive(event), &context)
+            await perform(state.receive(scrubbed(event)), &context)
             if case .done = event {
                 return
             }
@@ -281,20 +287,26 @@ public actor ChatSession {
             let name = call.name
             let input = call.input
             let toolContext = ToolContext(callID: call.id, span: span)
+            let timeout = state.configuration.toolTimeout
             let body: @Sendable () async -> ToolOutput = {
-                do {
-                    return try await executor.execute(name: name, input: input, context: toolContext)
-                } catch is CancellationError {
-                    return ToolOutput(text: "stopped by the user", isError: true)
-                } catch {
-                    return ToolOutput(text: "\(name) failed: \(error)", isError: true)
+                await Self.withDeadline(name: name, timeout: timeout) {
+                    do {
+                        return try await executor.execute(name: name, input: input, context: toolContext)
+                    } catch is CancellationError {
+                        return ToolOutput(text: "stopped by the user", isError: true)
+                    } catch {
+                        return ToolOutput(text: "\(name) failed: \(error)", isError: true)
+                    }
                 }
             }
+            var result: ToolOutput
             if let observer {
-                output = await observer.withSpan(span, body)
+                result = await observer.withSpan(span, body)
             } else {
-                output = await body()
+                result = await body()
             }
+            result.text = secrets?.scrub(result.text) ?? result.text
+            output = result
         } else {
             output = ToolOutput(text: "No tools are available in this session.", isError: true)
         }
@@ -307,8 +319,126 @@ public actor ChatSession {
         await perform(state.toolFinished(id: call.id, output: output, durationMs: milliseconds), &context)
     }
 
+    /// The event with the process's secrets scrubbed from what a server sent: a tool result the gateway ran
+    /// and an error message.
+    private func scrubbed(_ event: ChatEvent) -> ChatEvent {
+        guard let secrets, !secrets.isEmpty else { return event }
+        switch event {
+        case .toolResult(var result):
+            result.output = secrets.scrub(result.output)
+            return .toolResult(result)
+        case .error(var error):
+            error.message = secrets.scrub(error.message)
+            return .error(error)
+        default:
+            return event
+        }
+    }
+
+    /// Runs a tool call, giving up on it after `timeout`: the call is cancelled and its result is an error
+    /// that says so. The result comes back at the deadline even when the tool is slow to notice the
+    /// cancellation (a read blocked on the host); it winds down on its own afterwards.
+    static func withDeadline(
+        name: String, timeout: Duration, _ body: @escaping @Sendable () async -> ToolOutput
+    ) async -> ToolOutput {
+        let first = FirstResult()
+        let outcome: ToolOutput? = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ToolOutput?, Never>) in
+                first.start(continuation)
+                first.track(work: Task { first.finish(await body()) })
+                first.track(
+                    timer: Task {
+                        try? await Task.sleep(for: timeout)
+                        if !Task.isCancelled { first.finish(nil) }
+                    })
+            }
+        } onCancel: {
+            // The user stopped the turn: the tool is cancelled and reports it.
+            first.cancelWork()
+        }
+        first.cancelAll()
+        guard let outcome else {
+            return ToolOutput(
+                text: "\(name) did not finish within \(Self.durationText(timeout)) and was stopped; ask for less "
+                    + "(a narrower path or pattern, fewer lines or entries) or try again later",
+                isError: true)
+        }
+        return outcome
+    }
+
+    /// `60 s`, `1.5 s`, `250 ms`.
+    static func durationText(_ duration: Duration) -> String {
+        let milliseconds = Int((Self.milliseconds(duration)).rounded())
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+        return "\(Double(milliseconds) / 1000) s"
+    }
+
     private static func milliseconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return ((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 1000).rounded() / 1000
+    }
+}
+
+/// The first of a tool's result and its deadline, handed to a continuation once; the tasks of both are
+/// cancelled when it is known.
+private final class FirstResult: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<ToolOutput?, Never>?
+        var finished = false
+        var work: Task<Void, Never>?
+        var timer: Task<Void, Never>?
+        var workCancelled = false
+        var allCancelled = false
+    }
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<ToolOutput?, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Keeps the tool's task, cancelling it at once when a cancellation came first.
+    func track(work task: Task<Void, Never>) {
+        let cancelNow = state.withLock { state in
+            state.work = task
+            return state.workCancelled || state.allCancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Keeps the deadline's task, cancelling it at once when everything was cancelled already.
+    func track(timer task: Task<Void, Never>) {
+        let cancelNow = state.withLock { state in
+            state.timer = task
+            return state.allCancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    func finish(_ output: ToolOutput?) {
+        let continuation = state.withLock { state -> CheckedContinuation<ToolOutput?, Never>? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: output)
+    }
+
+    /// Cancels the tool's work, which then finishes with its own "stopped" result.
+    func cancelWork() {
+        state.withLock { state in
+            state.workCancelled = true
+            return state.work
+        }?.cancel()
+    }
+
+    func cancelAll() {
+        let (work, timer) = state.withLock { state in
+            state.allCancelled = true
+            return (state.work, state.timer)
+        }
+        work?.cancel()
+        timer?.cancel()
     }
 }

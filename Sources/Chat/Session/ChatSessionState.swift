@@ -34,16 +34,19 @@ public struct ChatSessionState: Sendable {
         public var maxTokens: Int?
         /// The sampling temperature passed to the provider.
         public var temperature: Double?
+        /// How long one tool call may run; past it the call is cancelled and its result is an error saying so.
+        public var toolTimeout: Duration
 
         /// Creates a configuration.
         public init(
             maxIterations: Int = 10, maxToolOutputBytes: Int = 16 * 1024, maxTokens: Int? = nil,
-            temperature: Double? = nil
+            temperature: Double? = nil, toolTimeout: Duration = .seconds(60)
         ) {
             self.maxIterations = maxIterations
             self.maxToolOutputBytes = maxToolOutputBytes
             self.maxTokens = maxTokens
             self.temperature = temperature
+            self.toolTimeout = toolTimeout
         }
     }
 

@@ -10,22 +10,22 @@ enum ConfigLineScanner {
     static func scan(_ line: Substring, at location: SSHConfigLocation) throws(SSHError) -> SSHConfigDirective? {
         var bytes = Array(line.utf8)
         // OpenSSH strips trailing blanks (and a form feed) before anything else.
-        while let last = bytes.last, isBlank(last) || last == Byte.formFeed {
+        while let last = bytes.last, isBlank(last) || last == ASCIIByte.formFeed {
             bytes.removeLast()
         }
         var index = 0
         skip(blanksIn: bytes, from: &index)
         let keywordStart = index
-        while index < bytes.count, !isBlank(bytes[index]), bytes[index] != Byte.equals {
+        while index < bytes.count, !isBlank(bytes[index]), bytes[index] != ASCIIByte.equals {
             index += 1
         }
         let keywordBytes = bytes[keywordStart..<index]
-        if keywordBytes.isEmpty || keywordBytes.first == Byte.hash {
+        if keywordBytes.isEmpty || keywordBytes.first == ASCIIByte.hash {
             return nil
         }
         // Only one `=` separates the keyword from its value; a second one belongs to the value.
         skip(blanksIn: bytes, from: &index)
-        if index < bytes.count, bytes[index] == Byte.equals {
+        if index < bytes.count, bytes[index] == ASCIIByte.equals {
             index += 1
             skip(blanksIn: bytes, from: &index)
         }
@@ -42,30 +42,30 @@ enum ConfigLineScanner {
         var arguments: [String] = []
         var index = bytes.startIndex
         while index < bytes.endIndex {
-            if bytes[index] == Byte.space || bytes[index] == Byte.tab {
+            if bytes[index] == ASCIIByte.space || bytes[index] == ASCIIByte.tab {
                 index += 1
                 continue
             }
-            if bytes[index] == Byte.hash {
+            if bytes[index] == ASCIIByte.hash {
                 break
             }
             var argument: [UInt8] = []
             var quote: UInt8? = nil
             while index < bytes.endIndex {
                 let byte = bytes[index]
-                if byte == Byte.backslash, index + 1 < bytes.endIndex {
+                if byte == ASCIIByte.backslash, index + 1 < bytes.endIndex {
                     let next = bytes[index + 1]
-                    if next == Byte.singleQuote || next == Byte.doubleQuote || next == Byte.backslash
-                        || (quote == nil && next == Byte.space)
+                    if next == ASCIIByte.singleQuote || next == ASCIIByte.doubleQuote || next == ASCIIByte.backslash
+                        || (quote == nil && next == ASCIIByte.space)
                     {
                         argument.append(next)
                         index += 2
                         continue
                     }
                     argument.append(byte)
-                } else if quote == nil, byte == Byte.space || byte == Byte.tab {
+                } else if quote == nil, byte == ASCIIByte.space || byte == ASCIIByte.tab {
                     break
-                } else if quote == nil, byte == Byte.doubleQuote || byte == Byte.singleQuote {
+                } else if quote == nil, byte == ASCIIByte.doubleQuote || byte == ASCIIByte.singleQuote {
                     quote = byte
                 } else if let open = quote, byte == open {
                     quote = nil
@@ -82,22 +82,8 @@ enum ConfigLineScanner {
         return arguments
     }
 
-    /// The bytes that matter to the syntax, all ASCII.
-    private enum Byte {
-        static let tab: UInt8 = 0x09
-        static let lf: UInt8 = 0x0A
-        static let formFeed: UInt8 = 0x0C
-        static let cr: UInt8 = 0x0D
-        static let space: UInt8 = 0x20
-        static let doubleQuote: UInt8 = 0x22
-        static let hash: UInt8 = 0x23
-        static let singleQuote: UInt8 = 0x27
-        static let equals: UInt8 = 0x3D
-        static let backslash: UInt8 = 0x5C
-    }
-
     private static func isBlank(_ byte: UInt8) -> Bool {
-        byte == Byte.space || byte == Byte.tab || byte == Byte.cr || byte == Byte.lf
+        byte == ASCIIByte.space || byte == ASCIIByte.tab || byte == ASCIIByte.cr || byte == ASCIIByte.lf
     }
 
     private static func skip(blanksIn bytes: [UInt8], from index: inout Int) {

@@ -9,6 +9,8 @@ enum ConfigSetting: Sendable, Hashable {
     case identitiesOnly(Bool)
     case userKnownHostsFiles([String])
     case globalKnownHostsFiles([String])
+    /// `RevokedHostKeys`: files of public keys refused for every host.
+    case revokedHostKeysFiles([String])
     case strictHostKeyChecking(StrictHostKeyChecking)
     /// Seconds; nil for `none`, which leaves the option unset (a later line may still set it), as in `ssh`.
     case connectTimeout(Int?)
@@ -18,10 +20,17 @@ enum ConfigSetting: Sendable, Hashable {
     case hostKeyAlias(String)
     /// `Ciphers`, `MACs`, `KexAlgorithms` or `HostKeyAlgorithms`, as written (see ``SSHAlgorithmPreferences``).
     case algorithms(SSHAlgorithmKind, String)
+    /// `ProxyJump` or `ProxyCommand`, the rest of the line as written; `none` means a direct connection.
+    case proxy(SSHProxy.Kind, String)
+    /// `IgnoreUnknown`: a pattern list of keywords to pass over instead of stopping at them.
+    case ignoreUnknown(String)
+    /// `CanonicalizeHostname`: true for `yes` and `always`.
+    case canonicalizeHostname(Bool)
     /// A keyword hostscope does not apply; the directive is kept for diagnostics.
     case other
 
-    /// The most files one `UserKnownHostsFile` or `GlobalKnownHostsFile` line may name, as in OpenSSH.
+    /// The most files one `UserKnownHostsFile`, `GlobalKnownHostsFile` or `RevokedHostKeys` line may name, as
+    /// in OpenSSH.
     static let maximumKnownHostsFiles = 16
 
     /// The typed value of `directive`, or an error naming its line and what to write instead.
@@ -37,6 +46,7 @@ enum ConfigSetting: Sendable, Hashable {
         case "identitiesonly": return .identitiesOnly(try flag(single(directive), directive))
         case "userknownhostsfile": return .userKnownHostsFiles(try fileList(directive))
         case "globalknownhostsfile": return .globalKnownHostsFiles(try fileList(directive))
+        case "revokedhostkeys": return .revokedHostKeysFiles(try fileList(directive))
         case "stricthostkeychecking": return .strictHostKeyChecking(try strictness(single(directive), directive))
         case "connecttimeout": return .connectTimeout(try time(single(directive), directive))
         case "serveraliveinterval": return .serverAliveInterval(try time(single(directive), directive))
@@ -54,6 +64,23 @@ enum ConfigSetting: Sendable, Hashable {
                     "\(directive.spelling) \(value) has an empty name; list \(kind.noun)s separated by single commas")
             }
             return .algorithms(kind, value)
+        case "proxyjump", "proxycommand":
+            // `ssh` takes the rest of the line for both, quotes and all; the words are enough to name it.
+            let value = directive.arguments.joined(separator: " ")
+            guard !value.isEmpty else {
+                throw .config(directive.location, "\(directive.spelling) has an empty value; give it one or none")
+            }
+            return .proxy(directive.keyword == "proxyjump" ? .jump : .command, value)
+        case "ignoreunknown": return .ignoreUnknown(try single(directive))
+        case "canonicalizehostname":
+            switch try single(directive).lowercased() {
+            case "yes", "true", "always": return .canonicalizeHostname(true)
+            case "no", "false": return .canonicalizeHostname(false)
+            default:
+                throw .config(
+                    directive.location,
+                    "\(directive.spelling) \"\(directive.arguments[0])\" is not valid; write yes, no or always")
+            }
         default: return .other
         }
     }

@@ -28,6 +28,12 @@ public enum HostPattern {
         return positive
     }
 
+    /// Whether the host name `name` is selected by a pattern list without regard to case, as OpenSSH's
+    /// `match_hostname` selects for `Match host` and `Match originalhost`.
+    public static func matches(hostName name: String, patternList: String) -> Bool {
+        matches(name.lowercased(), patternList: patternList.lowercased())
+    }
+
     private static func matches(_ name: ArraySlice<UInt8>, _ pattern: ArraySlice<UInt8>) -> Bool {
         var name = name
         var pattern = pattern

@@ -5,10 +5,20 @@ extension SSHConfig {
     /// exactly as `ssh` sets its command line first: the first value obtained for a keyword wins, so the
     /// files only fill what the command line left open. `Host` patterns are matched against the host as
     /// typed, case and all.
+    ///
+    /// As in `ssh`, the files are read a second time when a `Match` line names `final` or
+    /// `CanonicalizeHostname` is on: that pass matches `Host` patterns and `Match host` against the name to
+    /// connect to (`HostName` applied, lower-cased), `Match canonical` and `Match final` hold in it, and it
+    /// fills only what the first left open. hostscope does not canonicalise names, so the second pass sees
+    /// what `ssh` sees when canonicalisation finds no other name.
+    ///
+    /// - Throws: an `SSHError` with code `.config` naming the line, for a keyword `ssh` does not know that no
+    ///   `IgnoreUnknown` in force covers, a `Match` whose outcome for this host depends on a criterion
+    ///   hostscope cannot evaluate (`exec`), or a value that cannot be expanded.
     public func resolve(
         _ destination: SSHDestination, overrides: SSHConnectionOverrides = SSHConnectionOverrides()
     ) throws(SSHError) -> SSHHostConfig {
-        var state = ResolutionState()
+        var state = ResolutionState(environment: environment, originalHost: destination.host)
         state.user.offer(destination.user, from: nil)
         state.user.offer(overrides.user, from: nil)
         state.port.offer(destination.port, from: nil)
@@ -19,9 +29,19 @@ extension SSHConfig {
         state.userKnownHostsFiles.offer(overrides.userKnownHostsFiles, from: nil)
         state.strictHostKeyChecking.offer(overrides.strictHostKeyChecking, from: nil)
         state.connectTimeout.offer(overrides.connectTimeout, from: nil)
+        var pass = ResolutionPass(host: destination.host, isFinal: false)
         for file in files {
             var active = true
-            try state.walk(file.nodes, host: destination.host, active: &active, neverMatch: false)
+            try state.walk(file.nodes, pass: pass, active: &active, neverMatch: false)
+        }
+        if state.wantsFinalPass || state.canonicalizeHostname.value == true {
+            let host = try state.connectionHost()
+            state.finalHostName = host
+            pass = ResolutionPass(host: host, isFinal: true)
+            for file in files {
+                var active = true
+                try state.walk(file.nodes, pass: pass, active: &active, neverMatch: false)
+            }
         }
         return try state.finish(alias: destination.host, environment: environment)
     }
@@ -46,10 +66,23 @@ struct FirstValue<Value: Sendable>: Sendable {
     }
 }
 
+/// One reading of the files: the name `Host` patterns are matched against, and whether it is the final one.
+struct ResolutionPass {
+    var host: String
+    var isFinal: Bool
+}
+
 struct ResolutionState {
     /// OpenSSH's cap on identity files.
     static let maximumIdentityFiles = 100
 
+    let environment: SSHConfigEnvironment
+    /// The host as given, before `HostName`: `%n`, `%h` in `HostName`, and `Match originalhost`.
+    let originalHost: String
+    /// Set once a `Match` line names `final`: the files are then read a second time.
+    var wantsFinalPass = false
+    /// The name to connect to, fixed before the final pass as `ssh` fixes it.
+    var finalHostName: String?
     var hostName = FirstValue<String>()
     var user = FirstValue<String>()
     var port = FirstValue<Int>()
@@ -58,39 +91,100 @@ struct ResolutionState {
     var identitiesOnly = FirstValue<Bool>()
     var userKnownHostsFiles = FirstValue<[String]>()
     var globalKnownHostsFiles = FirstValue<[String]>()
+    var revokedHostKeysFiles = FirstValue<[String]>()
     var strictHostKeyChecking = FirstValue<StrictHostKeyChecking>()
     var connectTimeout = FirstValue<Duration>()
     var serverAliveInterval = FirstValue<Int>()
     var serverAliveCountMax = FirstValue<Int>()
     var identityAgent = FirstValue<String>()
     var algorithms: [SSHAlgorithmKind: FirstValue<String>] = [:]
+    /// `ProxyJump` and `ProxyCommand` as OpenSSH keeps them (10.3, and Debian 12's 9.2 since deb12u10):
+    /// a jump host also fills the command slot, so a later `ProxyCommand` is passed over, while
+    /// `ProxyJump none` leaves it open; any `ProxyCommand`, `none` included, closes both.
+    var proxyJump = FirstValue<SSHProxy>()
+    var proxyCommand = FirstValue<SSHProxy>()
+    var ignoreUnknown = FirstValue<String>()
+    var canonicalizeHostname = FirstValue<Bool>()
     var otherDirectives: [SSHConfigDirective] = []
+
+    init(environment: SSHConfigEnvironment, originalHost: String) {
+        self.environment = environment
+        self.originalHost = originalHost
+    }
 
     /// Applies one file's nodes. `neverMatch` marks a file included from a block that did not apply: it is
     /// read, but none of its blocks can apply (OpenSSH's SSHCONF_NEVERMATCH).
     mutating func walk(
-        _ nodes: [SSHConfig.Node], host: String, active: inout Bool, neverMatch: Bool
+        _ nodes: [SSHConfig.Node], pass: ResolutionPass, active: inout Bool, neverMatch: Bool
     ) throws(SSHError) {
         for node in nodes {
             switch node {
             case .host(let line):
-                active = !neverMatch && line.applies(to: host)
-            case .match(_, let always):
-                active = !neverMatch && always
+                active = !neverMatch && line.applies(to: pass.host)
+            case .match(let line):
+                // `ssh` evaluates every `Match` line, also where its outcome cannot matter, and a `final` in
+                // any of them asks for the second pass.
+                if line.requestsFinalPass {
+                    wantsFinalPass = true
+                }
+                let applies = try line.applies(to: matchSubject(pass))
+                active = !neverMatch && applies
             case .setting(let setting, let directive):
                 if active {
                     try apply(setting, directive)
                 }
+            case .unknownKeyword(let directive):
+                try checkIgnored(directive)
             case .include(_, let included):
                 // An included file starts in the including block's state, and its `Host` lines do not
                 // change that block's state for the lines after the `Include`.
                 let outer = active
                 for file in included {
-                    try walk(file.nodes, host: host, active: &active, neverMatch: neverMatch || !outer)
+                    try walk(file.nodes, pass: pass, active: &active, neverMatch: neverMatch || !outer)
                     active = outer
                 }
             }
         }
+    }
+
+    /// What a `Match` line reached now is evaluated against: the settings obtained so far, as in `ssh`.
+    private func matchSubject(_ pass: ResolutionPass) throws(SSHError) -> MatchLine.Subject {
+        MatchLine.Subject(
+            host: pass.isFinal ? pass.host : try expandedHostName(),
+            originalHost: originalHost, user: user.value ?? environment.localUser,
+            localUser: environment.localUser, isFinalPass: pass.isFinal)
+    }
+
+    /// `HostName` with `%h` expanded, or the host as given.
+    private func expandedHostName() throws(SSHError) -> String {
+        if let finalHostName {
+            return finalHostName
+        }
+        guard let configured = hostName.value else {
+            return originalHost
+        }
+        let onlyHost = PercentExpansion(tokens: ["h": originalHost], variables: nil)
+        return try expanded(configured, "HostName", hostName.origin) {
+            text throws(PercentExpansion.Failure) -> String in try onlyHost.expand(text)
+        }
+    }
+
+    /// The name to connect to: `HostName` applied, lower-cased unless it is an address, as `ssh` does.
+    func connectionHost() throws(SSHError) -> String {
+        let host = try expandedHostName()
+        return HostAddress.looksLikeAddress(host) ? host : host.lowercased()
+    }
+
+    /// A keyword `ssh` does not know stops it, unless the `IgnoreUnknown` obtained so far covers it.
+    private func checkIgnored(_ directive: SSHConfigDirective) throws(SSHError) {
+        if let patterns = ignoreUnknown.value, HostPattern.matches(hostName: directive.keyword, patternList: patterns) {
+            return
+        }
+        throw .config(
+            directive.location,
+            "Bad configuration option \"\(directive.spelling)\": it is not an ssh_config keyword, and ssh stops "
+                + "here too; correct its spelling, or name it in an IgnoreUnknown line before it if another "
+                + "program reads it")
     }
 
     mutating func addIdentityFile(_ configured: String, from location: SSHConfigLocation?) throws(SSHError) {
@@ -115,12 +209,24 @@ struct ResolutionState {
         case .identitiesOnly(let value): identitiesOnly.offer(value, from: location)
         case .userKnownHostsFiles(let value): userKnownHostsFiles.offer(value, from: location)
         case .globalKnownHostsFiles(let value): globalKnownHostsFiles.offer(value, from: location)
+        case .revokedHostKeysFiles(let value): revokedHostKeysFiles.offer(value, from: location)
         case .strictHostKeyChecking(let value): strictHostKeyChecking.offer(value, from: location)
         case .connectTimeout(let value): connectTimeout.offer(value.map { .seconds($0) }, from: location)
         case .serverAliveInterval(let value): serverAliveInterval.offer(value, from: location)
         case .serverAliveCountMax(let value): serverAliveCountMax.offer(value, from: location)
         case .identityAgent(let value): identityAgent.offer(value, from: location)
         case .algorithms(let kind, let value): algorithms[kind, default: FirstValue()].offer(value, from: location)
+        case .proxy(.jump, let value):
+            guard proxyJump.value == nil, proxyCommand.value == nil else { break }
+            let jump = SSHProxy(kind: .jump, value: value, origin: location)
+            proxyJump.offer(jump, from: location)
+            if !jump.isNone {
+                proxyCommand.offer(SSHProxy(kind: .command, value: "none", origin: location), from: location)
+            }
+        case .proxy(.command, let value):
+            proxyCommand.offer(SSHProxy(kind: .command, value: value, origin: location), from: location)
+        case .ignoreUnknown(let value): ignoreUnknown.offer(value, from: location)
+        case .canonicalizeHostname(let value): canonicalizeHostname.offer(value, from: location)
         case .other: otherDirectives.append(directive)
         }
     }
@@ -128,17 +234,7 @@ struct ResolutionState {
     func finish(alias: String, environment: SSHConfigEnvironment) throws(SSHError) -> SSHHostConfig {
         let user = user.value ?? environment.localUser
         let port = port.value ?? SSHHostConfig.defaultPort
-
-        var remoteHost = alias
-        if let configured = hostName.value {
-            let onlyHost = PercentExpansion(tokens: ["h": alias], variables: nil)
-            remoteHost = try expanded(configured, "HostName", hostName.origin) {
-                text throws(PercentExpansion.Failure) -> String in try onlyHost.expand(text)
-            }
-        }
-        if !HostAddress.looksLikeAddress(remoteHost) {
-            remoteHost = remoteHost.lowercased()
-        }
+        let remoteHost = try connectionHost()
 
         let paths = pathExpansion(
             remoteHost: remoteHost, port: port, user: user, alias: alias, environment: environment)
@@ -203,12 +299,14 @@ struct ResolutionState {
                 userKnownHostsFiles, SSHHostConfig.defaultUserKnownHostsFiles, "UserKnownHostsFile"),
             globalKnownHostsFiles: try knownHosts(
                 globalKnownHostsFiles, SSHHostConfig.defaultGlobalKnownHostsFiles, "GlobalKnownHostsFile"),
+            revokedHostKeysFiles: try knownHosts(revokedHostKeysFiles, [], "RevokedHostKeys"),
             strictHostKeyChecking: strictHostKeyChecking.value ?? .ask,
             connectTimeout: connectTimeout.value,
             serverAliveInterval: .seconds(serverAliveInterval.value ?? 0),
             serverAliveCountMax: serverAliveCountMax.value ?? SSHHostConfig.defaultServerAliveCountMax,
             identityAgent: agent,
             algorithms: algorithmPreferences,
+            proxy: [proxyJump.value, proxyCommand.value].lazy.compactMap { $0 }.first { !$0.isNone },
             otherDirectives: otherDirectives,
             origins: origins
         )
@@ -258,10 +356,12 @@ struct ResolutionState {
             ("hostkeyalias", hostKeyAlias.origin), ("identitiesonly", identitiesOnly.origin),
             ("userknownhostsfile", userKnownHostsFiles.origin),
             ("globalknownhostsfile", globalKnownHostsFiles.origin),
+            ("revokedhostkeys", revokedHostKeysFiles.origin),
             ("stricthostkeychecking", strictHostKeyChecking.origin), ("connecttimeout", connectTimeout.origin),
             ("serveraliveinterval", serverAliveInterval.origin),
             ("serveralivecountmax", serverAliveCountMax.origin), ("identityagent", identityAgent.origin),
             ("identityfile", identityFiles.lazy.compactMap(\.origin).first),
+            ("ignoreunknown", ignoreUnknown.origin), ("canonicalizehostname", canonicalizeHostname.origin),
         ]
         for case (let keyword, let origin?) in slots {
             origins[keyword] = origin

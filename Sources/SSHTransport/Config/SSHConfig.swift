@@ -1,11 +1,12 @@
 /// The ssh_config files a user's `ssh` reads, parsed and checked, ready to resolve any host against.
 ///
 /// Reading follows OpenSSH: keywords in any case, `Key value` or `Key=value`, quotes, comments, `Host`
-/// blocks with several patterns and `!` negation, and `Include` (relative to `~/.ssh` in user files and
-/// `/etc/ssh` in system files, with globs, missing files ignored, at most 16 levels deep). `Match` blocks
-/// other than `Match all` are not applied; each is reported in `warnings`. Keywords hostscope does not use
-/// are kept for diagnostics. Values of the keywords it uses are checked on every line, matching or not, and
-/// a bad one is an `SSHError` with code `.config` naming the file, the line and what to write.
+/// blocks with several patterns and `!` negation, `Match` blocks (see ``MatchLine``), and `Include` (relative
+/// to `~/.ssh` in user files and `/etc/ssh` in system files, with globs, missing files ignored, at most 16
+/// levels deep). Keywords hostscope does not use are kept for diagnostics. Values of the keywords it uses,
+/// and `Match` conditions, are checked on every line, matching or not, and a bad one is an `SSHError` with
+/// code `.config` naming the file, the line and what to write. A keyword `ssh` does not know stops the
+/// resolution of every host, as it stops `ssh`, unless an `IgnoreUnknown` in force covers it.
 public struct SSHConfig: Sendable {
     /// Whose file a config is: it decides where relative `Include`s point and whether `~` may start them.
     public enum FileKind: Sendable, Hashable {
@@ -17,9 +18,11 @@ public struct SSHConfig: Sendable {
 
     indirect enum Node: Sendable {
         case host(HostLine)
-        /// A `Match` line; `always` for `Match all`, the one form hostscope applies.
-        case match(SSHConfigDirective, always: Bool)
+        case match(MatchLine)
         case setting(ConfigSetting, SSHConfigDirective)
+        /// A keyword OpenSSH does not know: whether it stops resolution depends on the `IgnoreUnknown` in force
+        /// for the host when the line is reached.
+        case unknownKeyword(SSHConfigDirective)
         case include(SSHConfigDirective, [File])
     }
 
@@ -30,7 +33,8 @@ public struct SSHConfig: Sendable {
 
     /// The inputs the files were read with, which resolution uses too (home, users, environment).
     public let environment: SSHConfigEnvironment
-    /// What was read but not applied (`Match` blocks, keywords `ssh` does not know).
+    /// What was read but is not applied as `ssh` applies it (keywords `ssh` no longer supports,
+    /// `CanonicalizeHostname`), each once; the command line prints them once per run.
     public let warnings: [SSHConfigWarning]
     let files: [File]
 
@@ -110,7 +114,9 @@ public struct SSHConfig: Sendable {
                 case .host(let line):
                     let arguments = line.entries.map { ($0.negated ? "!" : "") + $0.pattern }
                     result.append(SSHConfigDirective(keyword: "host", arguments: arguments, location: line.location))
-                case .match(let directive, _), .setting(_, let directive):
+                case .match(let line):
+                    result.append(line.directive)
+                case .setting(_, let directive), .unknownKeyword(let directive):
                     result.append(directive)
                 case .include(let directive, let included):
                     result.append(directive)
@@ -136,7 +142,7 @@ public struct SSHConfig: Sendable {
                     }
                 case .include(_, let included):
                     included.forEach { walk($0.nodes) }
-                case .match, .setting:
+                case .match, .setting, .unknownKeyword:
                     break
                 }
             }
@@ -155,7 +161,6 @@ public struct SSHConfig: Sendable {
 struct ConfigLoader {
     let environment: SSHConfigEnvironment
     var warnings: [SSHConfigWarning] = []
-    private var ignoredUnknown: [String] = []
     private var services: String??
 
     init(environment: SSHConfigEnvironment) {
@@ -192,30 +197,29 @@ struct ConfigLoader {
         case "host":
             return .host(try HostLine(directive))
         case "match":
-            let always = directive.arguments.count == 1 && directive.arguments[0].lowercased() == "all"
-            if !always {
-                warnings.append(
-                    SSHConfigWarning(
-                        location: directive.location,
-                        message: "Match blocks are not supported; the settings under this one are not applied"))
-            }
-            return .match(directive, always: always)
+            return .match(try MatchLine(directive))
         case "include":
             return .include(directive, try include(directive, kind: kind, depth: depth))
         default:
-            if directive.keyword == "ignoreunknown" {
-                ignoredUnknown += directive.arguments
+            guard OpenSSHKeywords.all.contains(directive.keyword) else {
+                return .unknownKeyword(directive)
             }
-            if !OpenSSHKeywords.all.contains(directive.keyword),
-                !ignoredUnknown.contains(where: { HostPattern.matches(directive.keyword, patternList: $0.lowercased()) }
-                )
-            {
+            if OpenSSHKeywords.unsupported.contains(directive.keyword) {
                 warnings.append(
                     SSHConfigWarning(
                         location: directive.location,
-                        message: "\"\(directive.spelling)\" is not an ssh_config keyword; it is ignored"))
+                        message: "\"\(directive.spelling)\" is no longer supported by ssh, which ignores it too; "
+                            + "remove it"))
             }
             let setting = try ConfigSetting.interpret(directive) { self.servicesText() }
+            if case .canonicalizeHostname(true) = setting {
+                warnings.append(
+                    SSHConfigWarning(
+                        location: directive.location,
+                        message: "\(directive.spelling) is not applied: hostscope connects to the name given or set "
+                            + "by HostName without canonicalising it, and reads Match canonical blocks as ssh does "
+                            + "when canonicalisation finds no other name"))
+            }
             return .setting(setting, directive)
         }
     }

@@ -19,6 +19,9 @@ public struct SSHHostConfig: Sendable, Hashable {
     public var userKnownHostsFiles: [String]
     /// The system's known_hosts files, expanded; empty for `GlobalKnownHostsFile none`.
     public var globalKnownHostsFiles: [String]
+    /// `RevokedHostKeys` files, expanded (`~`, `%` tokens and `${VAR}`, as OpenSSH 9.4 and later expand
+    /// them); empty when none is configured.
+    public var revokedHostKeysFiles: [String]
     /// What to do about an unknown host key.
     public var strictHostKeyChecking: StrictHostKeyChecking
     /// `ConnectTimeout`; nil when not configured (the session applies its own default).
@@ -31,7 +34,10 @@ public struct SSHHostConfig: Sendable, Hashable {
     public var identityAgent: IdentityAgent
     /// `Ciphers`, `MACs`, `KexAlgorithms` and `HostKeyAlgorithms`, as configured.
     public var algorithms: SSHAlgorithmPreferences
-    /// Directives hostscope does not apply (`ProxyJump`, `ForwardAgent`, …) that apply to this host, in
+    /// `ProxyJump` or `ProxyCommand` as `ssh` settles them; nil when neither applies or the one that counts
+    /// is `none`.
+    public var proxy: SSHProxy?
+    /// Directives hostscope does not apply (`ForwardAgent`, `SendEnv`, …) that apply to this host, in
     /// order, so a caller can say what it is leaving out.
     public var otherDirectives: [SSHConfigDirective]
     /// The line each applied setting came from, by lower-case keyword (`"port"`), for messages.
@@ -49,12 +55,14 @@ public struct SSHHostConfig: Sendable, Hashable {
         identitiesOnly: Bool = false,
         userKnownHostsFiles: [String],
         globalKnownHostsFiles: [String] = [],
+        revokedHostKeysFiles: [String] = [],
         strictHostKeyChecking: StrictHostKeyChecking = .ask,
         connectTimeout: Duration? = nil,
         serverAliveInterval: Duration = .zero,
         serverAliveCountMax: Int = SSHHostConfig.defaultServerAliveCountMax,
         identityAgent: IdentityAgent = .disabled,
         algorithms: SSHAlgorithmPreferences = SSHAlgorithmPreferences(),
+        proxy: SSHProxy? = nil,
         otherDirectives: [SSHConfigDirective] = [],
         origins: [String: SSHConfigLocation] = [:]
     ) {
@@ -67,12 +75,14 @@ public struct SSHHostConfig: Sendable, Hashable {
         self.identitiesOnly = identitiesOnly
         self.userKnownHostsFiles = userKnownHostsFiles
         self.globalKnownHostsFiles = globalKnownHostsFiles
+        self.revokedHostKeysFiles = revokedHostKeysFiles
         self.strictHostKeyChecking = strictHostKeyChecking
         self.connectTimeout = connectTimeout
         self.serverAliveInterval = serverAliveInterval
         self.serverAliveCountMax = serverAliveCountMax
         self.identityAgent = identityAgent
         self.algorithms = algorithms
+        self.proxy = proxy
         self.otherDirectives = otherDirectives
         self.origins = origins
     }

@@ -6,8 +6,10 @@ import Foundation
 ///
 /// Entries are read line by line so that one line libssh2 cannot parse (a FIDO key type, a
 /// `@cert-authority` line) does not hide the rest of the file. Plain, hashed (`|1|`) and
-/// `[host]:port` entries are understood; `@revoked` keys are refused. A changed key is refused
-/// whatever the policy: accepting new keys never means accepting replaced ones.
+/// `[host]:port` entries are understood. A key marked `@revoked` in any of the files is refused, whichever
+/// file vouches for it and whatever host the revocation line names (OpenSSH applies a revocation only to
+/// the hosts its pattern matches; hostscope refuses the key everywhere). A changed key is refused whatever
+/// the policy: accepting new keys never means accepting replaced ones.
 struct KnownHostsVerifier {
     var options: SSHConnectionOptions
 
@@ -36,31 +38,32 @@ struct KnownHostsVerifier {
             Int32(LIBSSH2_KNOWNHOST_TYPE_PLAIN) | Int32(LIBSSH2_KNOWNHOST_KEYENC_RAW)
             | LibSSH2.knownHostKeyBits(keyType)
 
-        var mismatch: Mismatch?
-        for file in options.knownHostsFiles where file != "none" {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
-            guard let collection = libssh2_knownhost_init(session) else { continue }
-            defer { libssh2_knownhost_free(collection) }
-            var revoked: [[UInt8]] = []
-            for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-                if trimmed.hasPrefix("@revoked") {
-                    let fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
-                    if fields.count >= 4, let blob = Data(base64Encoded: String(fields[3])) { revoked.append(Array(blob)) }
-                    continue
-                }
-                if trimmed.hasPrefix("@") { continue }
-                _ = trimmed.withCString { pointer in
-                    libssh2_knownhost_readline(
-                        collection, pointer, strlen(pointer), Int32(LIBSSH2_KNOWNHOST_FILE_OPENSSH))
-                }
-            }
-            if revoked.contains(key) {
+        for path in options.revokedHostKeysFiles {
+            try checkRevocationList(path, key: key, typeName: typeName, fingerprint: fingerprint)
+        }
+        let files = options.knownHostsFiles.filter { $0 != "none" }.compactMap(KnownHostsFile.read)
+        // Every file's revocations are read before any file may vouch for the key, so a revocation in the
+        // system file is not outvoted by the user's file that lists the key.
+        for file in files {
+            if let line = file.lines.first(where: { $0.marker == .revoked && $0.markedKey == key }) {
                 throw SSHError(
                     .hostKeyChanged,
-                    "\(options.displayName): the host key \(fingerprint) is marked @revoked in \(file); refusing to connect"
+                    "\(options.displayName): the host key \(typeName) \(fingerprint) is marked @revoked in \(file.path) line \(line.number), so it may be a stolen key impersonating the host; refusing to connect"
                 )
+            }
+        }
+
+        var mismatch: Mismatch?
+        for file in files {
+            guard let collection = libssh2_knownhost_init(session) else { continue }
+            defer { libssh2_knownhost_free(collection) }
+            for line in file.lines where line.marker == nil {
+                _ = (line.text + [0]).withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        libssh2_knownhost_readline(
+                            collection, chars.baseAddress, line.text.count, Int32(LIBSSH2_KNOWNHOST_FILE_OPENSSH))
+                    }
+                }
             }
             var entry: UnsafeMutablePointer<libssh2_knownhost>?
             let result = key.withUnsafeBufferPointer { buffer in
@@ -72,7 +75,7 @@ struct KnownHostsVerifier {
             }
             switch result {
             case Int32(LIBSSH2_KNOWNHOST_CHECK_MATCH):
-                return Verified(status: .known(file: file), keyType: typeName, fingerprint: fingerprint)
+                return Verified(status: .known(file: file.path), keyType: typeName, fingerprint: fingerprint)
             case Int32(LIBSSH2_KNOWNHOST_CHECK_MISMATCH):
                 if mismatch == nil {
                     let stored = entry.flatMap { $0.pointee.key }.map { String(cString: $0) }
@@ -80,9 +83,9 @@ struct KnownHostsVerifier {
                         stored.flatMap { Data(base64Encoded: $0) }.map { LibSSH2.fingerprint(ofDigest: SHA256.hash($0)) }
                         ?? "a different key"
                     let lineNumber = stored.flatMap { storedKey in
-                        text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(storedKey) }
-                    }.map { $0 + 1 }
-                    mismatch = Mismatch(file: file, line: lineNumber, storedFingerprint: storedFingerprint)
+                        file.lines.first { String(decoding: $0.text, as: UTF8.self).contains(storedKey) }?.number
+                    }
+                    mismatch = Mismatch(file: file.path, line: lineNumber, storedFingerprint: storedFingerprint)
                 }
             default:
                 continue
@@ -105,7 +108,53 @@ struct KnownHostsVerifier {
             )
         }
         let file = try append(key: key, typeMask: typeMask, session: session)
+        options.hostKeyRecorded?(
+            RecordedHostKey(
+                knownHostsName: options.knownHostsName, keyType: Self.openSSHTypeName(typeName),
+                fingerprint: fingerprint, file: file))
         return Verified(status: .accepted(file: file), keyType: typeName, fingerprint: fingerprint)
+    }
+
+    private func checkRevocationList(
+        _ path: String, key: [UInt8], typeName: String, fingerprint: String
+    ) throws(SSHError) {
+        let name = options.displayName
+        switch RevokedHostKeys.verdict(on: key, in: path) {
+        case nil:
+            return
+        case .revoked(let line):
+            throw SSHError(
+                .hostKeyChanged,
+                "\(name): the host key \(typeName) \(fingerprint) is revoked by \(path) line \(line) "
+                    + "(RevokedHostKeys), so it may be a stolen key impersonating the host; refusing to connect")
+        case .unreadable:
+            throw SSHError(
+                .hostKeyFile,
+                "\(name): cannot read the RevokedHostKeys file \(path), and without it no host key can be trusted, "
+                    + "as ssh also decides; refusing to connect; create the file (it may be empty) or fix the path")
+        case .keyRevocationList:
+            throw SSHError(
+                .hostKeyFile,
+                "\(name): the RevokedHostKeys file \(path) is a key revocation list (KRL), which hostscope cannot "
+                    + "read, and it will not connect without checking it; list the revoked keys in a file of public "
+                    + "keys, one per line, or mark them @revoked in known_hosts")
+        case .notAPublicKey(let line):
+            throw SSHError(
+                .hostKeyFile,
+                "\(name): \(path) line \(line) is not a public key, so the RevokedHostKeys file cannot be checked, as "
+                    + "ssh also decides; refusing to connect; write one key per line as ssh-keygen prints them")
+        }
+    }
+
+    /// The short key type name OpenSSH puts in its messages (`sshkey_type`): `ED25519`, `ECDSA`, `RSA`, `DSA`.
+    static func openSSHTypeName(_ typeName: String) -> String {
+        switch typeName {
+        case "ssh-ed25519": "ED25519"
+        case "ssh-rsa": "RSA"
+        case "ssh-dss": "DSA"
+        case let name where name.hasPrefix("ecdsa-"): "ECDSA"
+        default: typeName
+        }
     }
 
     /// The middle of sshd's default host key file name for a key type (`ed25519`, `ecdsa`, `rsa`).

@@ -196,6 +196,11 @@ final class SessionLoop: @unchecked Sendable {
     }
 
     private func connectAndAuthenticate() throws(SSHError) -> SSHConnectionInfo {
+        // This is where the route to the host is chosen. Connecting through a bastion belongs here; until
+        // then a host configured to be reached through one is refused, never reached around it.
+        if let proxy = options.proxy {
+            throw Self.proxyRefusal(proxy, options: options)
+        }
         let deadline = ContinuousClock.now + options.connectTimeout
         let tcpStart = ContinuousClock.now
         let connection = try TCPConnector.connect(
@@ -239,6 +244,18 @@ final class SessionLoop: @unchecked Sendable {
         info.cipher = libssh2_session_methods(session, LIBSSH2_METHOD_CRYPT_SC).map { String(cString: $0) } ?? ""
         info.mac = libssh2_session_methods(session, LIBSSH2_METHOD_MAC_SC).map { String(cString: $0) } ?? ""
         return info
+    }
+
+    /// Why a host behind `ProxyJump` or `ProxyCommand` is not connected to.
+    static func proxyRefusal(_ proxy: SSHProxy, options: SSHConnectionOptions) -> SSHError {
+        let place = proxy.origin.map { "\($0) sets" } ?? "the configuration sets"
+        let through = proxy.kind == .jump ? "a jump host" : "a proxy command"
+        return SSHError(
+            .config,
+            "\(options.displayName): \(place) \(proxy.keyword) \(proxy.value), and hostscope cannot connect through "
+                + "\(through) yet, so it does not connect to \(options.hostName) at all rather than around it; "
+                + "use ssh for this host, or set \(proxy.keyword) none for it in an earlier block if a direct "
+                + "connection is allowed")
     }
 
     private func remainingMilliseconds(until deadline: ContinuousClock.Instant) -> Int {

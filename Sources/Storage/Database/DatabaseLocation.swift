@@ -21,13 +21,21 @@ public enum DatabaseLocation {
         if let fromEnvironment = nonEmpty(environment["HOSTSCOPE_DB"]) {
             return expandTilde(fromEnvironment, home: home)
         }
+        return (dataDirectory(environment: environment, homeDirectory: home) as NSString)
+            .appendingPathComponent(fileName)
+    }
+
+    /// hostscope's own data directory: `$XDG_DATA_HOME/hostscope`, else `~/.local/share/hostscope`. It holds
+    /// nothing but hostscope's files, so it is kept private (mode 0700), as the XDG specification asks.
+    public static func dataDirectory(environment: [String: String], homeDirectory: String? = nil) -> String {
+        let home = nonEmpty(environment["HOME"]) ?? homeDirectory ?? NSHomeDirectory()
         let dataHome: String
         if let xdg = nonEmpty(environment["XDG_DATA_HOME"]), xdg.hasPrefix("/") {
             dataHome = xdg
         } else {
             dataHome = (home as NSString).appendingPathComponent(".local/share")
         }
-        return ((dataHome as NSString).appendingPathComponent("hostscope") as NSString).appendingPathComponent(fileName)
+        return (dataHome as NSString).appendingPathComponent("hostscope")
     }
 
     private static func nonEmpty(_ value: String?) -> String? {

@@ -13,6 +13,11 @@ import GRDB
 /// loses at most the transaction in flight. A busy timeout covers the short moments when two
 /// writers meet. All access goes through GRDB's connection queues; the async methods suspend
 /// the caller instead of blocking a thread of Swift's cooperative pool.
+///
+/// The file holds chat tool outputs (file contents from hosts), so only its owner may read it: a new
+/// database and its `-wal` and `-shm` files are created with mode 0600 and missing directories with 0700;
+/// an existing file others can read, or hostscope's own data directory when others can enter it, is
+/// tightened on open and ``accessNotes`` says so.
 public final class StorageDatabase: Sendable {
     /// How the database is opened.
     public struct Options: Sendable {
@@ -23,12 +28,21 @@ public final class StorageDatabase: Sendable {
         public var maximumSizeBytes: Int64?
         /// Concurrent reader connections (each reader sees a consistent snapshot of the file).
         public var maximumReaderCount: Int
+        /// hostscope's own data directory (``DatabaseLocation/dataDirectory(environment:homeDirectory:)``):
+        /// when it holds the database and others can enter it, it is tightened to 0700. Any other directory
+        /// (one named with `--db`) is the user's and left as it is.
+        public var dataDirectory: String?
 
-        /// The defaults suit `watch` and `history`: a 5 s busy timeout, no size cap, two readers.
-        public init(busyTimeout: Duration = .seconds(5), maximumSizeBytes: Int64? = nil, maximumReaderCount: Int = 2) {
+        /// The defaults suit `watch` and `history`: a 5 s busy timeout, no size cap, two readers, the data
+        /// directory of the process's environment.
+        public init(
+            busyTimeout: Duration = .seconds(5), maximumSizeBytes: Int64? = nil, maximumReaderCount: Int = 2,
+            dataDirectory: String? = DatabaseLocation.dataDirectory(environment: ProcessInfo.processInfo.environment)
+        ) {
             self.busyTimeout = busyTimeout
             self.maximumSizeBytes = maximumSizeBytes
             self.maximumReaderCount = maximumReaderCount
+            self.dataDirectory = dataDirectory
         }
     }
 
@@ -42,11 +56,15 @@ public final class StorageDatabase: Sendable {
 
     /// The database file.
     public let path: String
+    /// What opening changed about who may read the files, one sentence each (`… was readable by other
+    /// users (mode 0644); it is now 0600`), for the caller to show once.
+    public let accessNotes: [String]
     let pool: DatabasePool
 
-    private init(path: String, pool: DatabasePool) {
+    private init(path: String, pool: DatabasePool, accessNotes: [String]) {
         self.path = path
         self.pool = pool
+        self.accessNotes = accessNotes
     }
 
     /// Snapshot records.
@@ -81,8 +99,10 @@ public final class StorageDatabase: Sendable {
                         + StorageError.otherFileAdvice, path: path)
             case .createIfMissing:
                 try createDirectories(for: path)
+                try createPrivateFile(path)
             }
         }
+        let accessNotes = tightenAccess(path, dataDirectory: options.dataDirectory)
         var configuration = Configuration()
         configuration.label = "hostscope.storage"
         configuration.busyMode = .timeout(TimeInterval(options.busyTimeout / .milliseconds(1)) / 1000)
@@ -114,7 +134,7 @@ public final class StorageDatabase: Sendable {
         }
         // Readers of an up-to-date file never take the write lock for a migration check.
         if !complete { try migrate(pool, with: migrator) }
-        return StorageDatabase(path: path, pool: pool)
+        return StorageDatabase(path: path, pool: pool, accessNotes: accessNotes)
     }
 
     /// Turning a new file to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY at once
@@ -165,12 +185,60 @@ public final class StorageDatabase: Sendable {
             missing.append(current)
             current = (current as NSString).deletingLastPathComponent
         }
-        for component in missing.reversed() where mkdir(component, 0o755) != 0 && errno != EEXIST {
+        for component in missing.reversed() where mkdir(component, 0o700) != 0 && errno != EEXIST {
             throw StorageError(
                 code: errno == EACCES || errno == EROFS || errno == EPERM ? .permissionDenied : .cannotOpen,
                 message: "cannot create directory \(component) for \(path): \(StorageError.errnoText(errno)); "
                     + StorageError.otherFileAdvice, path: path)
         }
+    }
+
+    /// Creates an empty database file that only its owner can read, before SQLite opens it: SQLite would
+    /// create it 0644, and gives the `-wal` and `-shm` files the database's own mode.
+    private static func createPrivateFile(_ path: String) throws(StorageError) {
+        if !createExclusively(path, mode: 0o600), errno != EEXIST {
+            throw StorageError(
+                code: errno == EACCES || errno == EROFS || errno == EPERM ? .permissionDenied : .cannotOpen,
+                message: "cannot create \(path): \(StorageError.errnoText(errno)); " + StorageError.otherFileAdvice,
+                path: path)
+        }
+    }
+
+    /// Makes the database, its `-wal` and `-shm` files 0600 and hostscope's own data directory 0700 where
+    /// others could read or enter them; one note per change (or per failed change).
+    private static func tightenAccess(_ path: String, dataDirectory: String?) -> [String] {
+        var notes: [String] = []
+        func tighten(_ file: String, to mode: mode_t, what: String) {
+            var status = stat()
+            guard stat(file, &status) == 0 else { return }
+            let current = status.st_mode & 0o777
+            guard current & 0o077 != 0 else { return }
+            let tightened = current & ~mode_t(0o077)
+            let old = octal(current)
+            if chmod(file, tightened) == 0 {
+                notes.append("\(what) \(file) was open to other users (mode \(old)); it is now \(octal(tightened))")
+            } else {
+                notes.append(
+                    "\(what) \(file) is open to other users (mode \(old)) and could not be changed: "
+                        + "\(StorageError.errnoText(errno)); run: chmod \(octal(mode)) \(file)")
+            }
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        if let dataDirectory, !directory.isEmpty,
+            (directory as NSString).standardizingPath == (dataDirectory as NSString).standardizingPath
+        {
+            tighten(directory, to: 0o700, what: "the data directory")
+        }
+        tighten(path, to: 0o600, what: "the database")
+        for suffix in ["-wal", "-shm"] {
+            tighten(path + suffix, to: 0o600, what: "the database's \(suffix.dropFirst()) file")
+        }
+        return notes
+    }
+
+    private static func octal(_ mode: mode_t) -> String {
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// The applied schema migrations, oldest first.
@@ -230,6 +298,15 @@ public final class StorageDatabase: Sendable {
             throw StorageError(error, path: path, operation: .write)
         }
     }
+}
+
+/// Creates an empty file with `open(2)` and `O_EXCL`; false with `errno` set when it could not. Outside the
+/// class, whose own `open` and `close` would shadow the C functions.
+private func createExclusively(_ path: String, mode: mode_t) -> Bool {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    guard descriptor >= 0 else { return false }
+    close(descriptor)
+    return true
 }
 
 /// What `PRAGMA integrity_check` printed.

@@ -69,7 +69,9 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("base-url"),
         help: ArgumentHelp(
-            "The provider's base URL, as its SDK takes it (OpenAI-compatible ones end in /v1).", valueName: "url"))
+            "The provider's base URL, as its SDK takes it (OpenAI-compatible ones end in /v1); @FILE reads it from "
+                + "a file only you can read.",
+            valueName: "url"))
     var baseURL: String?
 
     @Option(
@@ -107,8 +109,9 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("header"),
         help: ArgumentHelp(
-            "Extra header for the provider, e.g. 'HTTP-Referer=https://example.org' (repeatable; never printed).",
-            valueName: "name=value"))
+            "Extra headers for the provider: @FILE, a file (mode 0600) of name=value lines, or name=value, e.g. "
+                + "'HTTP-Referer=https://example.org' (repeatable; values are never printed or stored).",
+            valueName: "@file|name=value"))
     var headers: [String] = []
 
     @Option(
@@ -119,6 +122,13 @@ struct ChatCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("max-iterations"), help: "The most model calls one question may make.")
     var maxIterations: Int = 10
+
+    @Option(
+        name: .customLong("tool-timeout"),
+        help: ArgumentHelp(
+            "How long one tool call may run before it is stopped and reported as an error (default 60s).",
+            valueName: "duration"))
+    var toolTimeout: DurationArgument?
 
     @Option(
         name: .customLong("idle-timeout"),
@@ -148,6 +158,9 @@ struct ChatCommand: AsyncParsableCommand {
         }
         if jsonl, message == nil { throw ValidationError("--jsonl needs --message: it prints the events of one turn.") }
         if maxIterations < 1 { throw ValidationError("--max-iterations must be 1 or more.") }
+        if let toolTimeout, toolTimeout.duration <= .zero {
+            throw ValidationError("--tool-timeout must be longer than zero, e.g. --tool-timeout 30s.")
+        }
         if let price, Self.pricing(price) == nil {
             throw ValidationError(
                 "--price is two numbers, dollars per million input and output tokens: --price 0.15,0.6")
@@ -183,6 +196,7 @@ struct ChatCommand: AsyncParsableCommand {
         if let databasePath {
             do {
                 store = try await StorageDatabase.open(at: databasePath)
+                store?.accessNotes.forEach(Output.note)
             } catch {
                 if resume != nil { throw Output.fail(error.message, .failure) }
                 Output.warning("the conversation will not be stored: \(error.message)")
@@ -235,7 +249,21 @@ struct ChatCommand: AsyncParsableCommand {
         let stored = resumed?.session
         let kind = provider ?? stored.flatMap { ProviderKind(rawValue: $0.provider) } ?? .openAI
         let sameProvider = stored.map { $0.provider == kind.rawValue } ?? false
-        let base = baseURL ?? (sameProvider ? stored?.baseURL : nil)
+        var base = sameProvider ? stored?.baseURL : nil
+        if let baseURL {
+            do {
+                let (url, fromFile) = try ArgumentSecrets.url(baseURL, option: "--base-url")
+                base = url
+                if !fromFile,
+                    let warning = ArgumentSecrets.urlWarning(
+                        url, option: "--base-url", saferForm: "give the URL as --base-url @FILE")
+                {
+                    Output.warning(warning)
+                }
+            } catch {
+                throw ChatSetupError(error.message, .usage)
+            }
+        }
         if kind == .gateway, base == nil {
             throw ChatSetupError("the gateway has no public address; give its server root with --base-url", .usage)
         }
@@ -248,13 +276,13 @@ struct ChatCommand: AsyncParsableCommand {
         }
         key?.registerForRedaction { ProcessSecrets.register($0) }
         var extra = HTTPHeaders()
-        for header in headers {
-            guard let equals = header.firstIndex(of: "="), equals != header.startIndex else {
-                throw ChatSetupError("a --header is name=value, as in 'HTTP-Referer=https://example.org'", .usage)
-            }
-            let value = String(header[header.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
-            ProcessSecrets.register(value)
-            extra.add(name: String(header[..<equals]).trimmingCharacters(in: .whitespaces), value: value)
+        do {
+            let resolved = try HeaderSources(option: "--header", arguments: headers).resolve()
+            resolved.warnings.forEach(Output.warning)
+            // Every value the user passes is a secret, whatever the header's name.
+            for header in resolved.headers { extra.add(name: header.name, value: header.value, secret: true) }
+        } catch {
+            throw ChatSetupError(error.message, .usage)
         }
         let idle = idleTimeout?.duration ?? .seconds(120)
         let configuration = ProviderConfiguration(
@@ -293,7 +321,8 @@ struct ChatCommand: AsyncParsableCommand {
             provider: ChatProvider(configuration),
             model: model ?? (sameProvider ? stored?.model : nil) ?? Self.defaultModel(kind), systemPrompt: systemPrompt,
             tools: HostTools(host: resolved, root: rootDirectory), header: header,
-            configuration: ChatSession.Configuration(maxIterations: maxIterations))
+            configuration: ChatSession.Configuration(
+                maxIterations: maxIterations, toolTimeout: toolTimeout?.duration ?? .seconds(60)))
     }
 }
 
@@ -330,6 +359,7 @@ struct ChatSessionsListing {
         let store: StorageDatabase
         do {
             store = try await StorageDatabase.open(at: path, mode: .existingOnly)
+            store.accessNotes.forEach(Output.note)
         } catch  where error.code == .notFound {
             Output.write(jsonl ? "" : "no conversations yet (\(path) does not exist)\n")
             return

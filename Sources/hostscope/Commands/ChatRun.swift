@@ -57,7 +57,8 @@ actor ChatRun {
     ) -> ChatSession {
         ChatSession(
             provider: setup.provider, client: client, model: model, systemPrompt: setup.systemPrompt,
-            tools: setup.tools, observer: observer, configuration: setup.configuration)
+            tools: setup.tools, observer: observer, configuration: setup.configuration,
+            secrets: ProcessSecrets.scrubber)
     }
 
     /// The conversation as it would be stored now.

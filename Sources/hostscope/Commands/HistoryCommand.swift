@@ -92,6 +92,7 @@ struct HistoryCommand: AsyncParsableCommand {
         let store: StorageDatabase
         do {
             store = try await StorageDatabase.open(at: path, mode: .existingOnly)
+            store.accessNotes.forEach(Output.note)
         } catch where error.code == .notFound {
             throw Output.fail("no history yet at \(path): run `hostscope watch` first", .failure)
         } catch {

@@ -30,7 +30,9 @@ struct TraceDatabaseOption: ParsableArguments {
     func open() async throws -> StorageDatabase {
         let path = path
         do {
-            return try await StorageDatabase.open(at: path, mode: .existingOnly)
+            let store = try await StorageDatabase.open(at: path, mode: .existingOnly)
+            store.accessNotes.forEach(Output.note)
+            return store
         } catch  where error.code == .notFound {
             throw Output.fail("no spans yet at \(path): run `hostscope snapshot` or `hostscope watch` first", .failure)
         } catch {
@@ -297,14 +299,18 @@ struct TracePushCommand: AsyncParsableCommand {
             only read: a failed push loses nothing and can be run again.
             """)
 
-    @Option(help: ArgumentHelp("The receiver, e.g. http://collector:4318.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The receiver, e.g. http://collector:4318; @FILE reads the URL from a file only you can read.",
+            valueName: "url"))
     var endpoint: String
 
     @Option(
         name: .customLong("header"),
         help: ArgumentHelp(
-            "Request header, e.g. 'Authorization=Bearer …' (repeatable; never printed or traced).",
-            valueName: "name=value"))
+            "Request headers: @FILE, a file (mode 0600) of name=value lines, or name=value (repeatable; never "
+                + "printed or traced). OTEL_EXPORTER_OTLP_HEADERS is read too; options win.",
+            valueName: "@file|name=value"))
     var headers: [String] = []
 
     @Option(help: ArgumentHelp("Earliest span start: a duration back from now or an RFC 3339 time.", valueName: "time"))
@@ -323,11 +329,13 @@ struct TracePushCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 10000.") }
-        _ = try TracingOptions.endpoint(endpoint, headers: headers)
+        _ = try TracingOptions.endpoint(endpoint, option: "--endpoint", headerOption: "--header", headers: headers)
     }
 
     func run() async throws {
-        let endpoint = try TracingOptions.endpoint(endpoint, headers: headers)
+        let (endpoint, warnings) = try TracingOptions.endpoint(
+            endpoint, option: "--endpoint", headerOption: "--header", headers: headers)
+        warnings.forEach(Output.warning)
         let store = try await database.open()
         let now = Date()
         // Spans this push records (its own requests) start after `now` and are not pushed by it.

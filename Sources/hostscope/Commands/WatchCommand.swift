@@ -141,6 +141,7 @@ struct WatchCommand: AsyncParsableCommand {
             let path = DatabaseLocation.path(explicit: database, environment: ProcessInfo.processInfo.environment)
             do {
                 opened = try await StorageDatabase.open(at: path)
+                opened?.accessNotes.forEach(Output.note)
                 if let retain { _ = try await opened?.history.prune(olderThan: Date() - retain.duration.timeInterval) }
             } catch {
                 throw Output.fail("\(error.message); or pass --no-history to watch without storing records", .failure)

@@ -55,6 +55,8 @@ struct ConnectionOptions: ParsableArguments {
         settings.passwordEnvironmentVariable = passwordEnv
         settings.passphraseEnvironmentVariable = passphraseEnv
         settings.configFile = sshConfig
+        settings.configWarning = { Output.warningOnce($0.description) }
+        settings.hostKeyRecorded = { Output.notice($0.notice) }
         return settings
     }
 }

@@ -9,15 +9,17 @@ struct TracingOptions: ParsableArguments {
     @Option(
         name: .customLong("otlp-endpoint"),
         help: ArgumentHelp(
-            "Also send spans over OTLP/HTTP while running, e.g. http://localhost:4318 (/v1/traces is appended).",
+            "Also send spans over OTLP/HTTP while running, e.g. http://localhost:4318 (/v1/traces is appended); "
+                + "@FILE reads the URL from a file only you can read.",
             valueName: "url"))
     var otlpEndpoint: String?
 
     @Option(
         name: .customLong("otlp-header"),
         help: ArgumentHelp(
-            "Header for the OTLP receiver, e.g. 'Authorization=Bearer …' (repeatable; never printed or traced).",
-            valueName: "name=value"))
+            "Headers for the OTLP receiver: @FILE, a file (mode 0600) of name=value lines, or name=value "
+                + "(repeatable; never printed or traced). OTEL_EXPORTER_OTLP_HEADERS is read too; options win.",
+            valueName: "@file|name=value"))
     var otlpHeaders: [String] = []
 
     @Option(
@@ -29,34 +31,55 @@ struct TracingOptions: ParsableArguments {
 
     func validate() throws {
         if let traceBuffer, traceBuffer < 1 { throw ValidationError("--trace-buffer must be 1 or more.") }
-        _ = try endpoint()
+        _ = try resolveEndpoint()
     }
 
-    /// The OTLP endpoint, its headers parsed; `nil` when none was given.
-    func endpoint() throws -> OTLPEndpoint? {
+    /// The OTLP endpoint with its headers from every source, and warnings about secrets given inline;
+    /// `nil` when no endpoint was given.
+    func resolveEndpoint() throws -> (endpoint: OTLPEndpoint, warnings: [String])? {
         guard let otlpEndpoint else {
             if !otlpHeaders.isEmpty { throw ValidationError("--otlp-header needs --otlp-endpoint.") }
             return nil
         }
-        return try TracingOptions.endpoint(otlpEndpoint, headers: otlpHeaders)
+        return try TracingOptions.endpoint(
+            otlpEndpoint, option: "--otlp-endpoint", headerOption: "--otlp-header", headers: otlpHeaders)
     }
 
-    /// An endpoint and `name=value` headers, registered as secrets before anything can print them.
-    static func endpoint(_ url: String, headers: [String]) throws -> OTLPEndpoint {
-        var parsed: [(name: String, value: String)] = []
-        for header in headers {
-            guard let equals = header.firstIndex(of: "="), equals != header.startIndex else {
-                throw ValidationError(
-                    "a header is name=value, as in 'Authorization=Bearer …'; got a header without '='.")
-            }
-            let value = String(header[header.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
-            parsed.append((String(header[..<equals]).trimmingCharacters(in: .whitespaces), value))
-        }
+    /// The OTLP endpoint, warnings about inline secrets printed on stderr; `nil` when none was given.
+    func endpoint() throws -> OTLPEndpoint? {
+        guard let resolved = try resolveEndpoint() else { return nil }
+        resolved.warnings.forEach(Output.warning)
+        return resolved.endpoint
+    }
+
+    /// An endpoint (`URL` or `@FILE`) and its headers (options `name=value` or `@FILE`, and the
+    /// `OTEL_EXPORTER_OTLP_*HEADERS` variables), every credential registered as a secret before anything
+    /// can print it.
+    static func endpoint(
+        _ argument: String, option: String, headerOption: String, headers: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> (endpoint: OTLPEndpoint, warnings: [String]) {
         do {
-            let endpoint = try OTLPEndpoint(url, headers: parsed)
+            let (url, fromFile) = try ArgumentSecrets.url(argument, option: option)
+            let resolved = try HeaderSources.otlp(option: headerOption, arguments: headers, environment: environment)
+                .resolve()
+            let endpoint = try OTLPEndpoint(url, headers: resolved.headers)
             for secret in endpoint.secrets { ProcessSecrets.register(secret) }
-            return endpoint
-        } catch {
+            var warnings = resolved.warnings
+            if !fromFile,
+                let warning = ArgumentSecrets.urlWarning(
+                    url, option: option,
+                    saferForm: "send them as a header (OTEL_EXPORTER_OTLP_HEADERS or \(headerOption) @FILE), "
+                        + "or give the URL as \(option) @FILE")
+            {
+                warnings.append(warning)
+            }
+            return (endpoint, warnings)
+        } catch let error as PrivateFileError {
+            throw ValidationError(error.message)
+        } catch let error as HeaderSourceError {
+            throw ValidationError(error.message)
+        } catch let error as TracingError {
             throw ValidationError(error.message)
         }
     }
@@ -76,7 +99,7 @@ struct TracingOptions: ParsableArguments {
 extension TraceRuntime {
     /// Starts tracing for a command, warnings on stderr.
     static func start(_ setup: TraceSetup) async -> TraceRuntime {
-        await start(setup, warn: { Output.warning($0) })
+        await start(setup, warn: { Output.warning($0) }, note: { Output.note($0) })
     }
 
     /// Flushes and reports what went wrong with the export, if anything, on stderr.

@@ -123,6 +123,15 @@ import Testing
                 #expect(loaded == ours.identityFiles.map(\.path), context)
             }
 
+            // `ssh -G` prints `proxyjump` for a jump host, else `proxycommand` when one is set.
+            if let jump = ssh.first("proxyjump") {
+                #expect(ours.proxy == SSHProxy(kind: .jump, value: jump, origin: ours.proxy?.origin), context)
+            } else if let command = ssh.first("proxycommand") {
+                #expect(ours.proxy == SSHProxy(kind: .command, value: command, origin: ours.proxy?.origin), context)
+            } else {
+                #expect(ours.proxy == nil, context)
+            }
+
             switch ssh.first("identityagent") {
             case nil, "SSH_AUTH_SOCK":
                 #expect(ours.identityAgent.socketPath == scenario.variables["SSH_AUTH_SOCK"], context)
@@ -157,7 +166,12 @@ import Testing
 
     @Test func theScenariosCoverWhatTheyClaim() {
         let text = OpenSSHScenario.all.flatMap(\.files.values).joined(separator: "\n")
-        for feature in ["Include", "!", "%h", "%r", "%u", "%p", "%d", "%%", "~/", "\"", "${", "=", "Match all"] {
+        let features = [
+            "Include", "!", "%h", "%r", "%u", "%p", "%d", "%%", "~/", "\"", "${", "=", "Match all", "Match host",
+            "Match originalhost", "Match user", "Match localuser", "Match final", "Match canonical", "IgnoreUnknown",
+            "ProxyJump", "ProxyCommand",
+        ]
+        for feature in features {
             #expect(text.contains(feature), "no scenario uses \(feature)")
         }
     }

@@ -20,7 +20,7 @@ struct OpenSSHScenario: Sendable, CustomStringConvertible {
     static let configPath = ".ssh/config"
 
     static let all: [OpenSSHScenario] = [
-        firstValueWins, negation, includes, tokensAndQuotes, keywordSpellings,
+        firstValueWins, negation, includes, tokensAndQuotes, keywordSpellings, matchCriteria, finalPass, proxies,
     ]
 
     static let firstValueWins = OpenSSHScenario(
@@ -165,6 +165,87 @@ struct OpenSSHScenario: Sendable, CustomStringConvertible {
             Invocation(host: "alpha"), Invocation(host: "beta"), Invocation(host: "gamma"), Invocation(host: "delta"),
         ])
 
+    static let matchCriteria = OpenSSHScenario(
+        name: "Match host, originalhost, user and localuser with negation and lists",
+        files: [
+            configPath: """
+            IgnoreUnknown UseKeychain,Add*
+            UseKeychain yes
+            Match host web1
+                ServerAliveInterval 5
+            Host web1 web2
+                HostName %h.Example.com
+            Match host web1.example.com user deploy
+                Port 2201
+            Match originalhost WEB2 !user root
+                Port 2202
+            Match user root,admin
+                IdentitiesOnly yes
+            Match localuser *,!nobody-here
+                ServerAliveCountMax 7
+            Match !host *.example.com
+                ConnectTimeout 9
+            Match canonical all
+                Port 1
+            Host *
+                User fallback
+                AddKeysToAgentx yes
+            """
+        ],
+        invocations: [
+            Invocation(host: "deploy@web1"), Invocation(host: "web1"), Invocation(host: "web2"),
+            Invocation(host: "root@web2"), Invocation(host: "other"), Invocation(host: "web1", user: "deploy"),
+            Invocation(host: "admin@db-1"),
+        ])
+
+    static let finalPass = OpenSSHScenario(
+        name: "Match final and canonical read the files again",
+        files: [
+            configPath: """
+            Host alpha
+                HostName Alpha.Example.NET
+            Host alpha.example.net
+                Port 2300
+                User second-pass
+            Match final host alpha.example.net
+                IdentityFile ~/.ssh/final_%h
+            Match canonical
+                ServerAliveInterval 33
+            Host Beta
+                Port 2400
+            Host beta
+                User lower-case
+            Match host nothing !final
+                Port 1
+            """
+        ],
+        invocations: [
+            Invocation(host: "alpha"), Invocation(host: "Beta"), Invocation(host: "beta"), Invocation(host: "gamma"),
+        ])
+
+    static let proxies = OpenSSHScenario(
+        name: "ProxyJump and ProxyCommand, first one wins",
+        files: [
+            configPath: """
+            Host j1
+                ProxyJump bastion
+            Host j2
+                ProxyCommand nc %h %p
+            Host j3
+                ProxyJump none
+                ProxyJump bastion
+            Host j4
+                ProxyCommand none
+            Host *
+                ProxyJump late
+                ProxyCommand never
+            """
+        ],
+        invocations: [
+            Invocation(host: "j1"), Invocation(host: "j2"), Invocation(host: "j3"), Invocation(host: "j4"),
+            Invocation(host: "j5"),
+        ])
+
     /// Configs `ssh` refuses; hostscope must refuse them too.
     static let rejected: [OpenSSHScenario] = [
         ("a bad port in a block that does not apply", "Host nomatch\n    Port abc\n"),
@@ -176,6 +257,12 @@ struct OpenSSHScenario: Sendable, CustomStringConvertible {
         ("an unclosed quote", "IdentityFile \"~/.ssh/my key\n"),
         ("a file including itself", "Include config\n"),
         ("an empty Host pattern", "Host \"\"\n"),
+        ("a misspelt keyword", "Host web1\n    Hostnme web1.example.com\n"),
+        ("a keyword before the IgnoreUnknown that names it", "UseKeychain yes\nIgnoreUnknown UseKeychain\n"),
+        ("IgnoreUnknown in a block that does not apply", "Host other\n  IgnoreUnknown Foo\nHost *\n  Foo bar\n"),
+        ("Match all beside another criterion", "Match all host web1\n"),
+        ("a Match criterion without its pattern", "Match host\n"),
+        ("a misspelt Match criterion", "Match hots web1\n"),
     ].map { name, text in
         OpenSSHScenario(name: name, files: [configPath: text], invocations: [Invocation(host: "web1")])
     }

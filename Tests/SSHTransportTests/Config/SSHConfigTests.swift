@@ -102,24 +102,74 @@ import Testing
         #expect(host.origins["port"]?.line == 4)
     }
 
-    @Test func matchBlocksAreSkippedWithAWarningNamingTheLine() throws {
-        let config = try ConfigTest.config("Match host web1\n  User matched\nHost web1\n  Port 2200\n")
-        #expect(config.warnings.count == 1)
-        #expect(config.warnings.first?.location.line == 1)
-        #expect(config.warnings.first?.message.contains("Match blocks are not supported") == true)
-        let host = try config.resolve(host: "web1")
-        #expect(host.user == "alice")
-        #expect(host.port == 2200)
+    @Test func aMisspeltKeywordStopsResolutionAsItStopsSSH() throws {
+        let config = try ConfigTest.config("Host web1\n  Hostnme typo.example.com\n")
+        #expect(config.warnings.isEmpty)
+        let error = ConfigTest.error { _ = try config.resolve(host: "other") }
+        #expect(error?.code == .config)
+        #expect(
+            error?.message
+                == sshDirectory + "/config line 2: Bad configuration option \"Hostnme\": it is not an ssh_config "
+                + "keyword, and ssh stops here too; correct its spelling, or name it in an IgnoreUnknown line before "
+                + "it if another program reads it")
     }
 
-    @Test func unknownKeywordsAreKeptAndWarnedAboutUnlessIgnoreUnknownCoversThem() throws {
+    @Test func ignoreUnknownCoversKeywordsAfterItAsSSHReadsIt() throws {
+        let covered = try ConfigTest.config("IgnoreUnknown UseKeychain,add*\nUseKeychain yes\nAddFoo 1\n")
+        #expect(try covered.resolve(host: "x").hostName == "x")
+        // Only an IgnoreUnknown before the line counts, only in a block that applies, and only the first.
+        let cases = [
+            "UseKeychain yes\nIgnoreUnknown UseKeychain\n",
+            "Host other\n  IgnoreUnknown UseKeychain\nHost *\n  UseKeychain yes\n",
+            "IgnoreUnknown Foo\nIgnoreUnknown UseKeychain\nUseKeychain yes\n",
+        ]
+        for text in cases {
+            let error = ConfigTest.error { _ = try ConfigTest.resolve("x", in: text) }
+            #expect(error?.message.contains("Bad configuration option \"UseKeychain\"") == true, "\(text)")
+        }
+        #expect(ConfigTest.error { _ = try ConfigTest.config("IgnoreUnknown a b\n") }?.code == .config)
+    }
+
+    @Test func keywordsSSHKnowsButHostscopeDoesNotUseAreReadSilently() throws {
         let config = try ConfigTest.config(
-            "IgnoreUnknown UseKeychain,Add*\nUseKeychain yes\nAddFoo 1\nHostnme typo.example.com\n")
-        #expect(config.warnings.map(\.location.line) == [4])
-        #expect(config.warnings.first?.message == "\"Hostnme\" is not an ssh_config keyword; it is ignored")
-        let host = try config.resolve(host: "x")
-        #expect(host.hostName == "x")
-        #expect(host.otherDirective("hostnme")?.arguments == ["typo.example.com"])
+            "ForwardAgent yes\nControlMaster auto\nProtocol 2\nUseRoaming no\nTag prod\nChannelTimeout session=5m\n")
+        #expect(config.warnings.isEmpty)
+        #expect(try config.resolve(host: "x").otherDirective("controlmaster")?.arguments == ["auto"])
+    }
+
+    @Test func keywordsSSHNoLongerSupportsAreReportedOnceAsSSHReportsThem() throws {
+        let config = try ConfigTest.config("Host a\n  RSAAuthentication yes\nHost b\n  CompressionLevel 6\n")
+        #expect(config.warnings.map(\.location.line) == [2, 4])
+        #expect(
+            config.warnings.first?.message == "\"RSAAuthentication\" is no longer supported by ssh, which ignores it "
+                + "too; remove it")
+        #expect(try config.resolve(host: "a").port == 22)
+    }
+
+    @Test func proxyJumpAndProxyCommandSettleAsInSSH() throws {
+        let text = """
+            Host j1
+                ProxyJump admin@bastion:2222
+            Host j2
+                ProxyCommand ssh -W %h:%p gw
+            Host j3
+                ProxyJump none
+            Host j4
+                ProxyCommand None
+            Host *
+                ProxyJump late
+                ProxyCommand after-none
+            """
+        let j1 = try ConfigTest.resolve("j1", in: text)
+        #expect(j1.proxy == SSHProxy(kind: .jump, value: "admin@bastion:2222", origin: j1.proxy?.origin))
+        #expect(j1.proxy?.origin?.line == 2)
+        #expect(try ConfigTest.resolve("j2", in: text).proxy?.value == "ssh -W %h:%p gw")
+        #expect(try ConfigTest.resolve("j2", in: text).proxy?.kind == .command)
+        // `ProxyJump none` leaves room for a later ProxyCommand; `ProxyCommand none` for nothing.
+        #expect(try ConfigTest.resolve("j3", in: text).proxy?.value == "after-none")
+        #expect(try ConfigTest.resolve("j4", in: text).proxy == nil)
+        #expect(try ConfigTest.resolve("other", in: text).proxy?.value == "late")
+        #expect(try ConfigTest.resolve("x", in: "ProxyJump none\n").proxy == nil)
     }
 
     @Test func directivesListEveryLineInReadingOrder() throws {

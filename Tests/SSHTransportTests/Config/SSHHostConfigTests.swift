@@ -273,18 +273,27 @@ import Testing
         #expect(host.identitiesOnly)
     }
 
-    @Test func matchAllAppliesAndOtherMatchBlocksDoNot() throws {
-        let text = "Host db1\nMatch all\n  User everyone\nMatch exec true\n  Port 1\n"
+    @Test func revokedHostKeysFilesExpandLikeKnownHostsFilesAndNoneMeansNone() throws {
+        let text = "Host web1\n  RevokedHostKeys ~/.ssh/revoked_%h /etc/ssh/revoked\nHost *\n  RevokedHostKeys none\n"
+        let host = try ConfigTest.resolve("web1", in: text)
+        #expect(host.revokedHostKeysFiles == [ConfigTest.home + "/.ssh/revoked_web1", "/etc/ssh/revoked"])
+        #expect(host.origins["revokedhostkeys"]?.line == 2)
+        #expect(try ConfigTest.resolve("db1", in: text).revokedHostKeysFiles.isEmpty)
+        #expect(try ConfigTest.resolve("db1", in: "").revokedHostKeysFiles.isEmpty)
+    }
+
+    @Test func matchAllAppliesAndAMatchThatDoesNotHoldDoesNot() throws {
+        let text = "Host db1\nMatch all\n  User everyone\nMatch host db*\n  Port 1\n"
         let host = try ConfigTest.resolve("web1", in: text)
         #expect(host.user == "everyone")
         #expect(host.port == 22)
     }
 
     @Test func directivesHostscopeDoesNotApplyAreKeptForTheHostTheyApplyTo() throws {
-        let text = "Host web1\n  ProxyJump bastion\n  ForwardAgent yes\nHost *\n  ProxyJump other\n"
+        let text = "Host web1\n  ForwardAgent yes\n  SendEnv LANG\nHost *\n  ForwardAgent no\n"
         let host = try ConfigTest.resolve("web1", in: text)
-        #expect(host.otherDirectives.map(\.keyword) == ["proxyjump", "forwardagent", "proxyjump"])
-        #expect(host.otherDirective("ProxyJump")?.arguments == ["bastion"])
-        #expect(try ConfigTest.resolve("db1", in: text).otherDirective("forwardagent") == nil)
+        #expect(host.otherDirectives.map(\.keyword) == ["forwardagent", "sendenv", "forwardagent"])
+        #expect(host.otherDirective("ForwardAgent")?.arguments == ["yes"])
+        #expect(try ConfigTest.resolve("db1", in: text).otherDirective("sendenv") == nil)
     }
 }

@@ -55,38 +55,12 @@ public struct OTLPEndpoint: Sendable {
     public var redactedURL: String { Redaction.url(tracesURL) }
 
     /// The values that must never appear in output: userinfo, credential-like query values, and the
-    /// values of credential headers. The composition root registers them with the ``SecretScrubber``.
+    /// value of every header. The composition root registers them with the ``SecretScrubber``.
     public var secrets: [String] {
-        var found: [String] = []
-        if let schemeEnd = tracesURL.firstRange(of: "://")?.upperBound {
-            let rest = tracesURL[schemeEnd...]
-            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
-                let userinfo = rest[..<at]
-                if let colon = userinfo.firstIndex(of: ":") {
-                    found.append(String(userinfo[userinfo.index(after: colon)...]))
-                } else {
-                    found.append(String(userinfo))
-                }
-            }
-        }
-        if let question = tracesURL.firstIndex(of: "?") {
-            for parameter in tracesURL[tracesURL.index(after: question)...].split(separator: "&") {
-                guard let equals = parameter.firstIndex(of: "=") else { continue }
-                let name = Redaction.percentDecoded(parameter[..<equals])
-                if Redaction.isSensitiveParameter(name) {
-                    let value = parameter[parameter.index(after: equals)...]
-                    found.append(Redaction.percentDecoded(value))
-                    found.append(String(value))
-                }
-            }
-        }
-        for header in headers where Redaction.isSensitiveHeader(header.name) {
-            found.append(header.value)
-            // `Bearer abc` also leaks as `abc` alone.
-            if let space = header.value.lastIndex(of: " ") {
-                found.append(String(header.value[header.value.index(after: space)...]))
-            }
+        var found = Redaction.urlSecrets(tracesURL)
+        // Every header value the user passes is a secret, whatever its name (`x-honeycomb-team`, a tenant key).
+        for header in headers {
+            found += Redaction.headerValueSecrets(header.value)
         }
         return found.filter { !$0.isEmpty }
     }
