@@ -1,4 +1,4 @@
-import RemoteFiles
+import ValueFormats
 
 /// Makes text from a host safe to print on a terminal.
 ///
@@ -70,6 +70,11 @@ public enum TerminalText {
         return out
     }
 
+    /// ``sanitize(bytes:)`` as bytes, for sinks of data that reach a terminal.
+    public static func escaped(bytes: [UInt8]) -> [UInt8] {
+        Array(sanitize(bytes: bytes).utf8)
+    }
+
     /// Whether `bytes` hold nothing ``sanitize(bytes:)`` would change: valid UTF-8 without
     /// control characters other than newline, tab and the CR of a CRLF line end.
     public static func isSafe<Bytes: Collection<UInt8>>(bytes: Bytes) -> Bool {
@@ -106,13 +111,8 @@ public enum TerminalText {
         case "\t": return "\\t"
         default:
             let value = scalar.value
-            return value < 0x100 ? "\\x" + hex(value, width: 2) : "\\u{" + hex(value, width: 4) + "}"
+            return value < 0x100 ? "\\x" + Hex.string(value, width: 2) : "\\u{" + Hex.string(value, width: 4) + "}"
         }
-    }
-
-    private static func hex(_ value: UInt32, width: Int) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     /// Shortens `text` to `width` columns with an ellipsis (counting characters as one column).

@@ -1,7 +1,8 @@
 import HostStats
+import HostscopeCore
 
 /// hostscope's exit statuses: scripts branch on them, so each failure class has its own.
-public enum ExitStatus: Int32, Sendable, CaseIterable {
+enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0
     /// Anything not covered below (bad input file, unwritable output …).
     case failure = 1
@@ -21,7 +22,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// limit, server error, timeout, a stream that broke off) or the tool loop hit its limit.
     case chat = 9
 
-    public init(_ kind: FailureKind) {
+    init(_ kind: FailureKind) {
         switch kind {
         case .connect: self = .connect
         case .auth: self = .auth
@@ -33,7 +34,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
 
     /// The status of a run whose hosts produced `records`: success when all succeeded, else
     /// the status of the first failure in argument order.
-    public init(records: [SnapshotRecord]) {
+    init(records: [SnapshotRecord]) {
         for record in records {
             if case .failure(let failure) = record {
                 self.init(failure.kind)
@@ -41,5 +42,13 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             }
         }
         self = .success
+    }
+
+    /// The status of a request the core could not carry out.
+    init(_ error: CoreError) {
+        switch error.code {
+        case .invalidRequest: self = .usage
+        case .notFound, .failed: self = .failure
+        }
     }
 }

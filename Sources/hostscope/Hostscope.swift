@@ -1,4 +1,5 @@
 import HostscopeCore
+import TerminalUI
 import ArgumentParser
 import Foundation
 

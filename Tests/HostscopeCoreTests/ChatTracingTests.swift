@@ -1,3 +1,4 @@
+import HostStats
 import HostscopeCore
 import AgentTracing
 import Chat

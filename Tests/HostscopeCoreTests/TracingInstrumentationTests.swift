@@ -25,7 +25,7 @@ import Tracing
         let server = try SSHTestServer.shared()
         let tracer = Self.tracer()
         let records = await withTracer(tracer) {
-            await FleetSnapshot.collect([.ssh(Self.options(server))], options: CollectorOptions())
+            await SnapshotService.collect([.ssh(Self.options(server))], options: CollectorOptions())
         }
         guard case .snapshot = records.first else {
             Issue.record("the snapshot failed: \(records)")

@@ -1,3 +1,4 @@
+import TerminalUI
 import HostscopeCore
 import Foundation
 import Testing

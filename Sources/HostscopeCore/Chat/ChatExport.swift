@@ -1,12 +1,32 @@
+import ValueFormats
 import Foundation
 import HostStats
-import OrderedJSON
-import Storage
+public import OrderedJSON
+public import Storage
 
 /// A conversation written out for people (Markdown) or programs (JSON), with every tool call's span ids.
 ///
 /// Both are made from the stored form, which holds no credential, so an export cannot leak an API key.
 public enum ChatExport {
+    /// The formats a conversation is written in.
+    public enum Format: String, Sendable, Equatable {
+        /// Markdown, for people.
+        case markdown = "md"
+        /// `hostscope.chat/1` JSON, for programs.
+        case json
+
+        /// The file name extension of the format.
+        public var fileExtension: String { rawValue }
+    }
+
+    /// The conversation in `format`: Markdown, or pretty-printed JSON with a final newline.
+    public static func text(_ conversation: StoredConversation, format: Format) -> String {
+        switch format {
+        case .markdown: markdown(conversation)
+        case .json: json(conversation).prettyJSONString + "\n"
+        }
+    }
+
     /// `hostscope.chat/1`: the session header, messages, tool calls (with `trace_id` and `span_id`) and turns.
     public static func json(_ conversation: StoredConversation) -> JSONValue {
         let session = conversation.session
@@ -19,8 +39,8 @@ public enum ChatExport {
         header.append("system_prompt", .from(session.systemPrompt, JSONValue.string))
         header.append("root", .from(session.root, JSONValue.string))
         header.append("gateway_session_id", .from(session.gatewaySessionID, JSONValue.string))
-        header.append("created_at", .string(Timestamp.format(session.createdAt)))
-        header.append("updated_at", .string(Timestamp.format(session.updatedAt)))
+        header.append("created_at", .string(RFC3339.format(session.createdAt)))
+        header.append("updated_at", .string(RFC3339.format(session.updatedAt)))
         header.append("turns", .number(session.turns))
         header.append("input_tokens", .number(session.inputTokens))
         header.append("output_tokens", .number(session.outputTokens))
@@ -69,7 +89,7 @@ public enum ChatExport {
             object.append("error_message", .from(turn.errorMessage, JSONValue.string))
             object.append("trace_id", .from(turn.traceID, JSONValue.string))
             object.append("span_id", .from(turn.spanID, JSONValue.string))
-            object.append("finished_at", .string(Timestamp.format(turn.finishedAt)))
+            object.append("finished_at", .string(RFC3339.format(turn.finishedAt)))
             return .object(object)
         }
         return .object([
@@ -85,9 +105,9 @@ public enum ChatExport {
         var out = "# hostscope chat \(session.id)\n\n"
         out += "- host: \(session.host)\n- provider: \(session.provider), model: \(session.model)\n"
         if let root = session.root { out += "- root: \(root)\n" }
-        out += "- started: \(Timestamp.format(session.createdAt)), updated: \(Timestamp.format(session.updatedAt))\n"
+        out += "- started: \(RFC3339.format(session.createdAt)), updated: \(RFC3339.format(session.updatedAt))\n"
         out += "- tokens: \(session.inputTokens) in / \(session.outputTokens) out"
-        if let cost = session.costUSD { out += ", cost: \(ChatTimelineText.costText(cost))" }
+        if let cost = session.costUSD { out += ", cost: \(FigureText.cost(cost))" }
         out += "\n"
         if let system = session.systemPrompt { out += "- system prompt: \(system)\n" }
         var rows: [String: Int] = [:]
@@ -105,7 +125,7 @@ public enum ChatExport {
                     guard let row = rows[id] else { continue }
                     let stored = conversation.toolCalls[row - 1]
                     out += "- tool \(row): `\(stored.name)` `\(stored.inputJSON)` → \(stored.status)"
-                    if let duration = stored.durationMs { out += ", \(ChatTimelineText.durationText(duration))" }
+                    if let duration = stored.durationMs { out += ", \(FigureText.milliseconds(duration))" }
                     if let exit = stored.exitCode { out += ", exit \(exit)" }
                     if let span = stored.spanID { out += ", span `\(span)`" }
                     out += "\n"
@@ -135,7 +155,7 @@ public enum ChatExport {
             for turn in conversation.turns {
                 let tokens = "\(turn.inputTokens.map(String.init) ?? "-")/\(turn.outputTokens.map(String.init) ?? "-")"
                 out += "| \(turn.turn) | \(turn.model) | \(turn.finishReason) | \(tokens) | "
-                out += (turn.costUSD.map(ChatTimelineText.costText) ?? "-") + " | " + (turn.spanID ?? "-") + " |\n"
+                out += (turn.costUSD.map(FigureText.cost) ?? "-") + " | " + (turn.spanID ?? "-") + " |\n"
             }
         }
         return out

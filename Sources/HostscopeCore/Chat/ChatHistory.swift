@@ -1,7 +1,8 @@
-import Chat
-import Foundation
+import ValueFormats
+public import Chat
+public import Foundation
 import OrderedJSON
-import Storage
+public import Storage
 import Synchronization
 
 /// What a stored conversation says about itself besides its transcript.
@@ -34,10 +35,7 @@ public struct ChatHeader: Sendable, Equatable {
     /// A new conversation id: 12 random hex digits, short enough to type, unlikely to repeat.
     public static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<6).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
+        return Hex.string((0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 }
 

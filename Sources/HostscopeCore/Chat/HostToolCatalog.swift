@@ -1,4 +1,4 @@
-import Chat
+public import Chat
 import OrderedJSON
 
 /// The definitions of the host tools: names, descriptions for the model, and JSON schemas.

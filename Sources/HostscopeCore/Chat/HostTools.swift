@@ -1,8 +1,9 @@
-import AgentTracing
-import Chat
-import Foundation
+import ValueFormats
+public import AgentTracing
+public import Chat
+public import Foundation
 import HostStats
-import OrderedJSON
+public import OrderedJSON
 import RemoteFiles
 import SSHTransport
 import Synchronization
@@ -201,8 +202,8 @@ public actor HostTools: ToolExecutor {
             text +=
                 [
                     String(process.pid), process.ppid.map(String.init) ?? "-", process.user ?? "-",
-                    ByteFormat.percent(process.cpuPercent), ByteFormat.percent(process.memoryPercent),
-                    process.rssBytes.map { ByteFormat.bytes($0) } ?? "-", command,
+                    FigureText.percent(process.cpuPercent), FigureText.percent(process.memoryPercent),
+                    process.rssBytes.map { FigureText.bytes($0) } ?? "-", command,
                 ].joined(separator: "\t") + "\n"
         }
         return ToolOutput(text: text, exitCode: exitCode)
@@ -225,15 +226,15 @@ public actor HostTools: ToolExecutor {
         for disk in disks {
             let inodes: String
             if let total = disk.inodesTotal, let used = disk.inodesUsed, total > 0 {
-                inodes = ByteFormat.percent(Double(used) / Double(total) * 100)
+                inodes = FigureText.percent(Double(used) / Double(total) * 100)
             } else {
                 inodes = "-"
             }
             text +=
                 [
-                    disk.filesystem, disk.type ?? "-", ByteFormat.bytes(disk.sizeBytes),
-                    ByteFormat.bytes(disk.usedBytes),
-                    ByteFormat.bytes(disk.availableBytes), ByteFormat.percent(disk.usedPercent), inodes, disk.mount,
+                    disk.filesystem, disk.type ?? "-", FigureText.bytes(disk.sizeBytes),
+                    FigureText.bytes(disk.usedBytes),
+                    FigureText.bytes(disk.availableBytes), FigureText.percent(disk.usedPercent), inodes, disk.mount,
                 ].joined(separator: "\t") + "\n"
         }
         return ToolOutput(text: text, exitCode: exitCode)
@@ -414,7 +415,7 @@ public actor HostTools: ToolExecutor {
     static func describe(_ entry: RemoteFileEntry, fullPath: Bool = false) -> String {
         let size = entry.size.map(String.init) ?? "-"
         let modified = entry.modificationTime.map { time in
-            String(Timestamp.format(Date(timeIntervalSince1970: Double(time))).prefix(19)) + "Z"
+            String(RFC3339.format(Date(timeIntervalSince1970: Double(time))).prefix(19)) + "Z"
         }
         var line = "\(entry.permissionsText)\t\(size)\t\(modified ?? "-")\t"
         line += fullPath ? entry.path.escaped : entry.escapedName

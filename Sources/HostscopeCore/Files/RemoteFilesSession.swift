@@ -1,6 +1,9 @@
+import ValueFormats
+public import Foundation
 import HostStats
-import RemoteFiles
+public import RemoteFiles
 import SSHTransport
+public import ValueFormats
 
 /// A `hostscope files` argument that cannot be used (a local path, a malformed host).
 public struct FilesArgumentError: Error, Sendable, CustomStringConvertible {
@@ -38,9 +41,10 @@ public struct RemoteFilesSession: Sendable {
     /// - Throws: ``FilesArgumentError`` for an unusable argument, `CollectionError` (classified
     ///   `connect`, `auth`, `host_key`, `timeout`) when connecting fails, ``RemoteFilesError``
     ///   when the root cannot be used.
-    public static func open(argument: String, settings: ConnectionSettings, root: String?) async throws
-        -> RemoteFilesSession
-    {
+    public static func open(
+        argument: String, settings: ConnectionSettings,
+        environment: [String: String] = ProcessInfo.processInfo.environment, root: String?
+    ) async throws -> RemoteFilesSession {
         let target: FileTarget
         do {
             target = try FileTarget(parsing: argument)
@@ -53,7 +57,7 @@ public struct RemoteFilesSession: Sendable {
         }
         let resolved: ResolvedHost
         do {
-            resolved = try HostResolver(settings: settings).resolve(target.host)
+            resolved = try HostResolver(settings: settings, environment: environment).resolve(target.host)
         } catch {
             throw FilesArgumentError(error.message)
         }
@@ -81,10 +85,11 @@ public struct RemoteFilesSession: Sendable {
 
     /// Opens a session for `argument`, runs `body`, and closes the session whatever happens.
     public static func with<T: Sendable>(
-        argument: String, settings: ConnectionSettings, root: String?,
+        argument: String, settings: ConnectionSettings,
+        environment: [String: String] = ProcessInfo.processInfo.environment, root: String?,
         _ body: (RemoteFilesSession) async throws -> T
     ) async throws -> T {
-        let session = try await open(argument: argument, settings: settings, root: root)
+        let session = try await open(argument: argument, settings: settings, environment: environment, root: root)
         do {
             let result = try await body(session)
             await session.close()

@@ -1,5 +1,5 @@
-import Foundation
-import SSHTransport
+public import Foundation
+public import SSHTransport
 
 /// The connection options every command takes (`--user`, `--port`, `--identity`, …), applied
 /// over `~/.ssh/config` the way `ssh`'s command line is.
@@ -17,13 +17,14 @@ public struct ConnectionSettings: Sendable {
     public var passphraseEnvironmentVariable: String?
     /// An ssh_config file to read instead of `~/.ssh/config` and `/etc/ssh/ssh_config`.
     public var configFile: String?
-    /// Whether a person may be asked for secrets on the terminal.
-    public var allowPrompts = true
+    /// Who is asked for a password or passphrase no variable holds; `nil` asks no one (a chat, which owns
+    /// the terminal's input, and services).
+    public var prompter: SecretPrompter?
     /// Told of each warning about the ssh_config files (`SSHConfig.warnings`) when a ``HostResolver`` reads
     /// them; the command line prints each once per run.
-    public var configWarning: (@Sendable (SSHConfigWarning) -> Void)?
-    /// Told when a host key is added to known_hosts, to say so as `ssh` does.
-    public var hostKeyRecorded: (@Sendable (RecordedHostKey) -> Void)?
+    public var configWarning: (@Sendable (String) -> Void)?
+    /// Told when a host key is added to known_hosts, in `ssh`'s words.
+    public var hostKeyRecorded: (@Sendable (String) -> Void)?
 
     public init() {}
 
@@ -58,7 +59,7 @@ public struct HostResolver: Sendable {
         self.environment = environment
         config = try SSHConfig.load(configFile: settings.configFile)
         if let warn = settings.configWarning {
-            config.warnings.forEach(warn)
+            for warning in config.warnings { warn(warning.description) }
         }
     }
 
@@ -90,7 +91,7 @@ public struct HostResolver: Sendable {
         let secrets = SecretSources(
             passwordVariable: settings.passwordEnvironmentVariable,
             passphraseVariable: settings.passphraseEnvironmentVariable ?? ConnectionSettings.defaultPassphraseVariable,
-            environment: environment, allowPrompts: settings.allowPrompts)
+            environment: environment, prompter: settings.prompter)
         var options = SSHConnectionOptions(
             displayName: destination.description, hostName: host.hostName, port: host.port, user: host.user,
             identityFiles: host.identityFiles.map(\.path), identitiesOnly: host.identitiesOnly,
@@ -103,7 +104,41 @@ public struct HostResolver: Sendable {
         options.algorithms = host.algorithms
         options.proxy = host.proxy
         options.revokedHostKeysFiles = host.revokedHostKeysFiles
-        options.hostKeyRecorded = settings.hostKeyRecorded
+        if let notice = settings.hostKeyRecorded {
+            options.hostKeyRecorded = { recorded in notice(recorded.notice) }
+        }
         return .ssh(options)
+    }
+}
+
+extension HostResolver {
+    /// The hosts of a watch: `arguments` (hosts and ssh_config patterns such as `db-*`) and the lines of
+    /// the hosts file at `hostsFile` (one host or pattern per line, `#` comments), each once.
+    ///
+    /// - Throws: ``CoreError`` (`invalidRequest`) when the file cannot be read, names no host, or a host
+    ///   cannot be resolved.
+    public func watchHosts(arguments: [String], hostsFile: String?) throws(CoreError) -> [ResolvedHost] {
+        var entries = arguments.map { HostListEntry(text: $0) }
+        do {
+            if let hostsFile {
+                guard let text = try? String(contentsOfFile: hostsFile, encoding: .utf8) else {
+                    throw CoreError(.invalidRequest, "cannot read the hosts file \(hostsFile); check the path")
+                }
+                entries += try HostList.parseHostsFile(text, path: hostsFile)
+            }
+            guard !entries.isEmpty else {
+                throw CoreError(
+                    .invalidRequest, "no hosts to watch: name hosts or 'pattern*' arguments, or pass --hosts-file")
+            }
+            var resolved: [ResolvedHost] = []
+            for target in try HostList.targets(for: entries, config: config) { resolved.append(try resolve(target)) }
+            return resolved
+        } catch let error as CoreError {
+            throw error
+        } catch let error as SSHError {
+            throw CoreError(.invalidRequest, error.message)
+        } catch {
+            throw CoreError(.invalidRequest, "\(error)")
+        }
     }
 }

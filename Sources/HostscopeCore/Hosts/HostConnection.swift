@@ -1,5 +1,6 @@
-import HostStats
-import SSHTransport
+import ValueFormats
+public import HostStats
+public import SSHTransport
 
 /// One host's SSH session, kept between commands and reopened when it breaks.
 ///
@@ -98,8 +99,7 @@ public actor HostConnection: CommandRunner {
         CommandOutput(
             stdout: result.stdout, stderr: result.stderr, exitStatus: result.exitStatus,
             exitSignal: result.exitSignal, truncated: result.truncated,
-            durationSeconds: Double(result.duration.components.seconds)
-                + Double(result.duration.components.attoseconds) / 1e18)
+            durationSeconds: result.duration.inSeconds)
     }
 
     /// Drops a session that may be hung or broken, and classifies the error.

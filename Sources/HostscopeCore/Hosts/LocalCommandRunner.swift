@@ -1,5 +1,6 @@
+import ValueFormats
 import Foundation
-import HostStats
+public import HostStats
 
 #if canImport(Glibc)
     import Glibc
@@ -86,7 +87,7 @@ public struct LocalCommandRunner: CommandRunner {
                 timedOut = true
                 break
             }
-            let millis = Int32(min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let millis = Int32(min(remaining.roundedUpMilliseconds, 60_000))
             let ready = poll(&descriptors, 2, millis)
             if ready < 0 && errno != EINTR { break }
             for index in 0..<2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
@@ -121,8 +122,7 @@ public struct LocalCommandRunner: CommandRunner {
         return CommandOutput(
             stdout: stdout, stderr: stderr, exitStatus: exited ? (waitStatus >> 8) & 0xFF : nil,
             exitSignal: exited ? nil : signalName(signalNumber), truncated: truncated,
-            durationSeconds: Double(started.duration(to: .now).components.attoseconds) / 1e18
-                + Double(started.duration(to: .now).components.seconds))
+            durationSeconds: started.duration(to: .now).inSeconds)
     }
 
     private static func signalName(_ number: Int32) -> String {

@@ -1,4 +1,4 @@
-import AgentTracing
+public import AgentTracing
 import Foundation
 
 /// Secrets that arrive as command-line arguments, which every local user can read in `/proc/PID/cmdline`

@@ -1,4 +1,4 @@
-import AgentTracing
+public import AgentTracing
 import Foundation
 
 /// Where a command's extra request headers come from, read in one place: `name=value` options, headers

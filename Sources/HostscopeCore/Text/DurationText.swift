@@ -23,7 +23,7 @@ public enum DurationText {
 
     /// `250ms`, `5s`, `1.5s`, `10m`, `2h`.
     public static func format(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.wholeMilliseconds
         if milliseconds < 1000 { return "\(milliseconds)ms" }
         if milliseconds % 3_600_000 == 0 { return "\(milliseconds / 3_600_000)h" }
         if milliseconds % 60_000 == 0 && milliseconds >= 60_000 { return "\(milliseconds / 60_000)m" }
@@ -32,4 +32,5 @@ public enum DurationText {
     }
 }
 
+import ValueFormats
 import Foundation

@@ -1,8 +1,8 @@
 import AgentTracing
-import Chat
+public import Chat
 import CurlHTTP
 import Synchronization
-import Tracing
+public import Tracing
 
 /// Spans of a chat, following OpenTelemetry's GenAI conventions, through the chat session's
 /// ``ChatObserver`` seam (the `Chat` module records nothing itself).

@@ -1,3 +1,4 @@
+import ValueFormats
 import AgentTracing
 import HostStats
 import Tracing
@@ -72,9 +73,7 @@ enum CommandTracing {
         span.setAttribute("hostscope.process.stdout.bytes", value: .int(Int64(outcome.stdoutBytes)))
         span.setAttribute("hostscope.process.stderr.bytes", value: .int(Int64(outcome.stderrBytes)))
         if outcome.truncated { span.setAttribute("hostscope.process.output.truncated", value: .bool(true)) }
-        let (seconds, attoseconds) = outcome.duration.components
-        span.setAttribute(
-            "hostscope.process.duration_ms", value: .double(Double(seconds) * 1000 + Double(attoseconds) / 1e15))
+        span.setAttribute("hostscope.process.duration_ms", value: .double(outcome.duration.inMilliseconds))
 
         let failure: String?
         if let signal = outcome.exitSignal {

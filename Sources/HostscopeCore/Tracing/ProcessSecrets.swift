@@ -1,6 +1,6 @@
-import AgentTracing
+public import AgentTracing
 import Foundation
-import HostStats
+public import HostStats
 
 /// The process's registry of secrets that must never reach a span, an export or the database:
 /// passwords and passphrases as they are read, OTLP endpoint credentials and header values as they are

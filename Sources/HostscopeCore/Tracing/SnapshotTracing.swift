@@ -1,5 +1,5 @@
 import AgentTracing
-import HostStats
+public import HostStats
 import Tracing
 
 /// The `collect snapshot` span: one per snapshot or `watch` tick of one host, the parent of the

@@ -1,6 +1,7 @@
-import AgentTracing
+import ValueFormats
+public import AgentTracing
 import Foundation
-import Storage
+public import Storage
 
 /// Moves finished spans from the tracer's ring into the database, in batches, on its own schedule: the
 /// code that ends a span never waits for SQLite.
@@ -105,8 +106,7 @@ public actor SpanPersister {
         guard let retention else { return }
         if let lastPrune, lastPrune.duration(to: .now) < .seconds(3600) { return }
         lastPrune = .now
-        let (seconds, attoseconds) = retention.components
-        let cutoff = Date().addingTimeInterval(-(Double(seconds) + Double(attoseconds) / 1e18))
+        let cutoff = Date().addingTimeInterval(-retention.inSeconds)
         do {
             try await database.spans.prune(olderThan: cutoff)
         } catch {

@@ -1,5 +1,5 @@
-import AgentTracing
-import Storage
+public import AgentTracing
+public import Storage
 
 extension StoredSpan {
     /// A finished span as the database stores it: its flat JSON plus the columns `trace list` filters on.

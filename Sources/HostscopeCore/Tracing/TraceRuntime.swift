@@ -1,4 +1,4 @@
-import AgentTracing
+public import AgentTracing
 import Foundation
 import Storage
 import Synchronization

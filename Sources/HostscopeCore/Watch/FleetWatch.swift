@@ -1,9 +1,12 @@
-import Foundation
-import HostStats
+public import Foundation
+public import HostStats
 import SSHTransport
+import Synchronization
+import ValueFormats
 
-/// What `watch` runs: which hosts, how often, for how long.
+/// How a watch runs: how often, for how long, with which collector.
 public struct WatchPlan: Sendable {
+    /// The hosts watched from the start (``FleetWatch/replaceHosts(_:)`` changes them while it runs).
     public var hosts: [ResolvedHost]
     public var interval: Duration
     /// Ticks per host; `nil` runs until ``duration`` ends or the watch is cancelled.
@@ -29,24 +32,67 @@ public struct WatchPlan: Sendable {
     /// Every command and connect must end within a tick, so a slow host yields a timeout
     /// record for its tick instead of pushing its next tick back.
     var tickBudget: Duration { interval * 0.8 }
+
+    /// Whether the plan ends by itself (a count or a duration) rather than on cancellation.
+    var isFinite: Bool { count != nil || duration != nil }
 }
 
-/// One host's state for a live status display.
-public struct HostWatchStatus: Sendable, Equatable {
-    public enum State: String, Sendable {
-        case connecting, ok, failing, waiting
+/// One host's live state in a watch.
+public struct HostWatchState: Sendable, Equatable {
+    /// Where the host's session stands.
+    public enum Phase: Sendable, Equatable {
+        /// No tick has finished yet.
+        case connecting
+        /// The last tick gave a snapshot.
+        case up
+        /// The last tick failed on a session that is still open (a command or its output failed).
+        case failing
+        /// The connection failed; no attempt is made before this time, and ticks until then are error
+        /// records naming the last failure.
+        case backingOff(until: Date)
     }
 
+    /// The host as the user named it.
     public var host: String
-    public var state: State
+    public var phase: Phase
+    /// Ticks so far, error records included.
     public var ticks = 0
+    /// Error records so far.
     public var errors = 0
+    /// When the last record was collected.
     public var lastTick: Date?
-    public var cpuBusyPercent: Double?
-    public var memoryUsedPercent: Double?
+    /// The last failure as `kind: message`, cleared by a snapshot.
     public var lastError: String?
-    /// When the next connection attempt of a failing host is due.
-    public var nextAttempt: Date?
+    /// The last record, snapshot or error.
+    public var latest: SnapshotRecord?
+
+    public init(host: String, phase: Phase = .connecting) {
+        self.host = host
+        self.phase = phase
+    }
+
+    /// CPU busy share of the last snapshot, while the host is up.
+    public var cpuBusyPercent: Double? { lastSnapshot?.cpu?.busyPercent }
+    /// Memory used share of the last snapshot, while the host is up.
+    public var memoryUsedPercent: Double? { lastSnapshot?.memory?.usedPercent }
+
+    private var lastSnapshot: Snapshot? {
+        if case .snapshot(let snapshot) = latest, phase == .up { return snapshot }
+        return nil
+    }
+}
+
+/// What a watch tells its subscribers, in the order it happened.
+public enum WatchEvent: Sendable, Equatable {
+    /// A host's tick gave this record.
+    case record(SnapshotRecord)
+    /// A host's state changed (a new host starts as `connecting`).
+    case state(HostWatchState)
+    /// A host left the watch (``FleetWatch/replaceHosts(_:)``).
+    case removed(host: String)
+    /// This subscriber read too slowly and lost this many events before the next one; the current
+    /// state is in ``FleetWatch/states``.
+    case missed(Int)
 }
 
 /// Capped exponential backoff for reconnecting to a failing host: the first retry waits one
@@ -61,7 +107,7 @@ public struct ReconnectBackoff: Sendable, Equatable {
     /// The largest share of a wait added at random, 0 for none.
     public let jitter: Double
     public private(set) var current: Duration?
-    public private(set) var nextAttempt: ContinuousClock.Instant?
+    public private(set) var nextAttempt: Date?
 
     public init(initial: Duration, maximum: Duration, jitter: Double = 0) {
         self.initial = initial
@@ -70,15 +116,15 @@ public struct ReconnectBackoff: Sendable, Equatable {
     }
 
     /// Whether a connection may be attempted at `now`.
-    public func allowsAttempt(at now: ContinuousClock.Instant) -> Bool {
+    public func allowsAttempt(at now: Date) -> Bool {
         nextAttempt.map { now >= $0 } ?? true
     }
 
-    /// - Parameter random: a number in 0..<1 that picks the jitter (injected by tests).
-    public mutating func failed(at now: ContinuousClock.Instant, random: Double = Double.random(in: 0..<1)) {
+    /// - Parameter random: a number in 0..<1 that picks the jitter.
+    public mutating func failed(at now: Date, random: Double) {
         let wait = current.map { min($0 * 2, maximum) } ?? initial
         current = wait
-        nextAttempt = now + wait + wait * (jitter * random)
+        nextAttempt = now.addingTimeInterval((wait + wait * (jitter * random)).inSeconds)
     }
 
     public mutating func succeeded() {
@@ -87,103 +133,198 @@ public struct ReconnectBackoff: Sendable, Equatable {
     }
 }
 
-/// Runs `watch`: each host on its own loop of fixed-rate ticks (due at its phase + k × interval,
-/// see ``TickSchedule``, so lateness never accumulates and a fleet's probes are spread over the
-/// interval), each tick yielding exactly one record — a snapshot or an error record, carrying
-/// the slot it was due at — so gaps are visible. A slow or dead host never delays the others; a host whose
-/// connection fails is retried with capped exponential backoff, and the ticks in between are
-/// error records naming the last failure and the next attempt.
-public struct FleetWatch: Sendable {
+/// A fleet watch: each host on its own loop of fixed-rate ticks (due at its phase + k × interval, see
+/// ``TickSchedule``, so lateness never accumulates and a fleet's probes are spread over the interval),
+/// each tick yielding exactly one record — a snapshot or an error record, carrying the slot it was due
+/// at — so gaps are visible. A slow or dead host never delays the others; a host whose connection fails
+/// is retried with capped exponential backoff, and the ticks in between are error records naming the
+/// last failure and the next attempt.
+///
+/// It is a long-lived service object: ``run()`` collects until the plan ends or the task is cancelled
+/// (then every session is closed); meanwhile ``states`` reads each host's live state at any time,
+/// ``subscribe(buffer:)`` hands any number of consumers the events (records, state changes), each
+/// through a bounded buffer so that a slow one never holds up collection, and ``replaceHosts(_:)``
+/// changes the host list (a reload keeps the sessions of the hosts that stay).
+public final class FleetWatch: Sendable {
+    /// The schedule and collector; its host list is the initial one.
     public let plan: WatchPlan
+    private let clock: any WatchClock
+    private let random: @Sendable () -> Double
+    private let events = EventBroadcast<WatchEvent>(overflow: { .missed($0) })
 
-    public init(plan: WatchPlan) {
+    private struct Entry {
+        var host: ResolvedHost
+        var state: HostWatchState
+        /// Which start of the host this is: a host replaced by one of the same name starts again.
+        var generation: Int
+        var task: Task<Void, Never>?
+    }
+
+    private struct State {
+        var order: [String] = []
+        var entries: [String: Entry] = [:]
+        var nextGeneration = 0
+        /// While ``run()`` runs: where new hosts are started, and the first instant of the watch.
+        var starter: AsyncStream<(ResolvedHost, Int)>.Continuation?
+        var start: Date?
+        var running = 0
+        var ended = false
+    }
+
+    private let state = Mutex(State())
+
+    /// A watch of `plan`; `clock` says when ticks are due and stamps records, `random` picks each
+    /// backoff's jitter (0..<1).
+    public init(
+        plan: WatchPlan, clock: any WatchClock = SystemWatchClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
         self.plan = plan
+        self.clock = clock
+        self.random = random
+        state.withLock { state in
+            for host in plan.hosts where state.entries[host.displayName] == nil {
+                state.order.append(host.displayName)
+                state.entries[host.displayName] = Entry(
+                    host: host, state: HostWatchState(host: host.displayName), generation: state.nextGeneration)
+                state.nextGeneration += 1
+            }
+        }
     }
 
-    /// Runs to the end of the plan or until the task is cancelled. `record` receives every
-    /// record from one task at a time, in the order they complete; `status` every change of a
-    /// host's state.
-    public func run(
-        record: @escaping @Sendable (SnapshotRecord) async -> Void,
-        status: @escaping @Sendable (HostWatchStatus) async -> Void = { _ in }
-    ) async {
-        let (stream, continuation) = AsyncStream<Event>.makeStream()
-        // One reading of both clocks: slots are wall-clock instants, sleeps use the monotonic clock.
-        let start = (wall: Date(), monotonic: ContinuousClock.now)
-        let hosts = plan.hosts
-        let producers = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for host in hosts {
-                    group.addTask { await runHost(host, start: start, events: continuation) }
+    /// Every host's current state, in the order the hosts were given.
+    public var states: [HostWatchState] {
+        state.withLock { state in state.order.compactMap { state.entries[$0]?.state } }
+    }
+
+    /// The events from now on, the current state of every host first. `buffer` events are held for a
+    /// slow reader; past that it loses the oldest and reads ``WatchEvent/missed(_:)``. The sequence ends
+    /// when the watch ends (after the last events are read) or the reading task is cancelled.
+    public func subscribe(buffer: Int = 1024) -> WatchSubscription {
+        let current = states.map(WatchEvent.state)
+        return WatchSubscription(base: events.subscribe(capacity: max(buffer, current.count + 1), initial: current))
+    }
+
+    /// Makes `hosts` the watched hosts: hosts no longer named stop (their sessions close), new ones start
+    /// at their next slot, and hosts that stay keep their loop and session, unless where they connect
+    /// changed (then they start again).
+    public func replaceHosts(_ hosts: [ResolvedHost]) {
+        var stopped: [Task<Void, Never>] = []
+        var announce: [WatchEvent] = []
+        state.withLock { state in
+            var order: [String] = []
+            var kept: [String: Entry] = [:]
+            for host in hosts where kept[host.displayName] == nil {
+                let name = host.displayName
+                order.append(name)
+                if let entry = state.entries[name], entry.host.sameEndpoint(as: host) {
+                    kept[name] = entry
+                    continue
                 }
+                let entry = Entry(host: host, state: HostWatchState(host: name), generation: state.nextGeneration)
+                state.nextGeneration += 1
+                kept[name] = entry
+                announce.append(.state(entry.state))
+                state.starter?.yield((host, entry.generation))
             }
-            continuation.finish()
-        }
-        // One consumer keeps writes to files and the database in a single order.
-        for await event in stream {
-            switch event {
-            case .record(let value): await record(value)
-            case .status(let value): await status(value)
+            for (name, entry) in state.entries where kept[name]?.generation != entry.generation {
+                if let task = entry.task { stopped.append(task) }
+                if kept[name] == nil { announce.insert(.removed(host: name), at: 0) }
             }
+            state.order = order
+            state.entries = kept
         }
-        producers.cancel()
+        for task in stopped { task.cancel() }
+        for event in announce { events.yield(event) }
     }
 
-    enum Event: Sendable {
-        case record(SnapshotRecord)
-        case status(HostWatchStatus)
+    /// Collects until the plan ends (every host did its count, or the duration passed) or the task is
+    /// cancelled, then closes every session and ends the subscriptions. A plan without an end runs
+    /// until cancelled, even while it has no hosts. Call once.
+    public func run() async {
+        let start = clock.now()
+        let (starts, starter) = AsyncStream<(ResolvedHost, Int)>.makeStream()
+        let initial = state.withLock { state -> [(ResolvedHost, Int)] in
+            state.start = start
+            state.starter = starter
+            return state.order.compactMap { name in state.entries[name].map { ($0.host, $0.generation) } }
+        }
+        for host in initial { starter.yield(host) }
+        if initial.isEmpty, plan.isFinite { starter.finish() }
+        await withTaskGroup(of: Void.self) { group in
+            for await (host, generation) in starts {
+                state.withLock { $0.running += 1 }
+                group.addTask { await self.supervise(host, generation: generation, start: start) }
+            }
+            group.cancelAll()
+        }
+        state.withLock { state in
+            state.starter = nil
+            state.ended = true
+        }
+        events.finish()
     }
 
-    private func runHost(
-        _ host: ResolvedHost, start: (wall: Date, monotonic: ContinuousClock.Instant),
-        events: AsyncStream<Event>.Continuation
-    ) async {
+    /// Runs one host's loop as a task of its own, so that ``replaceHosts(_:)`` can stop it alone; a
+    /// cancelled watch cancels it too.
+    private func supervise(_ host: ResolvedHost, generation: Int, start: Date) async {
+        let name = host.displayName
+        let task = Task { await self.runHost(host, generation: generation, start: start) }
+        let stillWatched = state.withLock { state -> Bool in
+            guard state.entries[name]?.generation == generation else { return false }
+            state.entries[name]?.task = task
+            return true
+        }
+        if !stillWatched { task.cancel() }
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        let finished = state.withLock { state -> AsyncStream<(ResolvedHost, Int)>.Continuation? in
+            if state.entries[name]?.generation == generation { state.entries[name]?.task = nil }
+            state.running -= 1
+            return state.running == 0 && plan.isFinite ? state.starter : nil
+        }
+        finished?.finish()
+    }
+
+    private func runHost(_ host: ResolvedHost, generation: Int, start: Date) async {
         var options = plan.collector
         options.commandTimeout = min(options.commandTimeout, plan.tickBudget)
         let name = host.displayName
-        let connection: HostConnection?
-        let runner: any CommandRunner
-        switch host {
-        case .local:
-            connection = nil
-            runner = LocalCommandRunner()
-        case .ssh(var ssh):
-            ssh.connectTimeout = min(ssh.connectTimeout, plan.tickBudget)
-            ssh.keepaliveInterval = ssh.keepaliveInterval ?? max(plan.interval, .seconds(15))
-            let made = HostConnection(options: ssh)
-            connection = made
-            runner = made
-        }
-        let collector = HostCollector(host: name, runner: runner, options: options)
+        let (runner, connection) = tuned(host).commandRunner()
+        let clock = clock
+        let collector = HostCollector(host: name, runner: runner, options: options, now: { clock.now() })
         var backoff = ReconnectBackoff(initial: plan.interval, maximum: plan.maximumBackoff, jitter: 0.2)
         var lastFailure: CollectionFailure?
-        var state = HostWatchStatus(host: name, state: .connecting)
-        events.yield(.status(state))
+        var current = HostWatchState(host: name)
         let schedule = TickSchedule(interval: plan.interval, host: name)
-        let firstSlot = schedule.firstSlot(atOrAfter: start.wall.addingTimeInterval(0.01))
-        let end = plan.duration.map { start.wall.addingTimeInterval(Self.seconds($0)) }
+        // A host added later starts at its first slot after it was added.
+        let firstSlot = schedule.firstSlot(atOrAfter: max(start, clock.now()).addingTimeInterval(0.01))
+        let end = plan.duration.map { start.addingTimeInterval($0.inSeconds) }
         var tick = 0
         while !Task.isCancelled {
             if let count = plan.count, tick >= count { break }
             let slot = schedule.slot(tick, after: firstSlot)
             if let end, slot > end { break }
-            let due = start.monotonic + .nanoseconds(Int64((slot.timeIntervalSince(start.wall) * 1e9).rounded()))
             do {
-                try await Task.sleep(until: due, clock: .continuous)
+                try await clock.sleep(until: slot)
             } catch {
                 break
             }
             tick += 1
-            let now = ContinuousClock.now
+            let now = clock.now()
             var result: SnapshotRecord
             if let failure = lastFailure, !backoff.allowsAttempt(at: now), let next = backoff.nextAttempt {
-                let wait = now.duration(to: next)
                 result = .failure(
                     CollectionFailure(
-                        host: name, collectedAt: Date(), kind: failure.kind,
-                        message: "\(failure.message) (next attempt in \(Self.describe(wait)))"))
+                        host: name, collectedAt: now, kind: failure.kind,
+                        message: "\(failure.message) (next attempt in \(Self.describe(next.timeIntervalSince(now))))"))
             } else {
-                result = await SnapshotTracing.collect(host: name, options: options, mode: "tick") { await collector.tick() }
+                result = await SnapshotTracing.collect(host: name, options: options, mode: "tick") {
+                    await collector.tick()
+                }
                 switch result {
                 case .snapshot:
                     backoff.succeeded()
@@ -191,40 +332,86 @@ public struct FleetWatch: Sendable {
                 case .failure(let failure):
                     let connected = await connection?.isConnected ?? true
                     if !connected {
-                        backoff.failed(at: .now)
+                        backoff.failed(at: clock.now(), random: random())
                         lastFailure = failure
                         await collector.reset()
                     }
                 }
             }
             result.slot = slot
-            state.ticks += 1
-            state.lastTick = result.collectedAt
+            current.ticks += 1
+            current.lastTick = result.collectedAt
+            current.latest = result
             switch result {
-            case .snapshot(let snapshot):
-                state.state = .ok
-                state.cpuBusyPercent = snapshot.cpu?.busyPercent
-                state.memoryUsedPercent = snapshot.memory?.usedPercent
-                state.lastError = nil
-                state.nextAttempt = nil
+            case .snapshot:
+                current.phase = .up
+                current.lastError = nil
             case .failure(let failure):
-                state.errors += 1
-                state.state = lastFailure == nil ? .failing : .waiting
-                state.lastError = "\(failure.kind.rawValue): \(failure.message)"
-                state.nextAttempt = backoff.nextAttempt.map { Date().addingTimeInterval(Self.seconds(ContinuousClock.now.duration(to: $0))) }
+                current.errors += 1
+                current.lastError = "\(failure.kind.rawValue): \(failure.message)"
+                if lastFailure != nil, let next = backoff.nextAttempt {
+                    current.phase = .backingOff(until: next)
+                } else {
+                    current.phase = .failing
+                }
             }
-            events.yield(.record(result))
-            events.yield(.status(state))
+            publish(result, current, generation: generation)
         }
         await connection?.close()
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    /// Stores a host's new state and tells the subscribers, unless the host left the watch meanwhile.
+    private func publish(_ record: SnapshotRecord, _ hostState: HostWatchState, generation: Int) {
+        let current = state.withLock { state -> Bool in
+            guard state.entries[hostState.host]?.generation == generation else { return false }
+            state.entries[hostState.host]?.state = hostState
+            return true
+        }
+        guard current else { return }
+        events.yield(.record(record))
+        events.yield(.state(hostState))
     }
 
-    static func describe(_ duration: Duration) -> String {
-        let value = max(0, seconds(duration))
+    /// The host with connect and keepalive limits fitted to the interval.
+    private func tuned(_ host: ResolvedHost) -> ResolvedHost {
+        guard case .ssh(var options) = host else { return host }
+        options.connectTimeout = min(options.connectTimeout, plan.tickBudget)
+        options.keepaliveInterval = options.keepaliveInterval ?? max(plan.interval, .seconds(15))
+        return .ssh(options)
+    }
+
+    static func describe(_ seconds: TimeInterval) -> String {
+        let value = max(0, seconds)
         return value < 10 ? String(format: "%.1f s", value) : "\(Int(value.rounded())) s"
+    }
+}
+
+/// The events of a ``FleetWatch`` for one subscriber (see ``FleetWatch/subscribe(buffer:)``).
+public struct WatchSubscription: AsyncSequence, Sendable {
+    let base: EventBroadcast<WatchEvent>.Subscription
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: base.makeAsyncIterator())
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: EventBroadcast<WatchEvent>.Subscription.Iterator
+
+        public mutating func next() async -> WatchEvent? {
+            await base.next()
+        }
+    }
+}
+
+extension ResolvedHost {
+    /// Whether two hosts reach the same place the same way (a reload keeps the session of such a host).
+    func sameEndpoint(as other: ResolvedHost) -> Bool {
+        switch (self, other) {
+        case (.local, .local): true
+        case (.ssh(let a), .ssh(let b)):
+            a.hostName == b.hostName && a.port == b.port && a.user == b.user && a.identityFiles == b.identityFiles
+                && a.proxy == b.proxy
+        default: false
+        }
     }
 }

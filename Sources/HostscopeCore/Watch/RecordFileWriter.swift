@@ -1,5 +1,5 @@
 import Foundation
-import HostStats
+public import HostStats
 import OrderedJSON
 import Synchronization
 
@@ -26,6 +26,10 @@ public enum RecordFileFormat: String, Sendable, CaseIterable {
 public struct RecordWriteError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
 }
 
 /// Writes snapshot records to a file (or stdout) so that it stays valid at every moment a
@@ -39,17 +43,18 @@ public struct RecordWriteError: Error, Sendable, CustomStringConvertible {
 ///   not only after a clean exit; reopening repairs a file whose last write was cut.
 /// - Appending to an existing file keeps its header and format; a CSV header that differs
 ///   from this run's columns is refused rather than mixed.
-/// - Bytes go out exactly as encoded to a file or a pipe. On a terminal (`--format csv` with no
-///   `--output`), control characters a host put in a field are shown escaped by
-///   ``TerminalText/sanitize(bytes:)`` instead, so that CSV cannot drive the terminal (JSON
-///   escapes them by construction).
+/// - Bytes go out exactly as encoded to a file. A file that is a terminal (`--output /dev/tty`) gets
+///   them through the face's terminal escaping instead, so that CSV cannot drive the terminal (JSON
+///   escapes control characters by construction). A stream (standard output) gets every piece through
+///   the face's own writer, which does the same.
 public final class RecordFileWriter: Sendable {
     public let format: RecordFileFormat
     public let csvLayout: CSVLayoutChoice
     private let descriptor: Int32
     private let ownsDescriptor: Bool
-    /// Whether the descriptor is a terminal, where bytes are escaped rather than written as they are.
-    private let escapesForTerminal: Bool
+    /// What the bytes go through on their way out: the face's terminal escaping for a file that is a
+    /// terminal, the face's writer for a stream; `nil` writes them to the file as they are.
+    private let sink: (@Sendable ([UInt8]) throws(RecordWriteError) -> Void)?
     public let path: String?
 
     private struct Progress {
@@ -67,18 +72,26 @@ public final class RecordFileWriter: Sendable {
         case wide, long
     }
 
-    /// Writes to standard output.
-    public init(standardOutputFormat format: RecordFileFormat, csvLayout: CSVLayoutChoice = .wide) {
+    /// Writes to a stream through `write` (the face's standard output): every row or line in one call, a
+    /// JSON array opened at the first record and closed by ``finish()``.
+    public init(
+        streamFormat format: RecordFileFormat, csvLayout: CSVLayoutChoice = .wide,
+        write: @escaping @Sendable ([UInt8]) throws(RecordWriteError) -> Void
+    ) {
         self.format = format
         self.csvLayout = csvLayout
-        descriptor = 1
+        descriptor = -1
         ownsDescriptor = false
-        escapesForTerminal = isatty(1) == 1
+        sink = write
         path = nil
     }
 
-    /// Opens (creating or resuming) `path`.
-    public init(path: String, format: RecordFileFormat, csvLayout: CSVLayoutChoice = .wide) throws(RecordWriteError) {
+    /// Opens (creating or resuming) `path`. Should the file be a terminal, what is written goes through
+    /// `terminalEscaping` first.
+    public init(
+        path: String, format: RecordFileFormat, csvLayout: CSVLayoutChoice = .wide,
+        terminalEscaping: @escaping @Sendable ([UInt8]) -> [UInt8] = { $0 }
+    ) throws(RecordWriteError) {
         self.format = format
         self.csvLayout = csvLayout
         self.path = path
@@ -90,7 +103,13 @@ public final class RecordFileWriter: Sendable {
                 message: "cannot open \(path) for writing: \(String(cString: strerror(errno))); check the directory exists and is writable, or choose another --output")
         }
         descriptor = fd
-        escapesForTerminal = isatty(fd) == 1
+        if isatty(fd) == 1 {
+            sink = { (bytes: [UInt8]) throws(RecordWriteError) in
+                try Self.writeAll(terminalEscaping(bytes), to: fd, path: path)
+            }
+        } else {
+            sink = nil
+        }
         do {
             try resume()
         } catch {
@@ -233,15 +252,20 @@ public final class RecordFileWriter: Sendable {
     }
 
     private func append(_ bytes: [UInt8]) throws(RecordWriteError) {
-        let bytes =
-            escapesForTerminal && !TerminalText.isSafe(bytes: bytes)
-            ? Array(TerminalText.sanitize(bytes: bytes).utf8) : bytes
+        if let sink {
+            try sink(bytes)
+        } else {
+            try Self.writeAll(bytes, to: descriptor, path: path)
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String?) throws(RecordWriteError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw failure(errno)
+                throw failure(errno, path: path)
             }
             offset += written
         }
@@ -255,13 +279,14 @@ public final class RecordFileWriter: Sendable {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw failure(errno)
+                throw Self.failure(errno, path: path)
             }
             offset += written
         }
     }
 
-    private func failure(_ code: Int32) -> RecordWriteError {
+    /// The error of a failed write: what happened and what to do.
+    public static func failure(_ code: Int32, path: String?) -> RecordWriteError {
         let target = path ?? "standard output"
         if code == ENOSPC {
             return RecordWriteError(

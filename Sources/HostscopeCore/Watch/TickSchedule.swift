@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import ValueFormats
 
 /// When one host's ticks are due: every `interval`, at a fixed offset (its phase) within the
 /// interval, counted from the Unix epoch.
@@ -14,8 +15,8 @@ public struct TickSchedule: Sendable, Equatable {
 
     public init(interval: Duration, phase: Duration) {
         self.interval = interval
-        let length = Self.nanoseconds(interval)
-        let offset = Self.nanoseconds(phase)
+        let length = interval.wholeNanoseconds
+        let offset = phase.wholeNanoseconds
         self.phase = length > 0 ? .nanoseconds(((offset % length) + length) % length) : .zero
     }
 
@@ -27,16 +28,16 @@ public struct TickSchedule: Sendable, Equatable {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
-        let length = UInt64(max(1, Self.nanoseconds(interval)))
+        let length = UInt64(max(1, interval.wholeNanoseconds))
         self.init(interval: interval, phase: .nanoseconds(Int64(hash % length)))
     }
 
     /// The first slot at or after `time`.
     public func firstSlot(atOrAfter time: Date) -> Date {
-        let length = Self.nanoseconds(interval)
+        let length = interval.wholeNanoseconds
         guard length > 0 else { return time }
         let now = Int64((time.timeIntervalSince1970 * 1e9).rounded(.up))
-        let offset = Self.nanoseconds(phase)
+        let offset = phase.wholeNanoseconds
         // The smallest phase + k × interval that is >= now.
         let steps = (now - offset + length - 1).floorDivided(by: length)
         return Date(timeIntervalSince1970: Double(steps * length + offset) / 1e9)
@@ -44,16 +45,7 @@ public struct TickSchedule: Sendable, Equatable {
 
     /// The slot `index` intervals after `first`.
     public func slot(_ index: Int, after first: Date) -> Date {
-        first.addingTimeInterval(Self.seconds(interval) * Double(index))
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        first.addingTimeInterval(interval.inSeconds * Double(index))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+public import HostscopeCore
 
 /// One line typed in the interactive chat: a message for the model, or a command.
 public enum ChatInput: Sendable, Equatable {
@@ -34,10 +35,7 @@ public enum ChatInput: Sendable, Equatable {
     case invalid(String)
 
     /// The formats `/export` writes.
-    public enum ExportFormat: String, Sendable, Equatable {
-        case markdown = "md"
-        case json
-    }
+    public typealias ExportFormat = ChatExport.Format
 
     /// The commands, one per line, for `/help`.
     public static let helpText = """

@@ -1,4 +1,5 @@
-import Chat
+import HostscopeCore
+public import Chat
 import Foundation
 import OrderedJSON
 
@@ -21,7 +22,7 @@ public enum ChatTimelineText {
         }
         var tail: [String] = [status]
         if let duration = record.durationMs, record.status == .ok || record.status == .error {
-            tail.append(durationText(duration))
+            tail.append(FigureText.milliseconds(duration))
         }
         if let exit = record.exitCode { tail.append("exit \(exit)") }
         if let span = record.call.span { tail.append("span \(span.spanID.prefix(8))") }
@@ -45,24 +46,9 @@ public enum ChatTimelineText {
     /// The status line: `gpt-4o-mini · 1234 in / 56 out tokens · $0.0012 · 3.4 s`.
     public static func status(model: String, usage: ChatUsage, elapsed: Duration?) -> String {
         var parts = [TerminalText.sanitize(model), "\(usage.inputTokens) in / \(usage.outputTokens) out tokens"]
-        if let cost = usage.costUSD { parts.append(costText(cost)) }
-        if let elapsed { parts.append(seconds(elapsed)) }
+        if let cost = usage.costUSD { parts.append(FigureText.cost(cost)) }
+        if let elapsed { parts.append(FigureText.seconds(elapsed)) }
         return parts.joined(separator: " · ")
-    }
-
-    /// `$0.0041`: four significant decimals for cents and below, two above a dollar.
-    public static func costText(_ cost: Double) -> String {
-        cost >= 1 ? String(format: "$%.2f", cost) : String(format: "$%.4f", cost)
-    }
-
-    /// `12 ms`, `1.2 s`.
-    public static func durationText(_ milliseconds: Double) -> String {
-        milliseconds < 1000 ? "\(Int(milliseconds.rounded())) ms" : String(format: "%.1f s", milliseconds / 1000)
-    }
-
-    static func seconds(_ duration: Duration) -> String {
-        let (whole, attoseconds) = duration.components
-        return String(format: "%.1f s", Double(whole) + Double(attoseconds) / 1e18)
     }
 
     /// What `/inspect N` prints: the row, its span, the raw input (pretty JSON) and the output the model got.

@@ -12,7 +12,7 @@ import Synchronization
 /// It is redrawn at most ten times a second and cleared by ``finish()``, so the result line (or
 /// an error sentence) starts on a clean line. Speed counts only this run's bytes: a resumed
 /// download does not claim the partial file's bytes were fetched in no time.
-final class DownloadProgressMeter: Sendable {
+public final class DownloadProgressMeter: Sendable {
     private struct State {
         var startBytes: UInt64?
         var start: ContinuousClock.Instant?
@@ -27,14 +27,14 @@ final class DownloadProgressMeter: Sendable {
     private static let redrawInterval = Duration.milliseconds(100)
 
     /// A meter for `name` (escaped when drawn) on a line of `width` columns.
-    init(name: String, width: Int, write: @escaping @Sendable (TerminalOutput) -> Void) {
+    public init(name: String, width: Int, write: @escaping @Sendable (TerminalOutput) -> Void) {
         self.name = name
         self.width = width
         self.write = write
     }
 
     /// A meter on stderr when stderr is a terminal; `nil` otherwise (nothing to animate in a log).
-    static func onTerminal(name: String) -> DownloadProgressMeter? {
+    public static func onTerminal(name: String) -> DownloadProgressMeter? {
         guard isatty(2) == 1 else { return nil }
         var size = winsize()
         let width = ioctl(2, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col >= 20 ? Int(size.ws_col) : 80
@@ -42,7 +42,7 @@ final class DownloadProgressMeter: Sendable {
     }
 
     /// Records that `done` of `total` bytes are written, redrawing when the last draw is old enough.
-    func update(done: UInt64, total: UInt64, now: ContinuousClock.Instant = .now) {
+    public func update(done: UInt64, total: UInt64, now: ContinuousClock.Instant = .now) {
         let line = state.withLock { state -> String? in
             guard let start = state.start, let startBytes = state.startBytes else {
                 state.start = now
@@ -60,7 +60,7 @@ final class DownloadProgressMeter: Sendable {
     }
 
     /// Clears the line, if anything was drawn.
-    func finish() {
+    public func finish() {
         let drawn = state.withLock { state in
             defer { state.drawn = false }
             return state.drawn

@@ -1,11 +1,13 @@
+import OrderedJSON
+import ValueFormats
 import HostscopeCore
-import RemoteFiles
+public import RemoteFiles
 
 /// Text renderings of `hostscope files` results.
-enum FilesText {
+public enum FilesText {
     /// `-rw-r--r--  owner    group          12 2024-05-06T07:08:09Z name -> target`; names escaped,
     /// and the owner and group too: they are whatever text the server put in its long listing.
-    static func longLine(_ entry: RemoteFileEntry) -> String {
+    public static func longLine(_ entry: RemoteFileEntry) -> String {
         let owner = entry.owner.map(TerminalText.sanitize) ?? entry.uid.map(String.init) ?? "?"
         let group = entry.group.map(TerminalText.sanitize) ?? entry.gid.map(String.init) ?? "?"
         let size = entry.size.map(String.init) ?? "?"
@@ -17,10 +19,10 @@ enum FilesText {
         return line
     }
 
-    static func stat(_ entry: RemoteFileEntry) -> String {
+    public static func stat(_ entry: RemoteFileEntry) -> String {
         var lines: [(String, String)] = [
             ("path", entry.path.escaped),
-            ("type", entry.type.rawValue + (entry.type == .other ? " (\(entry.detailedType.rawValue))" : "")),
+            ("type", entry.type.rawValue + (entry.type == .other ? " (\(entry.detailedType))" : "")),
             ("size", entry.size.map(String.init) ?? "?"),
             ("mode", (entry.modeText ?? "?") + " (" + entry.permissionsText + ")"),
             ("uid", entry.uid.map(String.init) ?? "?"), ("gid", entry.gid.map(String.init) ?? "?"),
@@ -32,7 +34,7 @@ enum FilesText {
     }
 
     /// `tree`'s drawing, with errors inline and a count at the end.
-    static func tree(_ tree: RemoteFileTree) -> String {
+    public static func tree(_ tree: RemoteFileTree) -> String {
         var out = tree.entry.path.escaped + suffix(tree) + "\n"
         var directories = 0
         var files = 0
@@ -60,7 +62,7 @@ enum FilesText {
     }
 
     /// What `cat` shows for binary content.
-    static func binarySummary(_ preview: FilePreview, shown: String) -> String {
+    public static func binarySummary(_ preview: FilePreview, shown: String) -> String {
         var text = "\(TerminalText.sanitize(shown)): binary, \(preview.fileSize) bytes"
         if let guess = preview.typeGuess { text += ", looks like \(guess)" }
         text += "\n"

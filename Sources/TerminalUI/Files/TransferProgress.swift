@@ -1,3 +1,5 @@
+import HostscopeCore
+import ValueFormats
 import Foundation
 
 /// The text of a transfer's progress line (``line(name:done:total:transferred:elapsed:width:)``),
@@ -9,11 +11,11 @@ public enum TransferProgress {
         name: String, done: UInt64, total: UInt64, transferred: UInt64, elapsed: Duration, width: Int
     ) -> String {
         let percent = total == 0 ? 100 : Int(Double(min(done, total)) / Double(total) * 100)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        var figures = "  \(percent)%  \(ByteFormat.bytes(done)) of \(ByteFormat.bytes(total))"
+        let seconds = elapsed.inSeconds
+        var figures = "  \(percent)%  \(FigureText.bytes(done)) of \(FigureText.bytes(total))"
         if seconds >= 0.2, transferred > 0 {
             let rate = Double(transferred) / seconds
-            figures += "  " + ByteFormat.rate(rate)
+            figures += "  " + FigureText.rate(rate)
             if done < total {
                 let left = Int((Double(total - done) / rate).rounded(.up))
                 figures += "  " + clock(left) + " left"

@@ -1,5 +1,6 @@
+import HostscopeCore
 import Foundation
-import HostStats
+public import HostStats
 
 /// The snapshot as a person reads it on a terminal: a summary, then disks, network and top
 /// processes as aligned columns. Every string from the host is sanitised for the terminal.
@@ -21,14 +22,14 @@ public enum SnapshotTable {
             if let kernel = os.kernel { header += " · kernel " + TerminalText.sanitize(kernel) }
             if let arch = os.arch { header += " " + TerminalText.sanitize(arch) }
         }
-        header += " · up " + ByteFormat.uptime(snapshot.uptimeSeconds)
+        header += " · up " + FigureText.uptime(snapshot.uptimeSeconds)
         if let load = snapshot.load {
             header += String(format: " · load %.2f %.2f %.2f", load.one, load.five, load.fifteen)
         }
         lines.append(header)
 
         if let cpu = snapshot.cpu {
-            var line = "CPU   " + ByteFormat.percent(cpu.busyPercent) + " busy"
+            var line = "CPU   " + FigureText.percent(cpu.busyPercent) + " busy"
             if cpu.busyPercent != nil {
                 // macOS reports no iowait or steal: leave them out rather than show a false 0.0.
                 let shares = [
@@ -42,11 +43,11 @@ public enum SnapshotTable {
             lines.append(line)
         }
         if let memory = snapshot.memory {
-            var line = "MEM   " + ByteFormat.bytes(memory.usedBytes) + " used of " + ByteFormat.bytes(memory.totalBytes)
-            line += " (" + ByteFormat.percent(memory.usedPercent) + ")"
-            line += " · available " + ByteFormat.bytes(memory.availableBytes)
+            var line = "MEM   " + FigureText.bytes(memory.usedBytes) + " used of " + FigureText.bytes(memory.totalBytes)
+            line += " (" + FigureText.percent(memory.usedPercent) + ")"
+            line += " · available " + FigureText.bytes(memory.availableBytes)
             if let swapTotal = memory.swapTotalBytes {
-                line += " · swap " + ByteFormat.bytes(memory.swapUsedBytes) + " of " + ByteFormat.bytes(swapTotal)
+                line += " · swap " + FigureText.bytes(memory.swapUsedBytes) + " of " + FigureText.bytes(swapTotal)
             }
             lines.append(line)
         }
@@ -57,10 +58,10 @@ public enum SnapshotTable {
             for disk in snapshot.disks {
                 rows.append([
                     TerminalText.sanitize(disk.mount), TerminalText.sanitize(disk.filesystem),
-                    TerminalText.sanitize(disk.type ?? "-"), ByteFormat.bytes(disk.sizeBytes),
-                    ByteFormat.bytes(disk.usedBytes), ByteFormat.bytes(disk.availableBytes),
-                    ByteFormat.percent(disk.usedPercent), ByteFormat.rate(disk.readBytesPerSecond),
-                    ByteFormat.rate(disk.writeBytesPerSecond),
+                    TerminalText.sanitize(disk.type ?? "-"), FigureText.bytes(disk.sizeBytes),
+                    FigureText.bytes(disk.usedBytes), FigureText.bytes(disk.availableBytes),
+                    FigureText.percent(disk.usedPercent), FigureText.rate(disk.readBytesPerSecond),
+                    FigureText.rate(disk.writeBytesPerSecond),
                 ])
             }
             lines += columns(rows, rightAligned: [3, 4, 5, 6, 7, 8], width: width, flexible: 1)
@@ -72,9 +73,9 @@ public enum SnapshotTable {
                 let errors = (interface.rxErrors ?? 0) + (interface.txErrors ?? 0)
                 let dropped = (interface.rxDropped ?? 0) + (interface.txDropped ?? 0)
                 rows.append([
-                    TerminalText.sanitize(interface.interface), ByteFormat.rate(interface.rxBytesPerSecond),
-                    ByteFormat.rate(interface.txBytesPerSecond), ByteFormat.bytes(interface.rxBytes),
-                    ByteFormat.bytes(interface.txBytes), String(errors), String(dropped),
+                    TerminalText.sanitize(interface.interface), FigureText.rate(interface.rxBytesPerSecond),
+                    FigureText.rate(interface.txBytesPerSecond), FigureText.bytes(interface.rxBytes),
+                    FigureText.bytes(interface.txBytes), String(errors), String(dropped),
                 ])
             }
             lines += columns(rows, rightAligned: [1, 2, 3, 4, 5, 6], width: width, flexible: 0)
@@ -87,7 +88,7 @@ public enum SnapshotTable {
                     String(process.pid), TerminalText.sanitize(process.user ?? "-"),
                     process.cpuPercent.map { String(format: "%.1f", $0) } ?? "-",
                     process.memoryPercent.map { String(format: "%.1f", $0) } ?? "-",
-                    ByteFormat.bytes(process.rssBytes), TerminalText.sanitize(process.command),
+                    FigureText.bytes(process.rssBytes), TerminalText.sanitize(process.command),
                 ])
             }
             lines += columns(rows, rightAligned: [0, 2, 3, 4], width: width, flexible: 5)

@@ -1,13 +1,14 @@
+import ValueFormats
 import HostscopeCore
-import AgentTracing
+public import AgentTracing
 import Foundation
-import Storage
+public import Storage
 
 /// How `trace list` and `trace show` print spans: for people, one line per span, text from hosts
 /// escaped so that it cannot drive the terminal.
-enum TraceText {
+public enum TraceText {
     /// The `trace list` table.
-    static func list(_ spans: [StoredSpan], width: Int) -> String {
+    public static func list(_ spans: [StoredSpan], width: Int) -> String {
         let header = ["TIME (UTC)", "SPAN", "NAME", "HOST", "DURATION", "STATUS", "EXIT"]
         var rows: [[String]] = []
         for stored in spans {
@@ -50,7 +51,7 @@ enum TraceText {
     }
 
     /// The `trace show` output: the tree, then the span in full, then failed spans below it in full.
-    static func show(_ tree: TraceTree, traceSize: Int) -> String {
+    public static func show(_ tree: TraceTree, traceSize: Int) -> String {
         var out = "trace \(tree.focus.span.traceID.hex) (\(traceSize) span(s) stored)\n"
         if let missing = tree.missingAncestorID {
             out += "  (parent \(missing.hex) is not stored)\n"
@@ -84,13 +85,13 @@ enum TraceText {
     }
 
     /// One span in full: ids, times, status, resource, every attribute and event.
-    static func details(_ span: FinishedSpan) -> String {
+    public static func details(_ span: FinishedSpan) -> String {
         var out = "span \(span.spanID.hex)  \(TerminalText.sanitize(span.name))\n"
         out += "  trace      \(span.traceID.hex)\n"
         out += "  parent     \(span.parentSpanID?.hex ?? "(root)")\n"
         out += "  kind       \(span.kind.name)\n"
-        out += "  start      \(RFC3339Nanoseconds.format(span.startNanoseconds))\n"
-        out += "  end        \(RFC3339Nanoseconds.format(span.endNanoseconds))\n"
+        out += "  start      \(RFC3339.format(nanosecondsSince1970: span.startNanoseconds))\n"
+        out += "  end        \(RFC3339.format(nanosecondsSince1970: span.endNanoseconds))\n"
         out += "  duration   \(duration(span.durationNanoseconds))\n"
         out += "  status     \(status(span.status))"
         if let message = span.status.message { out += ": " + TerminalText.sanitize(message) }
@@ -107,7 +108,7 @@ enum TraceText {
         if !span.events.isEmpty {
             out += "  events\n"
             for event in span.events {
-                out += "    \(RFC3339Nanoseconds.format(event.timeNanoseconds))  \(TerminalText.sanitize(event.name))\n"
+                out += "    \(RFC3339.format(nanosecondsSince1970: event.timeNanoseconds))  \(TerminalText.sanitize(event.name))\n"
                 for attribute in event.attributes {
                     out += value(attribute, indent: "      ")
                 }
@@ -143,10 +144,7 @@ enum TraceText {
     }
 
     static func time(_ nanoseconds: UInt64) -> String {
-        // 2026-11-21T19:22:00.123456789Z → 2026-11-21 19:22:00.123
-        let text = RFC3339Nanoseconds.format(nanoseconds)
-        let trimmed = text.prefix(23)
-        return trimmed.replacingOccurrences(of: "T", with: " ")
+        TimeText.utc(RFC3339.format(nanosecondsSince1970: nanoseconds, precision: .milliseconds))
     }
 
     static func duration(_ nanoseconds: UInt64) -> String {

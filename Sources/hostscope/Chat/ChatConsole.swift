@@ -1,8 +1,8 @@
-import HostscopeCore
 import Chat
 import Foundation
-import Storage
+import HostscopeCore
 import Synchronization
+import TerminalUI
 
 #if canImport(Glibc)
     import Glibc
@@ -14,12 +14,12 @@ import Synchronization
 /// Ctrl-C stops the running answer (not the program); Ctrl-D or `/quit` leaves. Lines typed while an answer
 /// streams are read too: `/stop` stops it.
 struct ChatConsole {
-    let chat: ChatRun
+    let chat: ChatConversation
     private let styled = Output.stdoutIsTerminal
     private let lines = InputLines()
     private let state = ConsoleState()
 
-    init(chat: ChatRun) {
+    init(chat: ChatConversation) {
         self.chat = chat
     }
 
@@ -73,7 +73,7 @@ struct ChatConsole {
         }
         await chat.save()
         let id = await chat.header.id
-        if chat.store != nil {
+        if chat.isStored {
             Output.write(dim("conversation \(id) stored; continue it with: hostscope chat --resume \(id)") + "\n")
         }
     }
@@ -113,8 +113,8 @@ struct ChatConsole {
             await session.setSystemPrompt(text)
             Output.write(text == nil ? "system prompt removed\n" : "system prompt set\n")
         case .tools:
-            Output.write(ChatTimelineText.tools(chat.setup.tools.tools))
-            if let root = chat.setup.tools.root {
+            Output.write(ChatTimelineText.tools(chat.tools.tools))
+            if let root = chat.tools.root {
                 Output.write("file tools confined to \(TerminalText.sanitize(root))\n")
             }
         case .trace(let target):
@@ -212,11 +212,11 @@ struct ChatConsole {
         let elapsed = ContinuousClock.now - started
         let usage = await session.totalUsage
         var status = ChatTimelineText.status(model: await session.model, usage: usage, elapsed: elapsed)
-        if chat.setup.provider.runsToolsServerSide, let totals = try? await session.gatewayStatus() {
+        if chat.runsToolsServerSide, let totals = try? await session.gatewayStatus() {
             // The gateway keeps its own totals for the session; show what it says next to ours.
             status += " · gateway \(TerminalText.sanitize(totals.sessionID))"
             if let state = totals.state { status += " \(TerminalText.sanitize(state))" }
-            if let cost = totals.totalCost { status += " " + ChatTimelineText.costText(cost) }
+            if let cost = totals.totalCost { status += " " + FigureText.cost(cost) }
         }
         write(dim(status) + "\n")
         await chat.save()
@@ -262,44 +262,40 @@ struct ChatConsole {
             Output.write("/trace takes a row number or a span id (hex digits)\n")
             return
         }
-        if let text = await chat.traceText(spanPrefix: spanID) {
-            Output.write(text)
+        if let found = await chat.trace(spanPrefix: spanID) {
+            Output.write(TraceText.show(found.tree, traceSize: found.traceSize))
         } else {
             Output.write("no span \(spanID) in this process or the database\n")
         }
     }
 
     private func export(_ format: ChatInput.ExportFormat, to path: String?) async {
-        let conversation = await chat.conversation()
-        let file = path ?? "hostscope-chat-\(conversation.session.id).\(format.rawValue)"
-        let text: String
-        switch format {
-        case .markdown: text = ChatExport.markdown(conversation)
-        case .json: text = ChatExport.json(conversation).prettyJSONString + "\n"
-        }
         do {
-            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            let file = try await chat.export(format, to: path)
             Output.write("wrote \(file)\n")
-        } catch {
-            Output.write(red("could not write \(file): \(error.localizedDescription)") + "\n")
-        }
-    }
-
-    private func listSessions() async {
-        guard let store = chat.store else {
-            Output.write("conversations are not stored (--no-history)\n")
-            return
-        }
-        await chat.save()
-        do {
-            Output.write(ChatSessionsText.table(try await store.chats.sessions(limit: 20)))
         } catch {
             Output.write(red(error.message) + "\n")
         }
     }
 
-    private func dim(_ text: String) -> TerminalOutput { styled ? TerminalOutput(text, style: .dim) : TerminalOutput(text) }
-    private func red(_ text: String) -> TerminalOutput { styled ? TerminalOutput(text, style: .red) : TerminalOutput(text) }
+    private func listSessions() async {
+        do {
+            guard let sessions = try await chat.storedSessions(limit: 20) else {
+                Output.write("conversations are not stored (--no-history)\n")
+                return
+            }
+            Output.write(ChatSessionsText.table(sessions))
+        } catch {
+            Output.write(red(error.message) + "\n")
+        }
+    }
+
+    private func dim(_ text: String) -> TerminalOutput {
+        styled ? TerminalOutput(text, style: .dim) : TerminalOutput(text)
+    }
+    private func red(_ text: String) -> TerminalOutput {
+        styled ? TerminalOutput(text, style: .red) : TerminalOutput(text)
+    }
 }
 
 /// Lines from standard input, read on a thread of their own so that the chat can wait for them without

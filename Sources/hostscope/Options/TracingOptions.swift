@@ -1,8 +1,8 @@
-import HostscopeCore
 import AgentTracing
 import ArgumentParser
 import Foundation
-import Storage
+import HostscopeCore
+import TerminalUI
 
 /// Tracing options of the commands that reach hosts (`snapshot`, `watch`).
 struct TracingOptions: ParsableArguments {
@@ -83,41 +83,18 @@ struct TracingOptions: ParsableArguments {
             throw ValidationError(error.message)
         }
     }
-
-    /// The tracing of a command that stores spans in the database `history` reads: `database` (a `--db`
-    /// value), else `$HOSTSCOPE_DB`, else the XDG default.
-    func setup(database: String?, retention: Duration? = nil) throws -> TraceSetup {
-        let environment = ProcessInfo.processInfo.environment
-        let capacity =
-            traceBuffer ?? TraceRuntime.capacity(fromEnvironment: environment) ?? TraceSetup.defaultCapacity
-        return TraceSetup(
-            capacity: capacity, databasePath: DatabaseLocation.path(explicit: database, environment: environment),
-            retention: retention, otlpEndpoint: try endpoint())
-    }
 }
 
-extension TraceRuntime {
-    /// Starts tracing for a command, warnings on stderr.
-    static func start(_ setup: TraceSetup) async -> TraceRuntime {
-        await start(setup, warn: { Output.warning($0) }, note: { Output.note($0) })
-    }
-
-    /// Flushes and reports what went wrong with the export, if anything, on stderr.
-    func finishReporting() async {
-        let summary = await finish()
-        guard let export = summary.export else { return }
-        if export.failedSpans > 0 || export.droppedSpans > 0 {
-            var parts = ["\(export.exportedSpans) span(s) exported"]
-            if export.failedSpans > 0 { parts.append("\(export.failedSpans) not delivered") }
-            if export.droppedSpans > 0 { parts.append("\(export.droppedSpans) dropped while the queue was full") }
-            let reason = export.lastFailure.map { " (" + ProcessSecrets.scrub($0.message) + ")" } ?? ""
-            Output.warning("OTLP export: " + parts.joined(separator: ", ") + reason)
-        }
-        if export.rejectedSpans > 0 {
-            let messages = export.rejectionMessages.map(ProcessSecrets.scrub).joined(separator: "; ")
-            Output.warning(
-                "OTLP export: the receiver rejected \(export.rejectedSpans) span(s)"
-                    + (messages.isEmpty ? "" : ": " + messages))
-        }
+extension CoreSettings {
+    /// The settings of a command: its `--db` (when it has one), connection and tracing options, with the
+    /// core's remarks printed on stderr.
+    static func command(
+        database: String? = nil, storesHistory: Bool = true, connection: ConnectionSettings = ConnectionSettings(),
+        tracing: TracingOptions? = nil
+    ) throws -> CoreSettings {
+        CoreSettings(
+            environment: ProcessInfo.processInfo.environment, database: database, storesHistory: storesHistory,
+            connection: connection, traceBuffer: tracing?.traceBuffer, otlpEndpoint: try tracing?.endpoint(),
+            diagnostics: Output.diagnostics)
     }
 }

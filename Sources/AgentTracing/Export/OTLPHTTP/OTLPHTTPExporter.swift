@@ -1,4 +1,4 @@
-import CurlHTTP
+public import CurlHTTP
 import OrderedJSON
 import Tracing
 

@@ -1,5 +1,5 @@
-import RemoteFiles
 import Testing
+import ValueFormats
 
 @Suite struct EscapedTextTests {
     @Test func printableUTF8IsLeftAsItIs() {

@@ -1,7 +1,9 @@
 import Foundation
+import ValueFormats
 
-/// Human-readable figures for the terminal table.
-public enum ByteFormat {
+/// Figures as people read them: sizes, rates, shares, durations, costs. One form for every text hostscope
+/// shows, in a terminal table or in a host tool's answer to a model.
+public enum FigureText {
     /// `1.2 GiB`, `512 B`: binary units, one decimal from KiB on.
     public static func bytes(_ value: UInt64?) -> String {
         guard let value else { return "-" }
@@ -42,5 +44,20 @@ public enum ByteFormat {
         if hours > 0 { return "\(hours)h \(minutes)m" }
         if minutes > 0 { return "\(minutes)m" }
         return "\(total)s"
+    }
+
+    /// `$0.0041`: four significant decimals for cents and below, two above a dollar.
+    public static func cost(_ dollars: Double) -> String {
+        dollars >= 1 ? String(format: "$%.2f", dollars) : String(format: "$%.4f", dollars)
+    }
+
+    /// `12 ms`, `1.2 s`.
+    public static func milliseconds(_ milliseconds: Double) -> String {
+        milliseconds < 1000 ? "\(Int(milliseconds.rounded())) ms" : String(format: "%.1f s", milliseconds / 1000)
+    }
+
+    /// `3.4 s`.
+    public static func seconds(_ duration: Duration) -> String {
+        String(format: "%.1f s", duration.inSeconds)
     }
 }

@@ -1,6 +1,5 @@
-import SSHTransport
-
-/// A path on the remote host, as bytes: names need not be valid UTF-8 and must still be addressable.
+/// A path on a remote host, as bytes: names need not be valid UTF-8 and must still be addressable
+/// exactly (SFTP takes and returns these bytes).
 ///
 /// People see and type paths in the *escaped form* (``escaped``, ``init(escaped:)``): text that
 /// is the name itself when that is printable UTF-8, with
@@ -80,14 +79,8 @@ public struct RemotePath: Sendable, Hashable, Comparable, CustomStringConvertibl
         return RemotePath(bytes: Array(trimmed[..<slash]))
     }
 
-    var sftp: SFTPPath { SFTPPath(bytes: bytes) }
-
-    init(_ path: SFTPPath) {
-        bytes = path.bytes
-    }
-
     /// Whether `self` is `ancestor` or lies below it (component-wise: `/srv/app2` is not below `/srv/app`).
-    func isWithin(_ ancestor: RemotePath) -> Bool {
+    public func isWithin(_ ancestor: RemotePath) -> Bool {
         let mine = components
         let theirs = ancestor.components
         return mine.count >= theirs.count && Array(mine.prefix(theirs.count)) == theirs
@@ -159,7 +152,7 @@ public enum EscapedText {
                 out.append(0x0D)
                 index += 2
             case UInt8(ascii: "x") where index + 3 < input.count:
-                if let high = hexValue(input[index + 2]), let low = hexValue(input[index + 3]) {
+                if let high = Hex.value(of: input[index + 2]), let low = Hex.value(of: input[index + 3]) {
                     out.append(high << 4 | low)
                     index += 4
                 } else {
@@ -183,22 +176,12 @@ public enum EscapedText {
     }
 
     private static func appendHex(_ byte: UInt8, to out: inout [UInt8]) {
-        let digits = Array("0123456789abcdef".utf8)
-        out += [UInt8(ascii: "\\"), UInt8(ascii: "x"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        out += [UInt8(ascii: "\\"), UInt8(ascii: "x"), Hex.digit(byte >> 4), Hex.digit(byte)]
     }
 
     /// Length of the well-formed UTF-8 sequence starting at `index` (RFC 3629: no overlongs, no
     /// surrogates, nothing above U+10FFFF), or 0.
-    static func validSequenceLength(_ bytes: [UInt8], at index: Int) -> Int {
+    public static func validSequenceLength(_ bytes: [UInt8], at index: Int) -> Int {
         let lead = bytes[index]
         let length: Int
         var low: UInt8 = 0x80
