@@ -23,12 +23,16 @@ let package = Package(
         .systemLibrary(
             name: "CLibCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
         // glibc functions Swift's Glibc module leaves out (GNU extensions), for the tracer's per-CPU shards.
         .target(name: "CTracingLinux"),
 
         // Leaf modules.
         .target(name: "OrderedJSON"),
         .target(name: "Digests", dependencies: ["CLibCrypto"]),
+        .target(name: "Gzip", dependencies: ["CZlib"]),
         .target(name: "HostStats", dependencies: ["OrderedJSON"]),
         .target(
             name: "SSHTransport",
@@ -40,7 +44,7 @@ let package = Package(
         .target(
             name: "AgentTracing",
             dependencies: [
-                "OrderedJSON", "CurlHTTP", "CTracingLinux",
+                "OrderedJSON", "CurlHTTP", "CTracingLinux", "Gzip",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
@@ -73,6 +77,7 @@ let package = Package(
             name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"]),
         .testTarget(name: "SSHTransportTests", dependencies: ["SSHTransport", "Digests", "TestSupport"]),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"]),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),
         .testTarget(
             name: "StorageTests",
             dependencies: ["Storage", "HostStats", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -80,7 +85,7 @@ let package = Package(
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [
-                "AgentTracing", "CurlHTTP", "OrderedJSON", "TestSupport",
+                "AgentTracing", "CurlHTTP", "Gzip", "OrderedJSON", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .testTarget(

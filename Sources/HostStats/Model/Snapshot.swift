@@ -22,6 +22,9 @@ public struct Snapshot: Sendable, Equatable {
     public var network: [NetworkInterfaceStats]
     public var processes: [ProcessStats]
     public var warnings: [String]
+    /// The kernel counters behind the rates, when the collector read them (Linux `/proc`); not part of the
+    /// JSON record.
+    public var counters: KernelCounters?
 
     public init(
         host: String, collectedAt: Date, collector: String, durationMs: Double = 0, os: OSInfo? = nil,

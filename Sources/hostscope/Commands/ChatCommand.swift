@@ -223,11 +223,9 @@ struct ChatCommand: AsyncParsableCommand {
             try? await store?.close()
             throw Output.fail(error.message, error.status)
         }
-        let trace = await TraceRuntime.start(
-            TraceSetup(
-                capacity: tracing.traceBuffer ?? TraceRuntime.capacity(fromEnvironment: environment)
-                    ?? TraceSetup.defaultCapacity,
-                databasePath: databasePath, otlpEndpoint: try tracing.endpoint()))
+        var traceSetup = try tracing.setup(database: nil, export: try tracing.export(signals: [.traces]))
+        traceSetup.databasePath = databasePath
+        let trace = await TraceRuntime.start(traceSetup)
         let status: Int32 = await withHTTPClient { client in
             let chat = await ChatRun.start(setup: setup, client: client, store: store, trace: trace, resumed: resumed)
             if let message {
