@@ -5,13 +5,13 @@
 /// scope, the tracer's dropped-span count as the scope attribute
 /// ``OTLPJSONEncoder/droppedSpansAttributeKey``), field by field as `opentelemetry-proto`'s
 /// `trace.proto`, `common.proto` and `resource.proto` number them. Bodies are split between spans so that
-/// each stays under ``maximumRequestBytes``; a single span larger than that goes alone and whole (protobuf
+/// each stays within ``maximumRequestBytes``; a single span larger than that goes alone and whole (protobuf
 /// receivers take large bodies, and cutting strings is the JSON lines' answer to a line limit, not needed
 /// here).
 public struct OTLPProtobufEncoder: Sendable {
     /// The scope every span is exported under.
     public var scope: InstrumentationScope
-    /// A request body stays under this many bytes, unless one span alone is larger; 4 MiB by default.
+    /// A request body holds at most this many bytes, unless one span alone is larger; 4 MiB by default.
     public var maximumRequestBytes: Int
 
     /// An encoder for the given scope.
@@ -27,61 +27,54 @@ public struct OTLPProtobufEncoder: Sendable {
         emit: (_ body: [UInt8], _ spanCount: Int) throws(E) -> Void
     ) throws(E) {
         guard !spans.isEmpty else { return }
-        // Spans are measured one by one (each encoded once into a scratch buffer), then copied into the request
-        // whose resource group they belong to; a request closes when the next span would not fit.
+        var scopeField = ProtobufWriter(capacity: 128)
+        scopeField.scope(scope, droppedSpanCount: droppedSpanCount)
+        // Each span is encoded once into a scratch buffer, so its exact size is known before it is placed; a
+        // request closes when the next span would take it over the limit.
         var request = ProtobufWriter(capacity: min(maximumRequestBytes, spans.count * 300 + 512))
         var requestSpans = 0
         var span = ProtobufWriter(capacity: 1024)
         for group in OTLPJSONEncoder.groupedByResource(spans) {
-            var pending: [[UInt8]] = []
-            var pendingBytes = 0
-            func flushGroup(into request: inout ProtobufWriter) {
-                guard !pending.isEmpty else { return }
-                request.resourceSpans(
-                    group.resource, scope: scope, droppedSpanCount: droppedSpanCount, encodedSpans: pending,
-                    spanBytes: pendingBytes)
-                pending.removeAll(keepingCapacity: true)
-                pendingBytes = 0
-            }
+            var resourceField = ProtobufWriter(capacity: 256)
+            resourceField.resource(group.resource)
+            let header = (resource: resourceField.bytes, scope: scopeField.bytes)
+            var pending = ProtobufWriter(capacity: 4096)
             for item in group.spans {
                 span.bytes.removeAll(keepingCapacity: true)
                 span.message(2, expectedSize: 1000) { $0.span(item) }
-                // 64 bytes cover the resource and scope wrappers' tags and lengths around the spans.
-                let overhead = pending.isEmpty ? Self.headerEstimate(group.resource, scope) : 0
-                if requestSpans > 0,
-                    request.bytes.count + pendingBytes + span.bytes.count + overhead + 64 > maximumRequestBytes
-                {
-                    flushGroup(into: &request)
+                let grown = Self.resourceSpansSize(header, spanBytes: pending.bytes.count + span.bytes.count)
+                if requestSpans > 0, request.bytes.count + grown > maximumRequestBytes {
+                    if !pending.bytes.isEmpty { request.resourceSpans(header, spans: pending.bytes) }
                     try emit(request.bytes, requestSpans)
                     request.bytes.removeAll(keepingCapacity: true)
+                    pending.bytes.removeAll(keepingCapacity: true)
                     requestSpans = 0
                 }
-                pending.append(span.bytes)
-                pendingBytes += span.bytes.count
+                pending.bytes.append(contentsOf: span.bytes)
                 requestSpans += 1
             }
-            flushGroup(into: &request)
+            if !pending.bytes.isEmpty { request.resourceSpans(header, spans: pending.bytes) }
         }
         if requestSpans > 0 { try emit(request.bytes, requestSpans) }
     }
 
-    private static func headerEstimate(_ resource: TraceResource, _ scope: InstrumentationScope) -> Int {
-        resource.attributes.reduce(0) { $0 + $1.key.utf8.count + 16 + ($1.value.stringValue?.utf8.count ?? 16) }
-            + scope.name.utf8.count + scope.version.utf8.count + 64
+    /// The exact size of a `ResourceSpans` field holding `spanBytes` of encoded `Span` fields.
+    private static func resourceSpansSize(_ header: (resource: [UInt8], scope: [UInt8]), spanBytes: Int) -> Int {
+        let scopeSpans = header.scope.count + spanBytes
+        let resourceSpans = header.resource.count + 1 + ProtobufWriter.varintSize(UInt64(scopeSpans)) + scopeSpans
+        return 1 + ProtobufWriter.varintSize(UInt64(resourceSpans)) + resourceSpans
     }
 }
 
 extension ProtobufWriter {
-    /// `ResourceSpans` (field 1 of `ExportTraceServiceRequest`) with already-encoded `Span` fields.
-    mutating func resourceSpans(
-        _ resource: TraceResource, scope: InstrumentationScope, droppedSpanCount: UInt64?, encodedSpans: [[UInt8]],
-        spanBytes: Int
-    ) {
-        message(1, expectedSize: spanBytes + 512) { resourceSpans in
-            resourceSpans.resource(resource)
-            resourceSpans.message(2, expectedSize: spanBytes + 128) { scopeSpans in
-                scopeSpans.scope(scope, droppedSpanCount: droppedSpanCount)
-                for encoded in encodedSpans { scopeSpans.bytes.append(contentsOf: encoded) }
+    /// `ResourceSpans` (field 1 of `ExportTraceServiceRequest`) from its encoded `Resource` and
+    /// `InstrumentationScope` fields and encoded `Span` fields.
+    mutating func resourceSpans(_ header: (resource: [UInt8], scope: [UInt8]), spans: [UInt8]) {
+        message(1, expectedSize: header.resource.count + header.scope.count + spans.count + 8) { resourceSpans in
+            resourceSpans.bytes.append(contentsOf: header.resource)
+            resourceSpans.message(2, expectedSize: header.scope.count + spans.count + 4) { scopeSpans in
+                scopeSpans.bytes.append(contentsOf: header.scope)
+                scopeSpans.bytes.append(contentsOf: spans)
             }
         }
     }
