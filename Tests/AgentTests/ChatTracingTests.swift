@@ -116,7 +116,8 @@ import Tracing
                     capacity: 1_000, resource: TraceRuntime.resource, scrubber: SecretScrubber(secrets: [apiKey]))
                 let provider = ChatProvider(
                     ProviderConfiguration(
-                        kind: .openAI, baseURL: server.baseURL + "/v1", apiKey: APIKey(apiKey, origin: "OPENAI_API_KEY")))
+                        kind: .openAI, baseURL: server.baseURL + "/v1", apiKey: APIKey(apiKey, origin: "OPENAI_API_KEY")
+                    ))
                 let events = await withTracer(tracer) {
                     let session = ChatSession(
                         provider: provider, client: client, model: "mock-tool-loop",
@@ -149,10 +150,13 @@ import Tracing
 
     @Test func modelCallsNameTheResponseAndToolsCarryTheirArgumentsAndResults() async throws {
         let (spans, _) = try await Self.turn(captureContent: false)
-        let calls = spans.filter { $0.name == "chat mock-tool-loop" }.sorted { $0.startNanoseconds < $1.startNanoseconds }
-        #expect(calls.compactMap { $0.attributes["gen_ai.response.id"]?.stringValue } == [
-            "chatcmpl-loop1", "chatcmpl-loop2", "chatcmpl-loop3",
-        ])
+        let calls = spans.filter { $0.name == "chat mock-tool-loop" }.sorted {
+            $0.startNanoseconds < $1.startNanoseconds
+        }
+        #expect(
+            calls.compactMap { $0.attributes["gen_ai.response.id"]?.stringValue } == [
+                "chatcmpl-loop1", "chatcmpl-loop2", "chatcmpl-loop3",
+            ])
         #expect(calls.allSatisfy { $0.attributes["gen_ai.response.model"] == "mock-tool-loop" })
         let disk = try #require(spans.first { $0.name == "execute_tool disk_usage" })
         let arguments = try JSONParser.parse(try #require(disk.attributes["gen_ai.tool.call.arguments"]?.stringValue))

@@ -155,6 +155,8 @@ import Testing
         #expect(try GenAIContentCapture.enabled(option: nil, environment: [variable: "no_content"]) == false)
         #expect(try GenAIContentCapture.enabled(option: false, environment: [variable: "true"]) == false)
         #expect(try GenAIContentCapture.enabled(option: true, environment: [:]))
-        #expect(throws: TracingError.self) { try GenAIContentCapture.enabled(option: nil, environment: [variable: "maybe"]) }
+        #expect(throws: TracingError.self) {
+            try GenAIContentCapture.enabled(option: nil, environment: [variable: "maybe"])
+        }
     }
 }

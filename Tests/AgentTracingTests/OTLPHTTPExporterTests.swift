@@ -272,7 +272,8 @@ struct OTLPHTTPExporterTests {
         }
     }
 
-    @Test("rotel, a second independent collector, receives the exported spans in every encoding", arguments: wireFormats)
+    @Test(
+        "rotel, a second independent collector, receives the exported spans in every encoding", arguments: wireFormats)
     func rotelReceives(encoding: OTLPEncoding, compression: OTLPCompression) async throws {
         guard let agent = RotelAgent.path else {
             Issue.record("PyPI's rotel is not installed: pip install rotel (Scripts/setup.sh does)")

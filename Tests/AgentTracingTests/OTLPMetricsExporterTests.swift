@@ -34,7 +34,8 @@ struct OTLPMetricsExporterTests {
                 Metric(
                     name: "system.cpu.utilization", unit: "1", kind: .gauge,
                     points: [
-                        MetricPoint(attributes: [Attribute("cpu.mode", "user")], timeNanoseconds: time, value: .double(0.25))
+                        MetricPoint(
+                            attributes: [Attribute("cpu.mode", "user")], timeNanoseconds: time, value: .double(0.25))
                     ]),
                 Metric(
                     name: "system.memory.usage", unit: "By", kind: .cumulativeSum(monotonic: false),
@@ -122,10 +123,14 @@ struct OTLPMetricsExporterTests {
         }
         let lines = try OTLPProtobufEncoderTests.lines(file)
         try #require(lines.count == 2)
-        #expect(NSDictionary(dictionary: lines[0] as! [String: Any]) == NSDictionary(dictionary: lines[1] as! [String: Any]))
+        #expect(
+            NSDictionary(dictionary: lines[0] as! [String: Any]) == NSDictionary(dictionary: lines[1] as! [String: Any])
+        )
     }
 
-    @Test("Rejected data points (partial success) are counted with the receiver's message", arguments: OTLPEncoding.allCases)
+    @Test(
+        "Rejected data points (partial success) are counted with the receiver's message",
+        arguments: OTLPEncoding.allCases)
     func partialSuccess(encoding: OTLPEncoding) async throws {
         try await withPythonServer("otlp_receiver.py") { server in
             try await withHTTPClient { client in
@@ -176,7 +181,9 @@ struct OTLPMetricsExporterTests {
         #expect(statistics.exported == 0)
         let messages = failures.withLock { $0 }
         #expect(messages.count == 1)
-        #expect(messages.first?.hasPrefix("could not deliver 5 data point(s) to the OTLP receiver within 2 attempt(s)") == true)
+        #expect(
+            messages.first?.hasPrefix("could not deliver 5 data point(s) to the OTLP receiver within 2 attempt(s)")
+                == true)
     }
 
     @Test(
@@ -200,15 +207,18 @@ struct OTLPMetricsExporterTests {
                 let requests = try await Self.metricRequests(server)
                 points = requests.reduce(0) { $0 + ($1["data_point_count"] as? Int ?? 0) }
                 metrics = requests.flatMap { request in
-                    (request["resource_metrics"] as? [[String: Any]] ?? []).flatMap { $0["metrics"] as? [[String: Any]] ?? [] }
+                    (request["resource_metrics"] as? [[String: Any]] ?? []).flatMap {
+                        $0["metrics"] as? [[String: Any]] ?? []
+                    }
                 }
                 if points >= 5 { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(points == 5)
-            #expect(Set(metrics.compactMap { $0["name"] as? String }) == [
-                "system.cpu.time", "system.cpu.utilization", "system.memory.usage",
-            ])
+            #expect(
+                Set(metrics.compactMap { $0["name"] as? String }) == [
+                    "system.cpu.time", "system.cpu.utilization", "system.memory.usage",
+                ])
             #expect(rotel.output().contains("system.cpu.time"))
         }
     }

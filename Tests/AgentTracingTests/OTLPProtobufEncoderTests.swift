@@ -24,7 +24,8 @@ struct OTLPProtobufEncoderTests {
             span.setAttribute("negative", -1)
             span.setAttribute("false", false)
             span.setAttribute("no strings", .stringArray([]))
-            span.addEvent("big event", attributes: [Attribute("payload", .string(String(repeating: "é", count: 9_000)))])
+            span.addEvent(
+                "big event", attributes: [Attribute("payload", .string(String(repeating: "é", count: 9_000)))])
         }
         return tracer.finishedSpans()
     }
@@ -49,7 +50,9 @@ struct OTLPProtobufEncoderTests {
         defer { try? FileManager.default.removeItem(atPath: file) }
         let spans = Self.spans()
         try await withPythonServer("otlp_receiver.py", arguments: ["--ndjson", file]) { server in
-            for (encoding, compression) in [(OTLPEncoding.json, OTLPCompression.none), (.protobuf, .gzip), (.protobuf, .none)] {
+            for (encoding, compression) in [
+                (OTLPEncoding.json, OTLPCompression.none), (.protobuf, .gzip), (.protobuf, .none),
+            ] {
                 let exporter = try Self.exporter(server, encoding, compression)
                 let result = await exporter.export(spans, droppedSpanCount: 3)
                 await exporter.shutdown()
@@ -59,8 +62,12 @@ struct OTLPProtobufEncoderTests {
         }
         let received = try Self.lines(file)
         try #require(received.count == 3)
-        #expect(NSDictionary(dictionary: received[1] as! [String: Any]) == NSDictionary(dictionary: received[0] as! [String: Any]))
-        #expect(NSDictionary(dictionary: received[2] as! [String: Any]) == NSDictionary(dictionary: received[0] as! [String: Any]))
+        #expect(
+            NSDictionary(dictionary: received[1] as! [String: Any])
+                == NSDictionary(dictionary: received[0] as! [String: Any]))
+        #expect(
+            NSDictionary(dictionary: received[2] as! [String: Any])
+                == NSDictionary(dictionary: received[0] as! [String: Any]))
         if let report = try OTLPValidation.validate(URL(fileURLWithPath: file)) {
             #expect(report.status == 0, "\(report.output)")
         }

@@ -110,7 +110,10 @@ struct PhoenixTests {
             }
 
             let attributes = received.map {
-                (name: $0["name"]?.stringValue ?? "", kind: $0["span_kind"]?.stringValue, attributes: Self.flattened($0["attributes"]))
+                (
+                    name: $0["name"]?.stringValue ?? "", kind: $0["span_kind"]?.stringValue,
+                    attributes: Self.flattened($0["attributes"])
+                )
             }
             let chat = attributes.filter { $0.attributes["gen_ai.operation.name"] != nil }
             #expect(chat.count == 12)  // per conversation: the turn, three model calls, two tools
@@ -151,7 +154,9 @@ struct PhoenixTests {
             // Each tool's SSH and SFTP work arrived beneath it.
             for tool in received.filter({ $0["name"]?.stringValue?.hasPrefix("execute_tool ") == true }) {
                 let id = tool["context"]?["span_id"]?.stringValue
-                let children = received.filter { $0["parent_id"]?.stringValue == id }.compactMap { $0["name"]?.stringValue }
+                let children = received.filter { $0["parent_id"]?.stringValue == id }.compactMap {
+                    $0["name"]?.stringValue
+                }
                 #expect(children.contains { $0.hasPrefix("ssh ") || $0.hasPrefix("files.") }, "\(children)")
             }
             #expect(received.contains { $0["name"]?.stringValue == "collect snapshot" })

@@ -228,12 +228,14 @@ import Testing
                 #expect(flagged.status == 0, "\(flagged.stderr)")
                 let requests = try Self.received(receiver)["requests"] as? [[String: Any]] ?? []
                 try #require(requests.count == 2)
-                #expect(requests.compactMap { $0["content_type"] as? String } == [
-                    "application/json", "application/x-protobuf",
-                ])
+                #expect(
+                    requests.compactMap { $0["content_type"] as? String } == [
+                        "application/json", "application/x-protobuf",
+                    ])
                 for request in requests {
                     #expect((request["headers"] as? [String: Any])?["x-tenant"] as? String == "ops team")
-                    let resource = ((request["resource_spans"] as? [[String: Any]])?.first?["resource"]
+                    let resource =
+                        ((request["resource_spans"] as? [[String: Any]])?.first?["resource"]
                         as? [String: Any])?["attributes"] as? [String: Any]
                     #expect(resource?["service.name"] as? String == "fleet-watch")
                     #expect(resource?["openinference.project.name"] as? String == "fleet-watch")
@@ -250,7 +252,9 @@ import Testing
         #expect(none.stderr.contains("trace push needs a receiver: --endpoint URL, or OTEL_EXPORTER_OTLP_ENDPOINT"))
         let grpc = try CLI.run(
             ["trace", "push"],
-            environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"])
+            environment: [
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+            ])
         #expect(grpc.status == 64)
         #expect(grpc.stderr.contains("OTEL_EXPORTER_OTLP_PROTOCOL is 'grpc'; hostscope sends OTLP over HTTP"))
     }
@@ -367,7 +371,8 @@ import Testing
                 #expect(attributes?["service.name"] as? String == "hostscope")
                 #expect(attributes?["deployment.environment"] as? String == "lab")
                 let metrics = resource["metrics"] as? [[String: Any]] ?? []
-                let byName = Dictionary(metrics.map { ($0["name"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+                let byName = Dictionary(
+                    metrics.map { ($0["name"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
                 for (name, unit) in [
                     ("system.cpu.time", "s"), ("system.memory.usage", "By"), ("system.filesystem.usage", "By"),
                     ("system.network.io", "By"), ("system.disk.io", "By"),
@@ -403,10 +408,14 @@ import Testing
             #expect(starts.first.flatMap { UInt64($0) }.map { $0 > 0 } == true)
             // CPU shares need two reads: only the second tick has them, and they add up to the whole.
             let utilization = resources.map { resource in
-                (resource["metrics"] as? [[String: Any]] ?? []).first { $0["name"] as? String == "system.cpu.utilization" }
+                (resource["metrics"] as? [[String: Any]] ?? []).first {
+                    $0["name"] as? String == "system.cpu.utilization"
+                }
             }
             #expect(utilization[0] == nil)
-            let shares = (utilization[1]?["data_points"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? Double }
+            let shares = (utilization[1]?["data_points"] as? [[String: Any]] ?? []).compactMap {
+                $0["value"] as? Double
+            }
             #expect(abs(shares.reduce(0, +) - 1) < 0.01)
         }
     }

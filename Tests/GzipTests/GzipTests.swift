@@ -44,7 +44,8 @@ struct GzipTests {
             #expect(compressed.count < input.count / 2)
             #expect(Array(compressed.prefix(2)) == [0x1F, 0x8B])
             let back = try Self.python(
-                "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))", input: compressed)
+                "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))", input: compressed
+            )
             #expect(back == input)
         }
     }

@@ -34,7 +34,8 @@ def main():
     copy = 0
     while inserted < count:
         copy += 1
-        shift = copy * 1_000_000_000
+        # Earlier copies start earlier, so that every copy lies before the push's "until now".
+        shift = -copy * 1_000_000_000
 
         def new_id(old, width):
             return "%0*x" % (width, (int(old, 16) + copy * 0x9E3779B97F4A7C15) % (16 ** width) or 1)

@@ -61,8 +61,8 @@ def template_database(binary, work, env):
              "http://127.0.0.1:%d/v1" % port, "--model", "mock-tool-loop", "--message", "Why is the disk full?",
              "--jsonl"], env)
     finally:
-        mock.terminate()
-        mock.wait()
+        mock.stdin.close()  # the server exits when its standard input closes
+        mock.wait(timeout=10)
     return database
 
 

@@ -30,7 +30,8 @@ public enum HostMetrics {
     }
 
     /// The metrics of one snapshot.
-    public static func resourceMetrics(for snapshot: Snapshot, resourceAttributes: [Attribute] = []) -> ResourceMetrics {
+    public static func resourceMetrics(for snapshot: Snapshot, resourceAttributes: [Attribute] = []) -> ResourceMetrics
+    {
         let time = nanoseconds(snapshot.collectedAt)
         let boot = bootNanoseconds(snapshot)
         var metrics: [Metric] = []

@@ -123,7 +123,9 @@ public struct OTLPExportSettings: Sendable {
             var chosen = OTLPSignalSettings(endpoint: endpoint)
             if let encoding = arguments.encoding {
                 chosen.encoding = encoding
-            } else if let (source, text) = Self.first(["OTEL_EXPORTER_OTLP_\(name)_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"], variable) {
+            } else if let (source, text) = Self.first(
+                ["OTEL_EXPORTER_OTLP_\(name)_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"], variable)
+            {
                 guard let encoding = OTLPEncoding(otlpProtocol: text) else {
                     throw TracingError(
                         code: .invalidSetting,
@@ -134,14 +136,18 @@ public struct OTLPExportSettings: Sendable {
             }
             if let compression = arguments.compression {
                 chosen.compression = compression
-            } else if let (source, text) = Self.first(["OTEL_EXPORTER_OTLP_\(name)_COMPRESSION", "OTEL_EXPORTER_OTLP_COMPRESSION"], variable) {
+            } else if let (source, text) = Self.first(
+                ["OTEL_EXPORTER_OTLP_\(name)_COMPRESSION", "OTEL_EXPORTER_OTLP_COMPRESSION"], variable)
+            {
                 guard let compression = OTLPCompression(rawValue: text.lowercased()) else {
                     throw TracingError(
                         code: .invalidSetting, message: "\(source) is '\(text)'; it takes gzip or none")
                 }
                 chosen.compression = compression
             }
-            if let (source, text) = Self.first(["OTEL_EXPORTER_OTLP_\(name)_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"], variable) {
+            if let (source, text) = Self.first(
+                ["OTEL_EXPORTER_OTLP_\(name)_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"], variable)
+            {
                 guard let milliseconds = Int64(text), milliseconds > 0 else {
                     throw TracingError(
                         code: .invalidSetting,
@@ -165,7 +171,8 @@ public struct OTLPExportSettings: Sendable {
     }
 
     private static func endpointVariable(_ signal: OTLPSignal, _ variable: (String) -> String?) -> String? {
-        variable("OTEL_EXPORTER_OTLP_\(signal.rawValue.uppercased())_ENDPOINT") ?? variable("OTEL_EXPORTER_OTLP_ENDPOINT")
+        variable("OTEL_EXPORTER_OTLP_\(signal.rawValue.uppercased())_ENDPOINT")
+            ?? variable("OTEL_EXPORTER_OTLP_ENDPOINT")
     }
 
     private static func first(_ names: [String], _ variable: (String) -> String?) -> (String, String)? {

@@ -56,7 +56,9 @@ struct OpenAIStreamDecoder: ProviderStreamDecoder {
             sessionID = session
         }
         // Every chunk of a Chat Completions stream repeats the response's id and model; the first is kept.
-        if responseID == nil, let id = object["id"]?.stringValue, !id.isEmpty, object["object"]?.stringValue != "tool_use" {
+        if responseID == nil, let id = object["id"]?.stringValue, !id.isEmpty,
+            object["object"]?.stringValue != "tool_use"
+        {
             responseID = id
         }
         if responseModel == nil, let model = object["model"]?.stringValue, !model.isEmpty {

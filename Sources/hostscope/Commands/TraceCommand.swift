@@ -375,9 +375,18 @@ struct TracePushCommand: AsyncParsableCommand {
         var found = 0
         var failure: String?
         do {
-            let dropped = try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0
+            let dropped = UInt64(max(0, try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0))
             var batch: [FinishedSpan] = []
             let batchSize = batchSize
+            // One batch is on its way while the next is read and decoded: the database and the receiver work
+            // at the same time, in order, and no more than two batches are held.
+            var sending: Task<OTLPExportResult, Never>?
+            func send(_ spans: [FinishedSpan]) async {
+                if let previous = sending { result.merge(await previous.value) }
+                sending = nil
+                guard result.failure == nil else { return }
+                sending = Task { await exporter.export(spans, droppedSpanCount: dropped, deadline: deadline) }
+            }
             for try await row in store.spans.spans(since: since?.resolve(now: now), until: until, pageSize: batchSize) {
                 guard var span = try? row.finishedSpan() else {
                     skipped += 1
@@ -389,16 +398,13 @@ struct TracePushCommand: AsyncParsableCommand {
                 batch.append(span)
                 found += 1
                 if batch.count == batchSize {
-                    result.merge(
-                        await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
+                    await send(batch)
                     batch.removeAll(keepingCapacity: true)
                     if result.failure != nil { break }
                 }
             }
-            if result.failure == nil, !batch.isEmpty {
-                result.merge(
-                    await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
-            }
+            if !batch.isEmpty { await send(batch) }
+            if let last = sending { result.merge(await last.value) }
         } catch {
             failure = error.message
         }

@@ -27,7 +27,8 @@ public struct OTLPExportStatistics: Sendable, Equatable {
 final class OTLPExportQueue<Entry: Sendable>: Sendable {
     typealias Configuration = OTLPBatchExporter.Configuration
     /// Sends one batch; given the dropped count so far and the shutdown deadline, once there is one.
-    typealias Send = @Sendable ([Entry], _ dropped: UInt64, _ deadline: ContinuousClock.Instant?) async -> OTLPExportResult
+    typealias Send =
+        @Sendable ([Entry], _ dropped: UInt64, _ deadline: ContinuousClock.Instant?) async -> OTLPExportResult
 
     let configuration: Configuration
 

@@ -112,7 +112,8 @@ final class OTLPHTTPSender: Sendable {
                     return outcome(
                         .failure(
                             TracingError(
-                                code: .exportUnavailable, message: "cannot send \(items) to \(place): \(error.message)")),
+                                code: .exportUnavailable, message: "cannot send \(items) to \(place): \(error.message)")
+                        ),
                         attempt
                     )
                 }
