@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // Linux's epoll and eventfd, for the SSH engine's I/O threads.
+        .systemLibrary(name: "CLinuxEvents"),
         // glibc functions Swift's Glibc module leaves out (GNU extensions), for the tracer's per-CPU shards.
         .target(name: "CTracingLinux"),
 
@@ -36,7 +38,9 @@ let package = Package(
         .target(name: "HostStats", dependencies: ["OrderedJSON"]),
         .target(
             name: "SSHTransport",
-            dependencies: ["CLibSSH2", "Digests"]),
+            dependencies: [
+                "CLibSSH2", "CLinuxEvents", "Digests", .product(name: "HeapModule", package: "swift-collections"),
+            ]),
         .target(name: "CurlHTTP", dependencies: ["CCurl"]),
         .target(
             name: "Storage",

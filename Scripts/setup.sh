@@ -26,8 +26,8 @@ fi
 # Debian's sshd package starts a system daemon on port 22; the tests start their own.
 
 # arize-phoenix is large (a few minutes to install): the Phoenix tests skip, saying why, where it is missing.
-python_packages=(opentelemetry-proto protobuf rotel arize-phoenix)
-if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, phoenix' 2>/dev/null; then
+python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix)
+if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix' 2>/dev/null; then
     pip_flags=(--quiet --disable-pip-version-check --root-user-action=ignore)
     if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
         pip_flags+=(--break-system-packages)

@@ -3,6 +3,11 @@
 /// Output is RFC 8259 JSON: strings escape `"`, `\\` and control characters (and U+2028/2029
 /// so that a line of NDJSON stays one line for every consumer); non-finite doubles, which JSON
 /// cannot represent, become `null`.
+///
+/// DEL, the C1 controls (U+0080–U+009F) and the bidirectional overrides (U+202A–U+202E,
+/// U+2066–U+2069) are escaped too (`\u009b`), though JSON would allow them raw: strings come
+/// from hosts, and JSON printed on a terminal must not be able to drive it or reorder what it
+/// shows. A parser reads back the same string.
 public struct JSONWriter: Sendable {
     /// Whether to indent nested containers with two spaces.
     public var pretty: Bool
@@ -118,7 +123,7 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         var utf8 = value.utf8
         let needsEscaping = utf8.withContiguousStorageIfAvailable { buffer in
-            buffer.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }
+            buffer.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }
         }
         if needsEscaping == false {
             bytes.append(contentsOf: utf8)
@@ -141,10 +146,20 @@ public struct JSONWriter: Sendable {
             case 0x09: bytes.append(contentsOf: "\\t".utf8)
             case 0x08: bytes.append(contentsOf: "\\b".utf8)
             case 0x0C: bytes.append(contentsOf: "\\f".utf8)
-            case 0x00..<0x20:
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(hexDigit(byte >> 4))
-                bytes.append(hexDigit(byte & 0x0F))
+            case 0x00..<0x20, 0x7F:
+                appendEscape(UInt16(byte), into: &bytes)
+            case 0xC2:
+                // U+0080–U+009F are C2 80–C2 9F.
+                guard let second = iterator.next() else {
+                    bytes.append(byte)
+                    break
+                }
+                if (0x80...0x9F).contains(second) {
+                    appendEscape(UInt16(second), into: &bytes)
+                } else {
+                    bytes.append(byte)
+                    bytes.append(second)
+                }
             case 0xE2:
                 // U+2028 and U+2029 (E2 80 A8/A9) are valid JSON but break line-oriented readers.
                 pending = [byte]
@@ -154,8 +169,13 @@ public struct JSONWriter: Sendable {
                         pending.append(third)
                     }
                 }
-                if pending.count == 3, pending[1] == 0x80, pending[2] == 0xA8 || pending[2] == 0xA9 {
-                    bytes.append(contentsOf: (pending[2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
+                // U+2028/2029 (E2 80 A8/A9), U+202A–U+202E (E2 80 AA–AE), U+2066–U+2069 (E2 81 A6–A9).
+                if pending.count == 3,
+                    (pending[1] == 0x80 && (0xA8...0xAE).contains(pending[2]))
+                        || (pending[1] == 0x81 && (0xA6...0xA9).contains(pending[2]))
+                {
+                    let scalar = 0x2000 | UInt16(pending[1] & 0x3F) << 6 | UInt16(pending[2] & 0x3F)
+                    appendEscape(scalar, into: &bytes)
                 } else {
                     // The bytes after E2 may themselves need escaping (only in malformed input,
                     // which String never holds), so appending them as they are is safe.
@@ -165,6 +185,14 @@ public struct JSONWriter: Sendable {
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `\\uXXXX` for a scalar below U+10000.
+    private static func appendEscape(_ scalar: UInt16, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "\\u".utf8)
+        for shift in stride(from: 12, through: 0, by: -4) {
+            bytes.append(hexDigit(UInt8((scalar >> UInt16(shift)) & 0x0F)))
+        }
     }
 
     @inline(__always)

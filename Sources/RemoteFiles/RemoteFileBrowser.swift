@@ -11,7 +11,9 @@ import Tracing
 /// With a workspace root (``open(session:host:root:)``), every path is resolved on the server
 /// with `realpath` and refused when it lands outside the root — `..`, absolute paths and
 /// symbolic links alike. Relative paths are relative to the root, or to the login directory
-/// without one.
+/// without one. A name exchanged for a link while it is opened is caught after the open, from
+/// where the server's handle leads; `RemoteFileBrowser+Opening.swift` says how, and what it
+/// cannot catch over SFTP v3.
 ///
 /// Each operation is a span (`files.ls`, `files.cat` …) through the `Tracing` API, with the
 /// operation, path, bytes, duration and SFTP status as attributes.
@@ -21,11 +23,14 @@ public struct RemoteFileBrowser: Sendable {
     /// The canonical workspace root, when paths are confined to one.
     public let root: RemotePath?
     let session: SSHSession
+    /// Where the server's handles lead, for opening under a root (see ``HandleLocator``).
+    let handles: HandleLocator
 
-    init(session: SSHSession, host: String, root: RemotePath?) {
+    init(session: SSHSession, host: String, root: RemotePath?, handles: HandleLocator = HandleLocator()) {
         self.session = session
         self.host = host
         self.root = root
+        self.handles = handles
     }
 
     /// A browser over `session`; with `root`, paths are confined to that directory.
@@ -34,7 +39,15 @@ public struct RemoteFileBrowser: Sendable {
     public static func open(session: SSHSession, host: String, root: RemotePath? = nil) async throws
         -> RemoteFileBrowser
     {
-        guard let root else { return RemoteFileBrowser(session: session, host: host, root: nil) }
+        try await open(session: session, host: host, root: root, handles: HandleLocator())
+    }
+
+    /// ``open(session:host:root:)`` with the locator of handles to use (tests pass one that
+    /// never asks the server's `/proc`, to exercise the checks by name).
+    static func open(session: SSHSession, host: String, root: RemotePath?, handles: HandleLocator) async throws
+        -> RemoteFileBrowser
+    {
+        guard let root else { return RemoteFileBrowser(session: session, host: host, root: nil, handles: handles) }
         let unconfined = RemoteFileBrowser(session: session, host: host, root: nil)
         let canonical: RemotePath
         do {
@@ -48,7 +61,7 @@ public struct RemoteFileBrowser: Sendable {
         } catch {
             throw await unconfined.explain(error, operation: "use as workspace root", path: root, remote: root.sftp)
         }
-        return RemoteFileBrowser(session: session, host: host, root: canonical)
+        return RemoteFileBrowser(session: session, host: host, root: canonical, handles: handles)
     }
 
     // MARK: - Path resolution

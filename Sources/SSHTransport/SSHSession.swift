@@ -1,8 +1,9 @@
 /// An authenticated SSH connection to one host, on which commands run concurrently.
 ///
-/// The session is owned by a dedicated thread (see the module's design notes); this object is
-/// a thread-safe handle to it. Close it with ``close()`` — or use ``withSSHSession(_:_:)``,
-/// which always does. A session dropped without `close()` ends its thread as well.
+/// The session is driven by one of the ``SSHEngine``'s I/O threads (see the module's design
+/// notes); this object is a thread-safe handle to it. Close it with ``close()`` — or use
+/// ``withSSHSession(_:_:)``, which always does. A session dropped without `close()` is closed
+/// as well.
 ///
 /// ```swift
 /// let result = try await withSSHSession(options) { session in
@@ -27,13 +28,18 @@ public final class SSHSession: Sendable {
 
     /// Connects, checks the host key and authenticates.
     ///
-    /// - Parameter maxChannels: how many commands may run at once; more wait their turn.
-    ///   OpenSSH's `MaxSessions` defaults to 10, and a server that refuses a channel for that
-    ///   reason lowers the limit for this session instead of failing the command.
+    /// - Parameters:
+    ///   - maxChannels: how many commands may run at once; more wait their turn. OpenSSH's
+    ///     `MaxSessions` defaults to 10, and a server that refuses a channel for that reason
+    ///     lowers the limit for this session instead of failing the command.
+    ///   - engine: the I/O threads that drive the session; the connect first waits for a slot of
+    ///     its ``SSHEngine/handshakes`` gate, and ``SSHConnectionOptions/connectTimeout`` counts
+    ///     from then.
     /// - Throws: ``SSHError`` naming the host and what to do.
-    public static func connect(_ options: SSHConnectionOptions, maxChannels: Int = 10) async throws -> SSHSession {
-        let loop = SessionLoop(options: options, maxChannels: maxChannels)
-        let info = try await loop.start()
+    public static func connect(
+        _ options: SSHConnectionOptions, maxChannels: Int = 10, engine: SSHEngine = .shared
+    ) async throws -> SSHSession {
+        let (loop, info) = try await SessionLoop.connect(options, maxChannels: maxChannels, engine: engine)
         return SSHSession(loop: loop, info: info)
     }
 

@@ -22,12 +22,12 @@ final class DownloadProgressMeter: Sendable {
 
     private let name: String
     private let width: Int
-    private let write: @Sendable (String) -> Void
+    private let write: @Sendable (TerminalOutput) -> Void
     private let state = Mutex(State())
     private static let redrawInterval = Duration.milliseconds(100)
 
-    /// A meter for `name` (shown as given: pass it terminal-safe) on a line of `width` columns.
-    init(name: String, width: Int, write: @escaping @Sendable (String) -> Void) {
+    /// A meter for `name` (escaped when drawn) on a line of `width` columns.
+    init(name: String, width: Int, write: @escaping @Sendable (TerminalOutput) -> Void) {
         self.name = name
         self.width = width
         self.write = write
@@ -38,7 +38,7 @@ final class DownloadProgressMeter: Sendable {
         guard isatty(2) == 1 else { return nil }
         var size = winsize()
         let width = ioctl(2, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col >= 20 ? Int(size.ws_col) : 80
-        return DownloadProgressMeter(name: name, width: width) { Output.writeAll(2, Array($0.utf8)) }
+        return DownloadProgressMeter(name: name, width: width) { Output.writeError($0) }
     }
 
     /// Records that `done` of `total` bytes are written, redrawing when the last draw is old enough.
@@ -56,7 +56,7 @@ final class DownloadProgressMeter: Sendable {
                 name: name, done: done, total: total, transferred: done - min(done, startBytes), elapsed: now - start,
                 width: width)
         }
-        if let line { write("\r" + line + "\u{1B}[K") }
+        if let line { write(.carriageReturn + TerminalOutput(line) + .eraseToEndOfLine) }
     }
 
     /// Clears the line, if anything was drawn.
@@ -65,6 +65,6 @@ final class DownloadProgressMeter: Sendable {
             defer { state.drawn = false }
             return state.drawn
         }
-        if drawn { write("\r\u{1B}[K") }
+        if drawn { write(.carriageReturn + .eraseToEndOfLine) }
     }
 }

@@ -3,10 +3,11 @@ import RemoteFiles
 
 /// Text renderings of `hostscope files` results.
 enum FilesText {
-    /// `-rw-r--r--  owner    group          12 2024-05-06T07:08:09Z name -> target`; names escaped.
+    /// `-rw-r--r--  owner    group          12 2024-05-06T07:08:09Z name -> target`; names escaped,
+    /// and the owner and group too: they are whatever text the server put in its long listing.
     static func longLine(_ entry: RemoteFileEntry) -> String {
-        let owner = entry.owner ?? entry.uid.map(String.init) ?? "?"
-        let group = entry.group ?? entry.gid.map(String.init) ?? "?"
+        let owner = entry.owner.map(TerminalText.sanitize) ?? entry.uid.map(String.init) ?? "?"
+        let group = entry.group.map(TerminalText.sanitize) ?? entry.gid.map(String.init) ?? "?"
         let size = entry.size.map(String.init) ?? "?"
         let time = entry.jsonObject["mtime"]?.stringValue ?? "?"
         var line =
@@ -68,23 +69,6 @@ enum FilesText {
         text +=
             "(first \(sample.count) bytes shown; use --raw with output to a file or pipe, or hostscope files get, for the content)\n"
         return text
-    }
-
-    /// File content for a terminal: lines kept, tabs kept, every other control character, escape
-    /// sequence and invalid UTF-8 byte shown escaped.
-    static func terminalSafe(_ bytes: [UInt8]) -> String {
-        var out = ""
-        out.reserveCapacity(bytes.count)
-        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        for (index, line) in lines.enumerated() {
-            let pieces = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-            out += pieces.map { piece in
-                if let text = String(validating: piece, as: UTF8.self) { return TerminalText.sanitize(text) }
-                return EscapedText.encode(Array(piece))
-            }.joined(separator: "\t")
-            if index < lines.count - 1 { out += "\n" }
-        }
-        return out
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {

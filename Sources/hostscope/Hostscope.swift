@@ -36,7 +36,7 @@ struct Hostscope: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            Output.exit(Hostscope.self, withError: error)
         }
     }
 }

@@ -19,7 +19,7 @@ struct ChatRenderingBenchmarks {
         for _ in 0..<max(iterations, 50) {
             let start = ContinuousClock.now
             var renderer = MarkdownStreamRenderer(styled: true)
-            sink &+= renderer.feed("The disk ").utf8.count
+            sink &+= renderer.feed("The disk ").text.utf8.count
             firstToken.append(Self.microseconds(ContinuousClock.now - start))
         }
         firstToken.sort()
@@ -41,8 +41,8 @@ struct ChatRenderingBenchmarks {
             for _ in 0..<5 {
                 var renderer = MarkdownStreamRenderer(styled: true)
                 let start = ContinuousClock.now
-                for delta in deltas { sink &+= renderer.feed(delta).utf8.count }
-                sink &+= renderer.finish().utf8.count
+                for delta in deltas { sink &+= renderer.feed(delta).text.utf8.count }
+                sink &+= renderer.finish().text.utf8.count
                 best = min(best, Self.microseconds(ContinuousClock.now - start) / 1000)
             }
             rows.append(

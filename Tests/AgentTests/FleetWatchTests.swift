@@ -54,6 +54,29 @@ func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
         }
     }
 
+    @Test func eachHostTicksAtItsOwnPhaseAndItsRecordsNameTheirSlots() async throws {
+        let log = WatchLog()
+        let interval = Duration.milliseconds(1000)
+        let hosts: [ResolvedHost] = [.local, harnessHost(try SSHTestServer.shared())]
+        await FleetWatch(plan: WatchPlan(hosts: hosts, interval: interval, count: 3)).run(record: { log.add($0) })
+        for name in ["local", "harness"] {
+            let schedule = TickSchedule(interval: interval, host: name)
+            let records = log.of(name)
+            #expect(records.count == 3)
+            let slots = records.compactMap(\.slot)
+            #expect(slots.count == 3)
+            for (earlier, later) in zip(slots, slots.dropFirst()) {
+                #expect(abs(later.timeIntervalSince(earlier) - 1) < 0.001)
+            }
+            // Every slot is the host's phase past a whole second, and its record came after it.
+            for (slot, record) in zip(slots, records) {
+                #expect(schedule.firstSlot(atOrAfter: slot.addingTimeInterval(-0.0005)) == slot)
+                #expect(record.collectedAt >= slot.addingTimeInterval(-0.001))
+            }
+        }
+        #expect(TickSchedule(interval: interval, host: "local").phase != TickSchedule(interval: interval, host: "harness").phase)
+    }
+
     @Test func aDeadHostYieldsErrorRecordsWithBackoffAndDoesNotDelayTheOthers() async throws {
         let log = WatchLog()
         let dead = ResolvedHost.ssh(
@@ -74,7 +97,7 @@ func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
     }
 
     @Test func aHostThatNeverSendsABannerTimesOutWithinItsTicks() async throws {
-        let listener = try SilentListener()
+        let listener = try LoopbackListener()
         let log = WatchLog()
         let silent = ResolvedHost.ssh(
             SSHConnectionOptions(
@@ -90,6 +113,7 @@ func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
         }
         #expect(kinds.count == 3)
         #expect(kinds.first == .timeout)
+        withExtendedLifetime(listener) {}
     }
 
     @Test func aHostWhoseSSHDStopsAndComesBackRecovers() async throws {
@@ -132,31 +156,17 @@ func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
         #expect(backoff.allowsAttempt(at: now))
         #expect(backoff.current == nil)
     }
-}
 
-/// A TCP listener on loopback that accepts connections and never says anything.
-final class SilentListener: Sendable {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = descriptor
-        withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(fd, $0, length) }
-        }
-        listen(descriptor, 64)
-        withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit {
-        close(descriptor)
+    @Test func jitterStretchesEachWaitByUpToItsShareSoHostsThatFailedTogetherRetryApart() {
+        let now = ContinuousClock.now
+        var early = ReconnectBackoff(initial: .seconds(10), maximum: .seconds(30), jitter: 0.2)
+        var late = early
+        early.failed(at: now, random: 0)
+        late.failed(at: now, random: 0.99)
+        #expect(early.nextAttempt == now + .seconds(10))
+        #expect(late.nextAttempt! > now + .milliseconds(11_900) && late.nextAttempt! < now + .seconds(12))
+        // The doubling works on the wait itself, not on the stretched one.
+        late.failed(at: now, random: 0)
+        #expect(late.current == .seconds(20))
     }
 }

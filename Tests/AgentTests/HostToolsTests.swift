@@ -103,6 +103,42 @@ import Tracing
         #expect(missing.text.contains("no such file"))
     }
 
+    @Test func theFileToolsNeverShowAFileOutsideTheRootWhileNamesAreSwappedForLinks() async throws {
+        let race = try RaceTree()
+        defer { race.remove() }
+        let tools = HostTools(host: Self.host(try SSHTestServer.shared()), root: race.workspace)
+        defer { Task { await tools.close() } }
+        let before = try await Self.run(tools, "read_file", .object(["path": "race"]))
+        #expect(before.text.hasSuffix(race.decoy), "\(before.text)")
+
+        var escapes: [String] = []
+        var swaps = 0
+        // A file exchanged with a link to a file outside, then a directory with a link to a directory outside.
+        let plans: [(PathSwapper, [(String, JSONValue)])] = [
+            (race.fileSwapper(), [("read_file", .object(["path": "race"])), ("tail_log", .object(["path": "race"]))]),
+            (
+                race.directorySwapper(),
+                [("read_file", .object(["path": "sub/inside.txt"])), ("list_dir", .object(["path": "sub"]))]
+            ),
+        ]
+        for (swapper, calls) in plans {
+            try swapper.start()
+            for round in 0..<60 {
+                for (name, input) in calls + [("grep", .object(["pattern": "LINE", "path": "."]))] {
+                    let output = try await Self.run(tools, name, input)
+                    // Refusals name where the path resolved to; a listing must not name the outside file.
+                    let listedOutside = name == "list_dir" && !output.isError && output.text.contains("secret.txt")
+                    if output.text.contains("TOP-SECRET") || listedOutside {
+                        escapes.append("\(name) round \(round): \(output.text)")
+                    }
+                }
+            }
+            swaps += try swapper.stop()
+        }
+        #expect(swaps >= 200, "\(swaps) swaps")
+        #expect(escapes.isEmpty, "\(escapes.count) escapes, the first: \(escapes.first ?? "")")
+    }
+
     @Test func theMonitoringToolsReportTheHostWithTheProbesExitCode() async throws {
         let tools = HostTools(host: Self.host(try SSHTestServer.shared()))
         defer { Task { await tools.close() } }

@@ -28,14 +28,14 @@ import Testing
             var index = 0
             while !rest.isEmpty {
                 let size = max(1, pieces[index % pieces.count])
-                out += renderer.feed(String(rest.prefix(size)))
+                out += renderer.feed(String(rest.prefix(size))).text
                 rest = rest.dropFirst(size)
                 index += 1
             }
         } else {
-            out += renderer.feed(text)
+            out += renderer.feed(text).text
         }
-        return out + renderer.finish()
+        return out + renderer.finish().text
     }
 
     @Test func headingsBoldCodeListsQuotesAndRulesAreStyledWithoutTheirMarkers() {

@@ -61,6 +61,32 @@ func sampleRecord(_ host: String, _ second: Int, failed: Bool = false) -> Snapsh
         #expect(rows.allSatisfy { csvFields($0).count == SnapshotCSV.wideColumns.count })
     }
 
+    @Test func aScheduledRecordCarriesItsSlotInTheLastCSVColumnAndInJSON() throws {
+        var record = sampleRecord("web1", 0)
+        record.slot = Date(timeIntervalSince1970: 1_795_000_000)
+        let path = directory + "/slots.csv"
+        try RecordFileWriter(path: path, format: .csv).write(record)
+        let rows = read(path).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(SnapshotCSV.wideColumns.last == "slot")
+        #expect(csvFields(rows[1]).last == "2026-11-18T11:06:40.000Z")
+        #expect(record.jsonValue["slot"]?.stringValue == "2026-11-18T11:06:40.000Z")
+        #expect(try SnapshotRecord(json: record.jsonValue).slot == record.slot)
+        // A one-off snapshot has no slot: its JSON has no such key.
+        #expect(sampleRecord("web1", 0).jsonValue["slot"] == nil)
+    }
+
+    @Test func aCSVFileWrittenBeforeTheSlotColumnIsAppendedToInItsOwnColumns() throws {
+        let path = directory + "/old.csv"
+        let oldRow = SnapshotCSV.wideRow(sampleRecord("web1", 0), slotColumn: false)
+        try (SnapshotCSV.wideHeaderWithoutSlot + oldRow).write(toFile: path, atomically: true, encoding: .utf8)
+        var record = sampleRecord("web1", 5)
+        record.slot = Date(timeIntervalSince1970: 1_795_000_005)
+        try RecordFileWriter(path: path, format: .csv).write(record)
+        let rows = read(path).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 3)
+        #expect(rows.allSatisfy { csvFields($0).count == SnapshotCSV.wideColumnsWithoutSlot.count })
+    }
+
     @Test func aCSVFileWithOtherColumnsIsNotMixedWith() throws {
         let path = directory + "/other.csv"
         try "a,b,c\r\n1,2,3\r\n".write(toFile: path, atomically: true, encoding: .utf8)

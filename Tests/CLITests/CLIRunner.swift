@@ -2,6 +2,10 @@ import Foundation
 import Synchronization
 import TestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs the built `hostscope` binary and captures what it printed.
 struct CLIResult {
     var status: Int32
@@ -90,6 +94,21 @@ enum CLI {
         return CLIResult(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Runs `hostscope ARGUMENTS` with a real terminal (a pseudo-terminal from `script`) as its standard
+    /// output and error; what it printed on either comes back as `stdout`.
+    static func runOnTerminal(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIResult {
+        let line = ([binary] + arguments).map(shellQuoted).joined(separator: " ")
+        let script = NSTemporaryDirectory() + "hostscope-tty-\(UUID().uuidString).sh"
+        try (line + "\n").write(toFile: script, atomically: true, encoding: .utf8)
+        defer { unlink(script) }
+        return try runShell("script -qec 'sh \(script)' /dev/null", environment: environment)
+    }
+
+    /// `word` in single quotes for `/bin/sh`.
+    static func shellQuoted(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// Connection arguments for the harness server.

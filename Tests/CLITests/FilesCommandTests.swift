@@ -132,14 +132,9 @@ import Testing
         #expect(twoOptions.status != 0)
     }
 
-    /// Runs `hostscope ARGUMENTS` with a real terminal (from `script`) as its standard output.
+    /// Runs `hostscope files ARGUMENTS` with a real terminal (from `script`) as its standard output.
     private func filesOnTerminal(_ arguments: [String]) throws -> CLIResult {
-        let words = [CLI.binary, "files"] + arguments + connection(arguments)
-        let line = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let script = NSTemporaryDirectory() + "hostscope-tty-\(UUID().uuidString).sh"
-        try (line + "\n").write(toFile: script, atomically: true, encoding: .utf8)
-        defer { unlink(script) }
-        return try CLI.runShell("script -qec 'sh \(script)' /dev/null")
+        try CLI.runOnTerminal(["files"] + arguments + connection(arguments))
     }
 
     @Test func onATerminalEscapeSequencesAreShownEscaped() throws {
@@ -219,9 +214,7 @@ import Testing
         let local = NSTemporaryDirectory() + "hostscope-cli-progress-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
         FilesTestTree.removeAtExit(local)
-        func quoted(_ words: [String]) -> String {
-            words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        }
+        func quoted(_ words: [String]) -> String { words.map(CLI.shellQuoted).joined(separator: " ") }
         // stderr on a pseudo-terminal (script's), stdout into a file.
         func onTerminal(_ extra: [String], _ name: String) throws -> String {
             let command =

@@ -14,11 +14,7 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
 
     /// Every fixture the manifest lists; adding a line adds a test case.
     static func all() -> [FixtureCase] {
-        let url = Repository.fixtures.appendingPathComponent("manifest.tsv")
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap { line in
-            if line.hasPrefix("#") || line.isEmpty { return nil }
-            let columns = line.split(separator: "\t").map(String.init)
+        FixtureText.manifestRows("manifest.tsv").compactMap { columns in
             guard columns.count >= 2 else { return nil }
             return FixtureCase(
                 file: columns[0], tool: columns[1], expectsError: columns.count > 2 && columns[2] == "error")

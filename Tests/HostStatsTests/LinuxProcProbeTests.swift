@@ -10,19 +10,7 @@ import Testing
 
     /// Runs `script` with `sh -c`, `path` prepended to PATH.
     private func run(_ script: String, path: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        var environment = ProcessInfo.processInfo.environment
-        if let path { environment["PATH"] = path + ":" + (environment["PATH"] ?? "/usr/bin:/bin") }
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try LocalShell.run(script, path: path)
     }
 
     private func rootFilesystemBytes() -> UInt64 {

@@ -20,6 +20,14 @@ import Testing
         #expect(JSONValue.string(text).jsonString == #""a\"b\\c\nd\u0001e\u2028f✓""#)
     }
 
+    @Test func stringsEscapeDeleteC1ControlsAndBidirectionalOverrides() throws {
+        // What a terminal could act on (CSI as U+009B, OSC as U+009D) or reorder, from text a host chose.
+        let text = "a\u{7F}b\u{9B}2Jc\u{9D}0;t\u{9C}d\u{202E}e\u{2066}f\u{2069}gé°µ\u{A0}–"
+        let written = JSONValue.string(text).jsonString
+        #expect(written == #""a\u007fb\u009b2Jc\u009d0;t\u009cd\u202ee\u2066f\u2069gé°µ\#u{A0}–""#)
+        #expect(try JSONParser.parse(written) == .string(text))
+    }
+
     @Test func prettyOutputIndentsByTwoSpaces() {
         let value: JSONValue = .object(["a": [1, 2], "b": .object([:])])
         #expect(value.prettyJSONString == "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {}\n}")

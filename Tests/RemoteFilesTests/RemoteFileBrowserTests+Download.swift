@@ -42,6 +42,47 @@ extension RemoteFileBrowserTests {
         }
     }
 
+    @Test func aDownloadKeepsTheRemoteModeLessTheUmaskAsSftpDoes() async throws {
+        let server = try SSHTestServer.shared()
+        let owner = try #require(getpwnam(server.user)?.pointee.pw_uid)
+        let remote = try FilesTestTree(prefix: "hostscope-modes")
+        defer { remote.remove() }
+        let local = try localDirectory()
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let umaskLine = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        let mask = try #require(UInt16(umaskLine.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8))
+        func localMode(_ path: String) -> UInt16 {
+            var info = stat()
+            return lstat(path, &info) == 0 ? UInt16(info.st_mode & 0o7777) : 0xFFFF
+        }
+        try await withBrowser { browser, _ in
+            // As sftp: the remote permission bits, write for the owner, less the umask; never set-id bits.
+            for (name, mode, expected) in [
+                ("private.key", 0o600, 0o600), ("script.sh", 0o750, 0o750), ("public.txt", 0o644, 0o644),
+                ("readonly.txt", 0o444, 0o644), ("setuid", 0o4755, 0o755),
+            ] as [(String, mode_t, UInt16)] {
+                try FilesTestTree.createFile(
+                    remote.root + "/", Array(name.utf8), contents: Array("x\n".utf8), mode: mode)
+                chown(remote.root + "/" + name, owner, gid_t.max)
+                chmod(remote.root + "/" + name, mode)
+                let result = try await browser.download(RemotePath(remote.root + "/" + name), to: local + "/")
+                #expect(localMode(result.localPath) == expected & ~mask, "\(name)")
+            }
+            // A partial file an earlier attempt left readable by all is narrowed before it is resumed.
+            let final = local + "/resumed.key"
+            let partial = RemoteFileBrowser.partialPath(for: final)
+            try FilesTestTree.createFile(
+                remote.root + "/", Array("resumed.key".utf8), contents: Array(repeating: 0x6B, count: 100_000),
+                mode: 0o600)
+            chown(remote.root + "/resumed.key", owner, gid_t.max)
+            FileManager.default.createFile(atPath: partial, contents: Data(repeating: 0x6B, count: 70_000))
+            chmod(partial, 0o644)
+            let resumed = try await browser.download(RemotePath(remote.root + "/resumed.key"), to: final)
+            #expect(resumed.resumedFrom == 70_000)
+            #expect(localMode(final) == 0o600 & ~mask)
+        }
+    }
+
     @Test func aDroppedSessionLeavesNoFileUnderTheFinalNameAndTheNextRunResumes() async throws {
         let source = try FilesTestTree(prefix: "hostscope-get")
         let path = try source.makeRandomFile("big.bin", size: 24 << 20)

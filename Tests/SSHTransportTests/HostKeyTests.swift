@@ -68,6 +68,27 @@ import Testing
         await session.close()
     }
 
+    @Test func aFleetsKnownHostsWithAThousandOtherHostsStillVouchesForThisOneAndRefusesAChangedKey() async throws {
+        let own = try String(contentsOfFile: server.knownHostsPath, encoding: .utf8)
+        // A real ed25519 key that is not the server's: the client key's public half.
+        let otherKey = try String(contentsOfFile: server.keyPath + ".pub", encoding: .utf8)
+            .split(separator: " ").prefix(2).joined(separator: " ")
+        let others = (0..<1000).map { "[10.1.\($0 / 250).\($0 % 250)]:22 \(otherKey)\n" }.joined()
+        let file = directory + "/known_hosts"
+        try (others + own).write(toFile: file, atomically: true, encoding: .utf8)
+        let session = try await SSHSession.connect(harnessOptions(server, knownHosts: file))
+        #expect(session.info.hostKeyStatus == .known(file: file))
+        await session.close()
+        // The same host listed with another key, among the others: refused.
+        let changed = directory + "/changed"
+        try (others + "[\(server.host)]:\(server.port) \(otherKey)\n").write(toFile: changed, atomically: true, encoding: .utf8)
+        await #expect {
+            _ = try await SSHSession.connect(harnessOptions(server, knownHosts: changed))
+        } throws: { error in
+            (error as? SSHError)?.code == .hostKeyChanged
+        }
+    }
+
     @Test func aChangedKeyIsRefusedBeforeAuthenticationEvenWhenAcceptingNewKeys() async throws {
         let file = directory + "/known_hosts"
         let other = directory + "/other_key"

@@ -34,17 +34,6 @@ func harnessOptions(
         #expect(!result.truncated)
     }
 
-    @Test func theSessionThreadIsNamedAfterItsHost() async throws {
-        var options = harnessOptions(server)
-        options.displayName = "web1-with-a-long-name"
-        let names = try await withSSHSession(options) { _ in
-            let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
-            return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
-        }
-        // Linux keeps 15 bytes of a thread name.
-        #expect(names.contains("ssh web1-with-a\n"))
-    }
-
     @Test func aCommandKilledByASignalReportsTheSignal() async throws {
         let result = try await withSSHSession(harnessOptions(server)) { session in
             try await session.exec("kill -TERM $$", timeout: .seconds(10))

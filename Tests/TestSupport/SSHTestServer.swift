@@ -115,6 +115,39 @@ public struct SSHTestServer: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Stops (SIGSTOP) the server and every process serving its connections, as a host that
+    /// hangs would: connections stay open but nothing answers. ``thawSSHD()`` lets them go on.
+    public func freezeSSHD() {
+        for pid in sshdProcessTree() { kill(pid, SIGSTOP) }
+    }
+
+    /// Continues what ``freezeSSHD()`` stopped.
+    public func thawSSHD() {
+        for pid in sshdProcessTree() { kill(pid, SIGCONT) }
+    }
+
+    /// The listening sshd and its descendants (per-connection monitors, session processes, shells).
+    public func sshdProcessTree() -> [pid_t] {
+        guard let listener = sshdPID else { return [] }
+        var parents: [pid_t: pid_t] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = pid_t(fields[1]) { parents[pid] = parent }
+        }
+        var tree: [pid_t] = [listener]
+        var index = 0
+        while index < tree.count {
+            let parent = tree[index]
+            tree.append(contentsOf: parents.filter { $0.value == parent }.map(\.key))
+            index += 1
+        }
+        return tree
+    }
+
     static var harnessScript: String { Repository.root.appendingPathComponent("Scripts/sshd-harness.sh").path }
 
     /// Runs a program and waits; returns its exit status.

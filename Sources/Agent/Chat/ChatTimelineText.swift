@@ -9,7 +9,7 @@ public enum ChatTimelineText {
     /// The input is shortened to fit `width`; text the model or the host chose is escaped so that it cannot
     /// drive the terminal.
     public static func row(_ number: Int, _ record: ToolCallRecord, width: Int = 100, styled: Bool = false)
-        -> String
+        -> TerminalOutput
     {
         let status: String
         switch record.status {
@@ -30,16 +30,16 @@ public enum ChatTimelineText {
         let tailText = "  " + tail.joined(separator: "  ")
         let room = max(12, width - head.count - tailText.count - 2)
         let input = TerminalText.truncate(TerminalText.sanitize(record.call.input.jsonString), to: room)
-        guard styled else { return head + input + tailText }
-        let colour: String
+        guard styled else { return TerminalOutput(head + input + tailText) }
+        let colour: TerminalOutput.Style
         switch record.status {
-        case .ok: colour = "\u{1B}[32m"
-        case .error: colour = "\u{1B}[31m"
-        case .running, .requested: colour = "\u{1B}[33m"
-        case .notRun: colour = "\u{1B}[2m"
+        case .ok: colour = .green
+        case .error: colour = .red
+        case .running, .requested: colour = .yellow
+        case .notRun: colour = .dim
         }
-        return "\u{1B}[2m" + head + input + "\u{1B}[0m" + "  " + colour + status + "\u{1B}[0m"
-            + "\u{1B}[2m" + String(tailText.dropFirst(2 + status.count)) + "\u{1B}[0m"
+        return TerminalOutput(head + input, style: .dim) + "  " + TerminalOutput(status, style: colour)
+            + TerminalOutput(String(tailText.dropFirst(2 + status.count)), style: .dim)
     }
 
     /// The status line: `gpt-4o-mini · 1234 in / 56 out tokens · $0.0012 · 3.4 s`.
@@ -67,7 +67,7 @@ public enum ChatTimelineText {
 
     /// What `/inspect N` prints: the row, its span, the raw input (pretty JSON) and the output the model got.
     public static func inspect(_ number: Int, _ record: ToolCallRecord) -> String {
-        var out = row(number, record, width: 200) + "\n"
+        var out = row(number, record, width: 200).text + "\n"
         out += "call id: \(TerminalText.sanitize(record.call.id))\n"
         if let span = record.call.span { out += "trace \(span.traceID)  span \(span.spanID)\n" }
         out += "input:\n" + record.call.input.prettyJSONString + "\n"
@@ -77,11 +77,8 @@ public enum ChatTimelineText {
                 size = " (\(bytes) bytes\(record.wasCut ? ", cut for the model" : ""))"
             }
             out += "output\(size):\n"
-            // Keep the output's lines; escape the rest of the control characters a host may have put there.
-            out += output.split(separator: "\n", omittingEmptySubsequences: false)
-                .map { TerminalText.sanitize(String($0)).replacingOccurrences(of: "\\t", with: "\t") }
-                .joined(separator: "\n")
-            out += "\n"
+            // Keep the output's lines and tabs; escape the rest of the control characters a host may have put there.
+            out += TerminalText.sanitize(output, keepingLayout: true) + "\n"
         } else {
             out += "output: none yet\n"
         }

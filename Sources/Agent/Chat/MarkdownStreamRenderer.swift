@@ -64,7 +64,7 @@ public struct MarkdownStreamRenderer: Sendable {
     }
 
     /// The terminal text for the next piece of the answer.
-    public mutating func feed(_ text: String) -> String {
+    public mutating func feed(_ text: String) -> TerminalOutput {
         var text = text
         return text.withUTF8 { bytes in
             var out: [UInt8] = []
@@ -90,12 +90,12 @@ public struct MarkdownStreamRenderer: Sendable {
                     Self.escape(character, into: &out)
                 }
             }
-            return String(decoding: out, as: UTF8.self)
+            return TerminalOutput(escaped: String(decoding: out, as: UTF8.self))
         }
     }
 
     /// The text still held back, with every style closed; the renderer is ready for a new answer afterwards.
-    public mutating func finish() -> String {
+    public mutating func finish() -> TerminalOutput {
         var out: [UInt8] = []
         if atLineStart, !pending.isEmpty {
             let line = pending
@@ -104,7 +104,7 @@ public struct MarkdownStreamRenderer: Sendable {
         }
         closeLine(into: &out)
         self = MarkdownStreamRenderer(styled: styled)
-        return String(decoding: out, as: UTF8.self)
+        return TerminalOutput(escaped: String(decoding: out, as: UTF8.self))
     }
 
     /// Whether a byte can be copied as it is in the current state.

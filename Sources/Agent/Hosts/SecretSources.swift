@@ -72,7 +72,8 @@ enum TerminalPrompt {
                     _ = write(descriptor, "\n", 1)
                 }
             }
-            _ = prompt.withCString { write(descriptor, $0, strlen($0)) }
+            // The prompt names a host and a key path; neither may drive the terminal.
+            _ = TerminalText.sanitize(prompt).withCString { write(descriptor, $0, strlen($0)) }
             var bytes: [UInt8] = []
             var byte: UInt8 = 0
             while read(descriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") {

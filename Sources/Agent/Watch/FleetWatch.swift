@@ -51,15 +51,22 @@ public struct HostWatchStatus: Sendable, Equatable {
 
 /// Capped exponential backoff for reconnecting to a failing host: the first retry waits one
 /// interval, each further failure doubles the wait up to the cap, a success resets it.
+///
+/// With `jitter`, each wait is stretched by a random share of itself (up to that fraction), so
+/// hosts that failed together (a network blip, a restarted bastion) do not all retry in the same
+/// instant.
 public struct ReconnectBackoff: Sendable, Equatable {
     public let initial: Duration
     public let maximum: Duration
+    /// The largest share of a wait added at random, 0 for none.
+    public let jitter: Double
     public private(set) var current: Duration?
     public private(set) var nextAttempt: ContinuousClock.Instant?
 
-    public init(initial: Duration, maximum: Duration) {
+    public init(initial: Duration, maximum: Duration, jitter: Double = 0) {
         self.initial = initial
         self.maximum = max(initial, maximum)
+        self.jitter = min(1, max(0, jitter))
     }
 
     /// Whether a connection may be attempted at `now`.
@@ -67,10 +74,11 @@ public struct ReconnectBackoff: Sendable, Equatable {
         nextAttempt.map { now >= $0 } ?? true
     }
 
-    public mutating func failed(at now: ContinuousClock.Instant) {
+    /// - Parameter random: a number in 0..<1 that picks the jitter (injected by tests).
+    public mutating func failed(at now: ContinuousClock.Instant, random: Double = Double.random(in: 0..<1)) {
         let wait = current.map { min($0 * 2, maximum) } ?? initial
         current = wait
-        nextAttempt = now + wait
+        nextAttempt = now + wait + wait * (jitter * random)
     }
 
     public mutating func succeeded() {
@@ -79,9 +87,10 @@ public struct ReconnectBackoff: Sendable, Equatable {
     }
 }
 
-/// Runs `watch`: each host on its own loop of fixed-rate ticks (due at start + k × interval, so
-/// lateness never accumulates), each tick yielding exactly one record — a snapshot or an error
-/// record — so gaps are visible. A slow or dead host never delays the others; a host whose
+/// Runs `watch`: each host on its own loop of fixed-rate ticks (due at its phase + k × interval,
+/// see ``TickSchedule``, so lateness never accumulates and a fleet's probes are spread over the
+/// interval), each tick yielding exactly one record — a snapshot or an error record, carrying
+/// the slot it was due at — so gaps are visible. A slow or dead host never delays the others; a host whose
 /// connection fails is retried with capped exponential backoff, and the ticks in between are
 /// error records naming the last failure and the next attempt.
 public struct FleetWatch: Sendable {
@@ -99,7 +108,8 @@ public struct FleetWatch: Sendable {
         status: @escaping @Sendable (HostWatchStatus) async -> Void = { _ in }
     ) async {
         let (stream, continuation) = AsyncStream<Event>.makeStream()
-        let start = ContinuousClock.now + .milliseconds(10)
+        // One reading of both clocks: slots are wall-clock instants, sleeps use the monotonic clock.
+        let start = (wall: Date(), monotonic: ContinuousClock.now)
         let hosts = plan.hosts
         let producers = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -124,9 +134,10 @@ public struct FleetWatch: Sendable {
         case status(HostWatchStatus)
     }
 
-    private func runHost(_ host: ResolvedHost, start: ContinuousClock.Instant, events: AsyncStream<Event>.Continuation)
-        async
-    {
+    private func runHost(
+        _ host: ResolvedHost, start: (wall: Date, monotonic: ContinuousClock.Instant),
+        events: AsyncStream<Event>.Continuation
+    ) async {
         var options = plan.collector
         options.commandTimeout = min(options.commandTimeout, plan.tickBudget)
         let name = host.displayName
@@ -144,16 +155,19 @@ public struct FleetWatch: Sendable {
             runner = made
         }
         let collector = HostCollector(host: name, runner: runner, options: options)
-        var backoff = ReconnectBackoff(initial: plan.interval, maximum: plan.maximumBackoff)
+        var backoff = ReconnectBackoff(initial: plan.interval, maximum: plan.maximumBackoff, jitter: 0.2)
         var lastFailure: CollectionFailure?
         var state = HostWatchStatus(host: name, state: .connecting)
         events.yield(.status(state))
-        let end = plan.duration.map { start + $0 }
+        let schedule = TickSchedule(interval: plan.interval, host: name)
+        let firstSlot = schedule.firstSlot(atOrAfter: start.wall.addingTimeInterval(0.01))
+        let end = plan.duration.map { start.wall.addingTimeInterval(Self.seconds($0)) }
         var tick = 0
         while !Task.isCancelled {
             if let count = plan.count, tick >= count { break }
-            let due = start + plan.interval * tick
-            if let end, due > end { break }
+            let slot = schedule.slot(tick, after: firstSlot)
+            if let end, slot > end { break }
+            let due = start.monotonic + .nanoseconds(Int64((slot.timeIntervalSince(start.wall) * 1e9).rounded()))
             do {
                 try await Task.sleep(until: due, clock: .continuous)
             } catch {
@@ -161,7 +175,7 @@ public struct FleetWatch: Sendable {
             }
             tick += 1
             let now = ContinuousClock.now
-            let result: SnapshotRecord
+            var result: SnapshotRecord
             if let failure = lastFailure, !backoff.allowsAttempt(at: now), let next = backoff.nextAttempt {
                 let wait = now.duration(to: next)
                 result = .failure(
@@ -183,6 +197,7 @@ public struct FleetWatch: Sendable {
                     }
                 }
             }
+            result.slot = slot
             state.ticks += 1
             state.lastTick = result.collectedAt
             switch result {

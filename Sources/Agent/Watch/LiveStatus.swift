@@ -7,11 +7,11 @@ public actor LiveStatus {
     private let order: [String]
     private var drawnLines = 0
     private var lastDraw: ContinuousClock.Instant?
-    private let write: @Sendable (String) -> Void
+    private let write: @Sendable (TerminalOutput) -> Void
     private let width: Int
     private let started = Date()
 
-    public init(hosts: [String], width: Int, write: @escaping @Sendable (String) -> Void) {
+    public init(hosts: [String], width: Int, write: @escaping @Sendable (TerminalOutput) -> Void) {
         order = hosts
         self.width = width
         self.write = write
@@ -58,11 +58,10 @@ public actor LiveStatus {
     private func draw() {
         lastDraw = .now
         let lines = render()
-        var text = ""
-        if drawnLines > 0 { text += "\u{1B}[\(drawnLines)A" }
-        for line in lines { text += "\r\u{1B}[2K" + line + "\n" }
+        var output = TerminalOutput.cursorUp(drawnLines)
+        for line in lines { output += .carriageReturn + .eraseLine + TerminalOutput(line + "\n") }
         drawnLines = lines.count
-        write(text)
+        write(output)
     }
 
     private static let clock: DateFormatter = {

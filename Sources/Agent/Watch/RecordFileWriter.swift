@@ -39,17 +39,25 @@ public struct RecordWriteError: Error, Sendable, CustomStringConvertible {
 ///   not only after a clean exit; reopening repairs a file whose last write was cut.
 /// - Appending to an existing file keeps its header and format; a CSV header that differs
 ///   from this run's columns is refused rather than mixed.
+/// - Bytes go out exactly as encoded to a file or a pipe. On a terminal (`--format csv` with no
+///   `--output`), control characters a host put in a field are shown escaped by
+///   ``TerminalText/sanitize(bytes:)`` instead, so that CSV cannot drive the terminal (JSON
+///   escapes them by construction).
 public final class RecordFileWriter: Sendable {
     public let format: RecordFileFormat
     public let csvLayout: CSVLayoutChoice
     private let descriptor: Int32
     private let ownsDescriptor: Bool
+    /// Whether the descriptor is a terminal, where bytes are escaped rather than written as they are.
+    private let escapesForTerminal: Bool
     public let path: String?
 
     private struct Progress {
         /// Records in the JSON array so far (to know whether a comma is needed).
         var jsonCount = 0
         var headerWritten = false
+        /// False when appending to a wide CSV written before the `slot` column existed.
+        var slotColumn = true
     }
     /// Also serialises writes: records from concurrent callers never interleave.
     private let progress = Mutex(Progress())
@@ -65,6 +73,7 @@ public final class RecordFileWriter: Sendable {
         self.csvLayout = csvLayout
         descriptor = 1
         ownsDescriptor = false
+        escapesForTerminal = isatty(1) == 1
         path = nil
     }
 
@@ -81,6 +90,7 @@ public final class RecordFileWriter: Sendable {
                 message: "cannot open \(path) for writing: \(String(cString: strerror(errno))); check the directory exists and is writable, or choose another --output")
         }
         descriptor = fd
+        escapesForTerminal = isatty(fd) == 1
         do {
             try resume()
         } catch {
@@ -111,7 +121,9 @@ public final class RecordFileWriter: Sendable {
                 text += csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader
                 progress.headerWritten = true
             }
-            text += csvLayout == .wide ? SnapshotCSV.wideRow(record) : SnapshotCSV.longRows(record)
+            text +=
+                csvLayout == .wide
+                ? SnapshotCSV.wideRow(record, slotColumn: progress.slotColumn) : SnapshotCSV.longRows(record)
             if !text.isEmpty { try append(Array(text.utf8)) }
         case .json:
             let line = record.jsonValue.jsonString
@@ -158,11 +170,17 @@ public final class RecordFileWriter: Sendable {
             let firstLine = String(decoding: contents.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
             let expected = (csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader)
                 .trimmingCharacters(in: .newlines)
-            guard firstLine.trimmingCharacters(in: .newlines) == expected else {
+            let header = firstLine.trimmingCharacters(in: .newlines)
+            let withoutSlot =
+                csvLayout == .wide && header == SnapshotCSV.wideHeaderWithoutSlot.trimmingCharacters(in: .newlines)
+            guard header == expected || withoutSlot else {
                 throw RecordWriteError(
                     message: "\(path ?? "output") already holds CSV with other columns; write to a new file, or use the same --csv-layout as before")
             }
-            progress.withLock { $0.headerWritten = true }
+            progress.withLock {
+                $0.headerWritten = true
+                $0.slotColumn = !withoutSlot
+            }
         case .ndjson:
             if let lastNewline = contents.lastIndex(of: UInt8(ascii: "\n")) {
                 if lastNewline + 1 < contents.count { ftruncate(descriptor, off_t(lastNewline + 1)) }
@@ -215,6 +233,9 @@ public final class RecordFileWriter: Sendable {
     }
 
     private func append(_ bytes: [UInt8]) throws(RecordWriteError) {
+        let bytes =
+            escapesForTerminal && !TerminalText.isSafe(bytes: bytes)
+            ? Array(TerminalText.sanitize(bytes: bytes).utf8) : bytes
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }

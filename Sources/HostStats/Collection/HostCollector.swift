@@ -181,6 +181,7 @@ public actor HostCollector {
             }
             let elapsed = clock.duration(to: .now).components
             snapshot.durationMs = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+            snapshot.leaveOutNonFiniteFigures()
             return .snapshot(snapshot)
         } catch let error as CollectionError {
             return .failure(

@@ -113,7 +113,7 @@ public enum LinuxProcProbe {
             sample.processes = processes
             result.samples.append(sample)
             if let text = files["/proc/meminfo"] {
-                do { result.memory = try ProcMemInfoParser.parse(text) } catch {
+                do { result.memory = try ProcMemInfoParser.parse(text, warnings: &result.warnings) } catch {
                     result.warnings.append(error.description)
                 }
             }
@@ -132,7 +132,7 @@ public enum LinuxProcProbe {
                 // the processes listed, else shown as [comm].
                 ProcessStats(
                     pid: sample.pid, ppid: sample.ppid, user: owners[sample.pid],
-                    rssBytes: sample.rssPages &* platform.pageSize,
+                    rssBytes: ProcPidStatParser.rssBytes(sample, pageSize: platform.pageSize, warnings: &result.warnings),
                     command: commandLines[sample.pid] ?? (detailed ? "[\(sample.comm)]" : ""))
             }
         }
@@ -141,7 +141,7 @@ public enum LinuxProcProbe {
         let dfSections = piped.map { ProbeOutput($0 + "\n", nonce: output.nonce) } ?? output
         if let text = dfSections.section("dfoutput"), !text.isEmpty {
             do {
-                result.disks = try parseDfOutput(text)
+                result.disks = try parseDfOutput(text, warnings: &result.warnings)
             } catch {
                 result.warnings.append(error.description)
             }
@@ -186,30 +186,48 @@ public enum LinuxProcProbe {
     /// Reads `df -k --output=source,fstype,itotal,iused,size,used,avail,target`.
     ///
     /// Each row is: source (may hold spaces), type, five numbers (`-` where a filesystem has no
-    /// inodes), mount point (may hold spaces); the first type-and-five-numbers run splits it.
-    static func parseDfOutput(_ text: String) throws(ParseError) -> [DiskStats] {
+    /// inodes), mount point (may hold spaces); the first type-and-five-numbers run splits it. A
+    /// figure out of range is left out (`null`) and named in `warnings`.
+    static func parseDfOutput(_ text: String, warnings: inout [String]) throws(ParseError) -> [DiskStats] {
         var disks: [DiskStats] = []
         var seen: [String: Int] = [:]
         for (number, line) in TextScanning.lines(text).enumerated() where number > 0 && !line.isEmpty {
             let fields = TextScanning.fieldRanges(line)
+            var outOfRange: [String] = []
             func value(_ index: Int) -> UInt64?? {
                 let token = line[fields[index]]
                 if token == "-" { return .some(nil) }
-                return UInt64(token).map { .some($0) }
+                switch TextScanning.readCounter(token) {
+                case .value(let value): return .some(value)
+                case .outOfRange:
+                    outOfRange.append(TextScanning.outOfRangeWarning("df figure on line \(number + 1)", token))
+                    return .some(nil)
+                case nil: return nil
+                }
             }
             var row: DiskStats?
             var start = 1
             while start + 6 < fields.count {
+                outOfRange = []
                 if let inodes = value(start + 1), let inodesUsed = value(start + 2), let size = value(start + 3),
                     let used = value(start + 4), let available = value(start + 5)
                 {
-                    let kib: (UInt64?) -> UInt64? = { $0.map { $0 &* 1024 } }
+                    let kib: (UInt64?) -> UInt64? = { kibibytes in
+                        guard let kibibytes else { return nil }
+                        let bytes = kibibytes.checkedMultiplied(by: 1024)
+                        if bytes == nil {
+                            outOfRange.append(
+                                TextScanning.outOfRangeWarning("df size in bytes on line \(number + 1)", "\(kibibytes)K"))
+                        }
+                        return bytes
+                    }
+                    let (usedBytes, availableBytes) = (kib(used), kib(available))
                     row = DiskStats(
                         filesystem: String(line[fields[0].lowerBound..<fields[start - 1].upperBound]),
                         type: String(line[fields[start]]),
                         mount: String(line[fields[start + 6].lowerBound..<line.endIndex]),
-                        sizeBytes: kib(size), usedBytes: kib(used), availableBytes: kib(available),
-                        usedPercent: DiskStats.usedPercent(used: kib(used), available: kib(available)),
+                        sizeBytes: kib(size), usedBytes: usedBytes, availableBytes: availableBytes,
+                        usedPercent: DiskStats.usedPercent(used: usedBytes, available: availableBytes),
                         inodesTotal: inodes == 0 ? nil : inodes, inodesUsed: inodes == 0 ? nil : inodesUsed)
                     break
                 }
@@ -219,6 +237,7 @@ public enum LinuxProcProbe {
                 throw ParseError(
                     source: "df --output", message: "row has no type followed by five numbers", line: number + 1)
             }
+            warnings += outOfRange
             // GNU df lists each mount point once already; keep the last should one repeat.
             if let index = seen[row.mount] {
                 disks[index] = row
@@ -259,7 +278,11 @@ public enum LinuxProcProbe {
         var value = 0
         var index = prefixLength
         while index < path.count, path[index] >= 48, path[index] <= 57 {
-            value = value &* 10 &+ Int(path[index] - 48)
+            // A pid the kernel could not have given (past Int.max) names no process file.
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(Int(path[index] - 48))
+            guard !overflow, !carry else { return nil }
+            value = sum
             index += 1
         }
         guard index > prefixLength, index < path.count, path[index] == UInt8(ascii: "/") else { return nil }

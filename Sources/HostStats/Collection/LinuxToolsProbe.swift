@@ -41,12 +41,21 @@ public enum LinuxToolsProbe {
         // The kernel samples double as the counter samples of the proc collector, so the same
         // builder computes network and disk rates; the tools' figures then replace its gauges.
         var result = LinuxProbeResult()
-        for (files, uptime, stat) in [(before, uptimeBefore, statBefore), (after, uptimeAfter, statAfter)] {
-            var sample = LinuxCounterSample(
-                uptimeSeconds: try ProcUptimeParser.parse(uptime), cpu: try ProcStatParser.parse(stat))
-            sample.network = (try? ProcNetDevParser.parse(files["/proc/net/dev"] ?? "")) ?? []
-            sample.disks = (try? ProcDiskStatsParser.parse(files["/proc/diskstats"] ?? "")) ?? []
-            result.samples.append(sample)
+        do {
+            for (files, uptime, stat) in [(before, uptimeBefore, statBefore), (after, uptimeAfter, statAfter)] {
+                var sample = LinuxCounterSample(
+                    uptimeSeconds: try ProcUptimeParser.parse(uptime), cpu: try ProcStatParser.parse(stat))
+                sample.network = (try? ProcNetDevParser.parse(files["/proc/net/dev"] ?? "")) ?? []
+                sample.disks = (try? ProcDiskStatsParser.parse(files["/proc/diskstats"] ?? "")) ?? []
+                result.samples.append(sample)
+            }
+        } catch {
+            // The tools' own figures do not need the kernel samples: without them there are no
+            // network or disk rates (two empty samples at one instant give none), and no CPU
+            // figures unless mpstat gives them.
+            result.warnings.append(error.description + "; no network or disk rates")
+            let empty = LinuxCounterSample(uptimeSeconds: 0, cpu: CPUCounters(total: CPUTicks()))
+            result.samples = [empty, empty]
         }
         result.load = after["/proc/loadavg"].flatMap { try? ProcLoadAvgParser.parse($0) }
         if sampleSeconds < 1 {

@@ -82,7 +82,9 @@ public enum MacProbe {
                 source: "probe", message: "no clock and netstat samples in the output: is this a macOS host?")
         }
         for (clockText, netstatText) in zip(clocks, netstats) {
-            guard let clock = Double(clockText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            // `inf` or `1e400` would make every rate zero: a clock must be a finite time.
+            guard let clock = Double(clockText.trimmingCharacters(in: .whitespacesAndNewlines)), clock.isFinite
+            else {
                 throw ParseError(source: "probe", message: "`\(clockText.prefix(40))` is not a time in seconds")
             }
             var sample = MacCounterSample(clock: clock)
@@ -99,6 +101,7 @@ public enum MacProbe {
         var sysctl: SysctlParser.Values?
         do {
             sysctl = try SysctlParser.parse(output.section("sysctl") ?? "")
+            result.warnings.append(contentsOf: sysctl?.warnings ?? [])
         } catch {
             result.warnings.append(error.description)
         }
@@ -122,7 +125,7 @@ public enum MacProbe {
             do {
                 // The page counts do not add up to the installed memory: hw.memsize is the total.
                 let memsize = sysctl?.memoryBytes.map { "\nhw.memsize: \($0)\n" } ?? ""
-                var memory = try VmStatParser.parse(text + memsize)
+                var memory = try VmStatParser.parse(text + memsize, warnings: &result.warnings)
                 memory.swapTotalBytes = sysctl?.swapTotalBytes
                 memory.swapUsedBytes = sysctl?.swapUsedBytes
                 result.memory = memory
@@ -154,7 +157,9 @@ public enum MacProbe {
         if let text = output.section("ps") {
             do {
                 // PsParser's note on %CPU describes Linux ps; macOS's figure is documented above.
-                result.processes = try PsParser.parse(text).value
+                let parsed = try PsParser.parse(text)
+                result.processes = parsed.value
+                result.warnings.append(contentsOf: parsed.warnings.filter { !$0.hasPrefix("ps %CPU") })
             } catch {
                 result.warnings.append(error.description)
             }
@@ -206,9 +211,9 @@ public enum MacSnapshotBuilder {
         // The clock is printed to the microsecond; rounding to it drops the float noise of
         // subtracting two ~1.7e9 figures (1.1000001430511475).
         let elapsed = previous.map { ((current.clock - $0.clock) * 1e6).rounded() / 1e6 }.flatMap { $0 > 0 ? $0 : nil }
-        if let boot = result.bootTime {
-            let now = Int64(current.clock.rounded(.down))
-            if now >= boot { snapshot.uptimeSeconds = Double(now - boot) }
+        // A clock past Int64's range (which no host has) gives no uptime rather than a trap.
+        if let boot = result.bootTime, let now = Int64(exactly: current.clock.rounded(.down)), now >= boot, boot >= 0 {
+            snapshot.uptimeSeconds = Double(now - boot)
         }
         snapshot.load = result.load
         snapshot.memory = result.memory

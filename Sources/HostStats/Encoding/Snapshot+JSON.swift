@@ -21,6 +21,8 @@ extension Snapshot {
         object.append("network", .array(network.map(\.jsonValue)))
         object.append("processes", .array(processes.map(\.jsonValue)))
         object.append("warnings", .array(warnings.map(JSONValue.string)))
+        // Added after the first release of the schema: last, and only on scheduled records.
+        if let slot { object.append("slot", .string(Timestamp.format(slot))) }
         return .object(object)
     }
 }
@@ -44,14 +46,17 @@ extension SnapshotPart {
 }
 
 extension CollectionFailure {
-    /// `{"schema", "host", "collected_at", "error": {"kind", "message"}}`.
+    /// `{"schema", "host", "collected_at", "error": {"kind", "message"}}`, and `slot` on a
+    /// scheduled record.
     public var jsonValue: JSONValue {
-        .object([
+        var object: JSONObject = [
             "schema": .string(Snapshot.schema),
             "host": .string(host),
             "collected_at": .string(Timestamp.format(collectedAt)),
             "error": .object(["kind": .string(kind.rawValue), "message": .string(message)]),
-        ])
+        ]
+        if let slot { object.append("slot", .string(Timestamp.format(slot))) }
+        return .object(object)
     }
 }
 

@@ -18,16 +18,19 @@ extension SnapshotRecord {
         guard let stamp = object["collected_at"]?.stringValue, let collectedAt = Timestamp.parse(stamp) else {
             throw SnapshotDecodingError(description: "missing or invalid \"collected_at\"")
         }
+        let slot = object["slot"]?.stringValue.flatMap(Timestamp.parse)
         if let error = object["error"], !error.isNull {
             let kind = error["kind"]?.stringValue.flatMap(FailureKind.init(rawValue:)) ?? .command
-            self = .failure(
-                CollectionFailure(
-                    host: host, collectedAt: collectedAt, kind: kind, message: error["message"]?.stringValue ?? ""))
+            var failure = CollectionFailure(
+                host: host, collectedAt: collectedAt, kind: kind, message: error["message"]?.stringValue ?? "")
+            failure.slot = slot
+            self = .failure(failure)
             return
         }
         var snapshot = Snapshot(
             host: host, collectedAt: collectedAt, collector: object["collector"]?.stringValue ?? "unknown",
             durationMs: object["duration_ms"]?.doubleValue ?? 0)
+        snapshot.slot = slot
         if let os = object["os"]?.objectValue, let family = os["family"]?.stringValue {
             snapshot.os = OSInfo(
                 family: family, name: os["name"]?.stringValue, kernel: os["kernel"]?.stringValue,

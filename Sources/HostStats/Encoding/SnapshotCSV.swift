@@ -20,23 +20,35 @@ public enum SnapshotCSV {
         "load.1m", "load.5m", "load.15m", "uptime_seconds",
         "disk.max_used_percent", "disk.read_bytes_per_second", "disk.write_bytes_per_second",
         "network.rx_bytes_per_second", "network.tx_bytes_per_second",
-        "collector", "duration_ms", "warnings", "error_message",
+        "collector", "duration_ms", "warnings", "error_message", "slot",
     ]
+
+    /// The wide columns before `slot` was added at the end: files written with them are still
+    /// appended to, in their own columns.
+    public static var wideColumnsWithoutSlot: [String] { Array(wideColumns.dropLast()) }
 
     /// The long layout's columns.
     public static let longColumns = ["timestamp", "host", "kind", "device", "metric", "value"]
 
     public static var wideHeader: String { wideColumns.map(field).joined(separator: ",") + "\r\n" }
+    public static var wideHeaderWithoutSlot: String {
+        wideColumnsWithoutSlot.map(field).joined(separator: ",") + "\r\n"
+    }
     public static var longHeader: String { longColumns.joined(separator: ",") + "\r\n" }
 
     /// One wide row, CRLF-terminated.
     public static func wideRow(_ record: SnapshotRecord) -> String {
+        wideRow(record, slotColumn: true)
+    }
+
+    /// One wide row, CRLF-terminated; without the `slot` field for a file whose header has none.
+    public static func wideRow(_ record: SnapshotRecord, slotColumn: Bool) -> String {
         var values: [String] = []
         values.reserveCapacity(wideColumns.count)
         switch record {
         case .failure(let failure):
             values = [Timestamp.format(failure.collectedAt), failure.host, failure.kind.rawValue]
-            values += Array(repeating: "", count: wideColumns.count - 4)
+            values += Array(repeating: "", count: wideColumns.count - 5)
             values.append(failure.message)
         case .snapshot(let snapshot):
             let cpu = snapshot.cpu
@@ -63,6 +75,7 @@ public enum SnapshotCSV {
             values.append(number(sum(network.map(\.txBytesPerSecond))))
             values += [snapshot.collector, number(snapshot.durationMs), snapshot.warnings.joined(separator: "; "), ""]
         }
+        if slotColumn { values.append(record.slot.map(Timestamp.format) ?? "") }
         return values.map(field).joined(separator: ",") + "\r\n"
     }
 

@@ -31,8 +31,9 @@ public struct CPUTicks: Sendable, Equatable {
         self.guestNice = guestNice
     }
 
-    /// All ticks spent, guest time not counted twice.
-    public var total: UInt64 { user + nice + system + idle + iowait + irq + softirq + steal }
+    /// All ticks spent, guest time not counted twice; `nil` when the counters add up past
+    /// `UInt64.max` (no kernel's do, but the text read may hold anything).
+    public var total: UInt64? { UInt64.checkedSum(user, nice, system, idle, iowait, irq, softirq, steal) }
 
     /// The ticks spent between `earlier` and `self`, or `nil` when any counter went backwards
     /// (a CPU taken offline and back, a counter wrap, or samples given in the wrong order).
@@ -83,8 +84,8 @@ extension CPUStats {
     /// `elapsedMs` is the wall time between the reads, reported as `sample_ms`.
     public init(from earlier: CPUCounters, to later: CPUCounters, elapsedMs: Double?) {
         self.init(cores: later.perCore.isEmpty ? nil : later.perCore.count, sampleMs: elapsedMs)
-        if let delta = later.total.delta(since: earlier.total), delta.total > 0 {
-            let total = Double(delta.total)
+        if let delta = later.total.delta(since: earlier.total), let ticks = delta.total, ticks > 0 {
+            let total = Double(ticks)
             func share(_ ticks: UInt64) -> Double { Double(ticks) / total * 100 }
             userPercent = share(delta.user)
             nicePercent = share(delta.nice)
@@ -94,17 +95,17 @@ extension CPUStats {
             softirqPercent = share(delta.softirq)
             stealPercent = share(delta.steal)
             idlePercent = share(delta.idle)
-            busyPercent = share(delta.total - delta.idle - delta.iowait)
-            activePercent = share(delta.total - delta.idle)
+            busyPercent = share(ticks - delta.idle - delta.iowait)
+            activePercent = share(ticks - delta.idle)
         }
         let earlierCores = Dictionary(
             earlier.perCore.map { ($0.core, $0.ticks) }, uniquingKeysWith: { first, _ in first })
         perCore = later.perCore.map { core in
-            guard let before = earlierCores[core.core], let delta = core.ticks.delta(since: before), delta.total > 0
+            guard let before = earlierCores[core.core], let delta = core.ticks.delta(since: before),
+                let ticks = delta.total, ticks > 0
             else { return CoreStats(core: core.core, busyPercent: nil) }
             return CoreStats(
-                core: core.core,
-                busyPercent: Double(delta.total - delta.idle - delta.iowait) / Double(delta.total) * 100)
+                core: core.core, busyPercent: Double(ticks - delta.idle - delta.iowait) / Double(ticks) * 100)
         }
     }
 }

@@ -57,6 +57,8 @@ public struct DiskIOCounters: Sendable, Equatable {
         self.flushMilliseconds = flushMilliseconds
     }
 
-    public var readBytes: UInt64 { sectorsRead &* Self.sectorBytes }
-    public var writtenBytes: UInt64 { sectorsWritten &* Self.sectorBytes }
+    /// Bytes read since boot, or `nil` when the sector count times 512 is past 2^64.
+    public var readBytes: UInt64? { sectorsRead.checkedMultiplied(by: Self.sectorBytes) }
+    /// Bytes written since boot, or `nil` when the sector count times 512 is past 2^64.
+    public var writtenBytes: UInt64? { sectorsWritten.checkedMultiplied(by: Self.sectorBytes) }
 }

@@ -22,6 +22,9 @@ public struct Snapshot: Sendable, Equatable {
     public var network: [NetworkInterfaceStats]
     public var processes: [ProcessStats]
     public var warnings: [String]
+    /// The instant this record was due at, for a record of a schedule (`watch`); nil for a
+    /// one-off snapshot.
+    public var slot: Date?
     /// The kernel counters behind the rates, when the collector read them (Linux `/proc`); not part of the
     /// JSON record.
     public var counters: KernelCounters?
@@ -200,8 +203,9 @@ public struct DiskStats: Sendable, Equatable {
 
     /// `used / (used + available) × 100`, or `nil` when either is unknown or both are zero.
     public static func usedPercent(used: UInt64?, available: UInt64?) -> Double? {
-        guard let used, let available, used + available > 0 else { return nil }
-        return Double(used) / Double(used + available) * 100
+        // In doubles: two figures from a host may add up past UInt64.max.
+        guard let used, let available, used > 0 || available > 0 else { return nil }
+        return Double(used) / (Double(used) + Double(available)) * 100
     }
 }
 

@@ -17,6 +17,8 @@ public struct CollectionFailure: Sendable, Equatable {
     public var collectedAt: Date
     public var kind: FailureKind
     public var message: String
+    /// The instant this record was due at, for a record of a schedule (`watch`).
+    public var slot: Date?
 
     public init(host: String, collectedAt: Date, kind: FailureKind, message: String) {
         self.host = host
@@ -42,6 +44,26 @@ public enum SnapshotRecord: Sendable, Equatable {
         switch self {
         case .snapshot(let snapshot): snapshot.collectedAt
         case .failure(let failure): failure.collectedAt
+        }
+    }
+
+    /// The instant the record was due at, when it belongs to a schedule.
+    public var slot: Date? {
+        get {
+            switch self {
+            case .snapshot(let snapshot): snapshot.slot
+            case .failure(let failure): failure.slot
+            }
+        }
+        set {
+            switch self {
+            case .snapshot(var snapshot):
+                snapshot.slot = newValue
+                self = .snapshot(snapshot)
+            case .failure(var failure):
+                failure.slot = newValue
+                self = .failure(failure)
+            }
         }
     }
 }

@@ -113,23 +113,22 @@ struct DfOutputTable {
         }
     }
 
-    /// The row in `line`, or `nil` when its words do not fit the columns.
-    func row(_ line: Substring, line number: Int) throws(ParseError) -> DiskStats? {
+    /// The row in `line`, or `nil` when its words do not fit the columns; figures out of range are
+    /// left out and named in `warnings`.
+    func row(_ line: Substring, line number: Int, warnings: inout [String]) throws(ParseError) -> DiskStats? {
         let tokens = TextScanning.fieldRanges(line)
-        guard let cells = assign(tokens, in: line, column: 0, token: 0) else { return nil }
+        var split = RowSplit(tokens: tokens, line: line)
+        guard let cells = assign(&split, column: 0, token: 0) else { return nil }
         var disk = DiskStats(filesystem: "", mount: "")
         var values: [Column: Substring] = [:]
         for (column, range) in zip(order, cells) { values[column] = line[range] }
         func size(_ column: Column) throws(ParseError) -> UInt64? {
             guard let token = values[column] else { return nil }
-            return try DfParser.size(token, blockBytes: blockBytes, line: number)
+            return try DfParser.size(token, blockBytes: blockBytes, line: number, warnings: &warnings)
         }
         func count(_ column: Column) throws(ParseError) -> UInt64? {
-            guard let token = values[column], token != "-" else { return nil }
-            guard let parsed = UInt64(token) ?? TextScanning.scaledSize(token) else {
-                throw ParseError(source: DfParser.source, message: "`\(token)` is not a count", line: number)
-            }
-            return parsed
+            guard let token = values[column] else { return nil }
+            return try DfParser.count(token, line: number, warnings: &warnings)
         }
         disk.filesystem = values[.source].map(String.init) ?? ""
         disk.mount = values[.target].map(String.init) ?? ""
@@ -145,21 +144,63 @@ struct DfOutputTable {
         let total = try count(.itotal)
         let used = try count(.iused)
         let free = try count(.iavail)
-        disk.inodesTotal = total ?? used.flatMap { used in free.map { used &+ $0 } }
+        disk.inodesTotal = total ?? used.flatMap { used in free.flatMap { UInt64.checkedSum(used, $0) } }
         disk.inodesUsed = used ?? total.flatMap { total in free.map { total >= $0 ? total - $0 : 0 } }
         return disk
     }
 
+    /// One row's tokens with where each starts and ends (in bytes and display columns), measured
+    /// once, and the (column, token) pairs already known not to fit: without them a row of many
+    /// words (a broken or hostile line) took time cubic in its length.
+    private struct RowSplit {
+        let tokens: [Range<Substring.Index>]
+        let line: Substring
+        let starts: [(bytes: Int, width: Int)]
+        let ends: [(bytes: Int, width: Int)]
+        var failed: Set<Int> = []
+
+        init(tokens: [Range<Substring.Index>], line: Substring) {
+            self.tokens = tokens
+            self.line = line
+            var starts: [(bytes: Int, width: Int)] = []
+            var ends: [(bytes: Int, width: Int)] = []
+            starts.reserveCapacity(tokens.count)
+            ends.reserveCapacity(tokens.count)
+            var position = (bytes: 0, width: 0, index: line.startIndex)
+            func advance(to index: Substring.Index) -> (bytes: Int, width: Int) {
+                for scalar in line.unicodeScalars[position.index..<index] {
+                    position.bytes += UTF8.width(scalar)
+                    position.width += DfOutputTable.isWide(scalar) ? 2 : 1
+                }
+                position.index = index
+                return (position.bytes, position.width)
+            }
+            for token in tokens {
+                starts.append(advance(to: token.lowerBound))
+                ends.append(advance(to: token.upperBound))
+            }
+            self.starts = starts
+            self.ends = ends
+        }
+    }
+
     /// Token ranges per column from `column` on, or `nil` when the tokens from `token` on do not fit.
-    private func assign(
-        _ tokens: [Range<Substring.Index>], in line: Substring, column: Int, token: Int
-    ) -> [Range<Substring.Index>]? {
+    private func assign(_ split: inout RowSplit, column: Int, token: Int) -> [Range<Substring.Index>]? {
+        let key = column * (split.tokens.count + 1) + token
+        if split.failed.contains(key) { return nil }
+        let result = assignUnmemoized(&split, column: column, token: token)
+        if result == nil { split.failed.insert(key) }
+        return result
+    }
+
+    private func assignUnmemoized(_ split: inout RowSplit, column: Int, token: Int) -> [Range<Substring.Index>]? {
+        let tokens = split.tokens
         guard column < columns.count else { return token == tokens.count ? [] : nil }
         let remaining = columns.count - column - 1
         let kind = columns[column].column
         guard kind.isText else {
-            guard token < tokens.count, Self.accepts(kind, line[tokens[token]]),
-                let rest = assign(tokens, in: line, column: column + 1, token: token + 1)
+            guard token < tokens.count, Self.accepts(kind, split.line[tokens[token]]),
+                let rest = assign(&split, column: column + 1, token: token + 1)
             else { return nil }
             return [tokens[token]] + rest
         }
@@ -169,26 +210,19 @@ struct DfOutputTable {
         if remaining == 0 { return [tokens[token].lowerBound..<tokens[tokens.count - 1].upperBound] }
         // Splits closest to where the next column's header sits come first.
         let next = columns[column + 1]
-        let counts = (1...most).sorted { first, second in
-            let a = distance(of: tokens[token + first], to: next, in: line)
-            let b = distance(of: tokens[token + second], to: next, in: line)
-            return (a, first) < (b, second)
-        }
-        for taken in counts {
-            if let rest = assign(tokens, in: line, column: column + 1, token: token + taken) {
+        let distances = (1...most).map { taken in (distance(token: token + taken, to: next, in: split), taken) }
+        for (_, taken) in distances.sorted(by: <) {
+            if let rest = assign(&split, column: column + 1, token: token + taken) {
                 return [tokens[token].lowerBound..<tokens[token + taken - 1].upperBound] + rest
             }
         }
         return nil
     }
 
-    /// How far a cell lies from its column's header: by its start for a left-aligned column, its
-    /// end for a right-aligned one; the nearer of the byte and display-column measures.
-    private func distance(of cell: Range<Substring.Index>, to header: HeaderColumn, in line: Substring) -> Int {
-        let (edge, target) =
-            header.column.isLeftAligned
-            ? (Self.offset(of: cell.lowerBound, in: line), header.start)
-            : (Self.offset(of: cell.upperBound, in: line), header.end)
+    /// How far token `index` lies from its column's header: by its start for a left-aligned column,
+    /// its end for a right-aligned one; the nearer of the byte and display-column measures.
+    private func distance(token index: Int, to header: HeaderColumn, in split: RowSplit) -> Int {
+        let (edge, target) = header.column.isLeftAligned ? (split.starts[index], header.start) : (split.ends[index], header.end)
         return min(abs(edge.bytes - target.bytes), abs(edge.width - target.width))
     }
 
@@ -210,7 +244,7 @@ struct DfOutputTable {
         return (line.utf8.distance(from: line.startIndex, to: index), width)
     }
 
-    private static func isWide(_ scalar: Unicode.Scalar) -> Bool {
+    fileprivate static func isWide(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,

@@ -12,7 +12,9 @@
 /// Several tables may be concatenated (`df -kP; df -iP`): an inode table then fills
 /// `inodes_total`/`inodes_used` of the size table's mounts. A mount point listed twice (BusyBox
 /// shows stacked mounts) is kept once, as GNU df does, with the last-mounted source, and a warning
-/// says so unless `reportingStackedMounts` is false.
+/// says so unless `reportingStackedMounts` is false. A size or count out of range
+/// (`99999999999999999999999`, a block count whose bytes exceed 2^64, `infG`) is left out
+/// (`null`) with a warning; the row is kept.
 public enum DfParser {
     static let source = "df"
 
@@ -58,7 +60,7 @@ public enum DfParser {
             }
             guard let layout = tables.last?.layout else { continue }
             if let table = layout.outputTable {
-                guard let row = try table.row(line, line: index) else {
+                guard let row = try table.row(line, line: index, warnings: &warnings) else {
                     throw ParseError(
                         source: source,
                         message: "`\(trimmed)` does not fit the columns of its `df --output` header", line: index)
@@ -66,7 +68,10 @@ public enum DfParser {
                 tables[tables.count - 1].disks.append(row)
                 continue
             }
-            guard var row = try match(line, layout: layout, allowEmptySource: pending != nil, line: index) else {
+            guard
+                var row = try match(
+                    line, layout: layout, allowEmptySource: pending != nil, line: index, warnings: &warnings)
+            else {
                 if let earlier = pending {
                     warnings.append("ignored a line that is no df row: \(earlier)")
                 }
@@ -169,7 +174,7 @@ public enum DfParser {
 
     /// The row in `line`, or `nil` when it holds no run of figures (a wrapped source name).
     private static func match(
-        _ line: Substring, layout: Layout, allowEmptySource: Bool, line number: Int
+        _ line: Substring, layout: Layout, allowEmptySource: Bool, line number: Int, warnings: inout [String]
     ) throws(ParseError) -> DiskStats? {
         let tokens = TextScanning.fieldRanges(line)
         var kinds: [Kind] = layout.hasType ? [.word] : []
@@ -187,7 +192,7 @@ public enum DfParser {
             var disk = DiskStats(filesystem: filesystem, mount: mount)
             if layout.hasType { disk.type = String(values.removeFirst()) }
             func size(_ token: Substring) throws(ParseError) -> UInt64? {
-                try Self.size(token, blockBytes: layout.blockBytes, line: number)
+                try Self.size(token, blockBytes: layout.blockBytes, line: number, warnings: &warnings)
             }
             let first = try size(values[0])
             let used = try size(values[1])
@@ -201,9 +206,11 @@ public enum DfParser {
                 disk.availableBytes = available
                 disk.usedPercent = DiskStats.usedPercent(used: used, available: available)
             }
-            if layout.inlineInodes, let iused = UInt64(values[4]), let ifree = UInt64(values[5]) {
+            if layout.inlineInodes {
+                let iused = try count(values[4], line: number, warnings: &warnings)
+                let ifree = try count(values[5], line: number, warnings: &warnings)
                 disk.inodesUsed = iused
-                disk.inodesTotal = iused.addingReportingOverflow(ifree).overflow ? nil : iused + ifree
+                disk.inodesTotal = iused.flatMap { used in ifree.flatMap { UInt64.checkedSum(used, $0) } }
             }
             return disk
         }
@@ -211,19 +218,42 @@ public enum DfParser {
     }
 
     /// A size cell in bytes: a plain number of `blockBytes` units (bytes when `nil`), or a size with a
-    /// unit suffix (`-h`); `nil` for `-`.
-    static func size(_ token: Substring, blockBytes: UInt64?, line number: Int) throws(ParseError) -> UInt64? {
+    /// unit suffix (`-h`); `nil` for `-`, and for a size out of range, named in `warnings`.
+    static func size(
+        _ token: Substring, blockBytes: UInt64?, line number: Int, warnings: inout [String]
+    ) throws(ParseError) -> UInt64? {
         if token == "-" { return nil }
-        let parsed: UInt64?
+        let reading: FigureReading?
         if let plain = UInt64(token) {
-            parsed = plain.multipliedReportingOverflow(by: blockBytes ?? 1).partialValue
+            reading = plain.checkedMultiplied(by: blockBytes ?? 1).map(FigureReading.value) ?? .outOfRange
         } else {
-            parsed = TextScanning.scaledSize(token)
+            reading = TextScanning.readSize(token)
         }
-        guard let parsed else {
-            throw ParseError(source: source, message: "`\(token)` is not a size", line: number)
+        switch reading {
+        case .value(let bytes): return bytes
+        case .outOfRange:
+            warnings.append(TextScanning.outOfRangeWarning("df size on line \(number)", token))
+            return nil
+        case nil: throw ParseError(source: source, message: "`\(token)` is not a size", line: number)
         }
-        return parsed
+    }
+
+    /// A count cell (inodes): plain digits, or a scaled count under `-h` (`16M`); `nil` for `-`, and
+    /// for a count out of range, named in `warnings`.
+    static func count(_ token: Substring, line number: Int, warnings: inout [String]) throws(ParseError) -> UInt64? {
+        if token == "-" { return nil }
+        switch TextScanning.readCounter(token) ?? TextScanning.readSize(token) {
+        case .value(let count): return count
+        case .outOfRange:
+            warnings.append(TextScanning.outOfRangeWarning("df count on line \(number)", token))
+            return nil
+        case nil: throw ParseError(source: source, message: "`\(token)` is not a count", line: number)
+        }
+    }
+
+    /// Plain ASCII digits, however many.
+    static func isDigits(_ token: Substring) -> Bool {
+        !token.isEmpty && token.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
     }
 
     /// What a cell may hold.
@@ -233,12 +263,12 @@ public enum DfParser {
         func accepts(_ token: Substring) -> Bool {
             switch self {
             case .word: return true
-            case .count: return UInt64(token) != nil || token == "-"
+            case .count: return isDigits(token) || token == "-"
             case .percent: return token == "-" || (token.hasSuffix("%") && UInt64(token.dropLast()) != nil)
             case .size:
-                if token == "-" || UInt64(token) != nil { return true }
+                if token == "-" || isDigits(token) { return true }
                 guard let first = token.first, first.isNumber, token.last?.isLetter == true else { return false }
-                return TextScanning.scaledSize(token) != nil
+                return TextScanning.readSize(token) != nil
             }
         }
     }

@@ -14,6 +14,9 @@
 /// counts 4 KiB or larger pages), and otherwise they are MiB. Inferred units are not warned
 /// about, since the rule cannot mistake one for another short of a coincidence across every
 /// non-zero figure.
+///
+/// A figure out of range (`99999999999999999999999`, `infG`) is left out with a warning, and so
+/// are the figures computed from it (`used_bytes` and `definition` when `used` is unknown).
 public enum FreeParser {
     static let source = "free"
 
@@ -72,17 +75,23 @@ public enum FreeParser {
             warnings.append("unknown `free` header `\(header.joined(separator: " "))`: read in procps column order")
         }
         let allTokens = rows.flatMap(\.values)
-        let scaled = allTokens.contains { $0.last?.isLetter == true }
+        // `-h` output; `nan` or an out-of-range `99999P` alone says nothing of the others' unit.
+        let scaled = allTokens.contains { $0.last?.isLetter == true && TextScanning.readSize($0)?.value != nil }
         let multiplier = scaled ? 1 : (unit ?? inferUnit(allTokens)).rawValue
 
-        func figures(_ row: (label: String, values: [Substring], line: Int)) throws(ParseError) -> [Figure] {
-            var result: [Figure] = []
+        /// The row's figures; one out of range is `nil`, with a warning.
+        func figures(_ row: (label: String, values: [Substring], line: Int)) throws(ParseError) -> [Figure?] {
+            var result: [Figure?] = []
             for token in row.values {
-                guard let figure = Self.figure(token, multiplier: multiplier) else {
+                switch Self.figure(token, multiplier: multiplier) {
+                case .figure(let figure): result.append(figure)
+                case .outOfRange:
+                    warnings.append(TextScanning.outOfRangeWarning("a figure of the `\(row.label)` row", token))
+                    result.append(nil)
+                case nil:
                     throw ParseError(
                         source: source, message: "`\(token)` in the `\(row.label)` row is not a size", line: row.line)
                 }
-                result.append(figure)
             }
             return result
         }
@@ -91,7 +100,16 @@ public enum FreeParser {
             columns.firstIndex(of: column).flatMap { $0 < mem.count ? mem[$0] : nil }
         }
         guard let total = value(.total), let used = value(.used), let free = value(.free) else {
-            throw ParseError(source: source, message: "the `Mem:` row lacks total, used or free", line: memRow.line)
+            guard mem.contains(where: { $0 == nil }) else {
+                throw ParseError(source: source, message: "the `Mem:` row lacks total, used or free", line: memRow.line)
+            }
+            // A figure out of range: the others as read, nothing computed from the unknown one.
+            return Parsed(
+                MemoryStats(
+                    totalBytes: value(.total)?.bytes, availableBytes: value(.available)?.bytes,
+                    freeBytes: value(.free)?.bytes, buffersBytes: value(.buffers)?.bytes,
+                    cachedBytes: (value(.cache) ?? value(.buffCache))?.bytes),
+                warnings: warnings)
         }
         var stats = MemoryStats(
             totalBytes: total.bytes, availableBytes: value(.available)?.bytes, freeBytes: free.bytes,
@@ -106,8 +124,8 @@ public enum FreeParser {
         }
         if let swapRow = swapRows.first {
             let swap = try figures(swapRow)
-            stats.swapTotalBytes = swap[0].bytes
-            stats.swapUsedBytes = swap[1].bytes
+            stats.swapTotalBytes = swap[0]?.bytes
+            stats.swapUsedBytes = swap[1]?.bytes
         }
 
         if let adjusted = rows.first(where: { $0.label.hasPrefix("-/+") }) {
@@ -117,18 +135,20 @@ public enum FreeParser {
                     source: source, message: "the `\(adjusted.label)` row should hold used and free",
                     line: adjusted.line)
             }
-            stats.usedBytes = figures[0].bytes
-            stats.definition =
-                adjusted.label.contains("cache")
-                ? MemoryStats.Definition.totalMinusFreeBuffersCached : MemoryStats.Definition.totalMinusFreeBuffers
+            stats.usedBytes = figures[0]?.bytes
+            if stats.usedBytes != nil {
+                stats.definition =
+                    adjusted.label.contains("cache")
+                    ? MemoryStats.Definition.totalMinusFreeBuffersCached : MemoryStats.Definition.totalMinusFreeBuffers
+            }
         } else {
             stats.usedBytes = used.bytes
             let cache: Figure? =
                 value(.buffCache)
-                ?? value(.cache).map { cache in
-                    Figure(
-                        bytes: cache.bytes + (value(.buffers)?.bytes ?? 0),
-                        slack: cache.slack + (value(.buffers)?.slack ?? 0))
+                ?? value(.cache).flatMap { cache in
+                    UInt64.checkedSum(cache.bytes, value(.buffers)?.bytes ?? 0).map {
+                        Figure(bytes: $0, slack: cache.slack + (value(.buffers)?.slack ?? 0))
+                    }
                 }
             let fitting = fittingFormulas(
                 total: total, used: used, free: free, cache: cache, available: value(.available))
@@ -185,13 +205,26 @@ public enum FreeParser {
         return .mebibytes
     }
 
-    /// A plain figure in `multiplier` units, or a `-h` one with its suffix (`8.6Mi`, `0B`, `1,8G`).
-    private static func figure(_ token: Substring, multiplier: UInt64) -> Figure? {
+    /// A figure read, or one out of range.
+    private enum Reading {
+        case figure(Figure)
+        case outOfRange
+    }
+
+    /// A plain figure in `multiplier` units, or a `-h` one with its suffix (`8.6Mi`, `0B`, `1,8G`);
+    /// `nil` for a token that is no size.
+    private static func figure(_ token: Substring, multiplier: UInt64) -> Reading? {
         if let plain = UInt64(token) {
             // Integer division in free truncates: the truth lies up to one unit above.
-            return Figure(bytes: plain &* multiplier, slack: multiplier == 1 ? 0 : Double(multiplier))
+            guard let bytes = plain.checkedMultiplied(by: multiplier) else { return .outOfRange }
+            return .figure(Figure(bytes: bytes, slack: multiplier == 1 ? 0 : Double(multiplier)))
         }
-        guard let bytes = TextScanning.scaledSize(token) else { return nil }
+        let bytes: UInt64
+        switch TextScanning.readSize(token) {
+        case .value(let value): bytes = value
+        case .outOfRange: return .outOfRange
+        case nil: return nil
+        }
         var digits = token.prefix(while: { $0.isNumber || $0 == "." || $0 == "," })
         let suffixScale = digits.isEmpty ? 1 : Double(bytes) / max(TextScanning.localizedDouble(digits) ?? 1, 1e-9)
         var step = 1.0
@@ -200,7 +233,7 @@ public enum FreeParser {
             step = pow10(-digits.count)
         }
         // Whether free rounds or truncates, the truth lies within one step of the last digit.
-        return Figure(bytes: bytes, slack: step * suffixScale)
+        return .figure(Figure(bytes: bytes, slack: step * suffixScale))
     }
 
     private static func pow10(_ exponent: Int) -> Double {

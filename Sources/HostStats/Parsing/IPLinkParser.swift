@@ -8,7 +8,14 @@
 public enum IPLinkParser {
     static let source = "ip"
 
+    /// The interfaces, warnings left out (see ``parse(_:warnings:)``).
     public static func parse(_ text: String) throws(ParseError) -> [NetworkInterfaceStats] {
+        var warnings: [String] = []
+        return try parse(text, warnings: &warnings)
+    }
+
+    /// The interfaces; a counter beyond 2^64 is left out (`null`) and named in `warnings`.
+    public static func parse(_ text: String, warnings: inout [String]) throws(ParseError) -> [NetworkInterfaceStats] {
         var interfaces: [NetworkInterfaceStats] = []
         var header: (direction: Substring, names: [Substring])?
         for (index, line) in TextScanning.lines(text).enumerated() {
@@ -36,11 +43,15 @@ public enum IPLinkParser {
             }
             var values: [String: UInt64] = [:]
             for (name, value) in zip(current.names, fields) {
-                guard let number = UInt64(value) else {
+                switch TextScanning.readCounter(value) {
+                case .value(let number): values[String(name)] = number
+                case .outOfRange:
+                    let interface = interfaces[interfaces.count - 1].interface
+                    warnings.append(TextScanning.outOfRangeWarning("ip \(current.direction) \(name) of \(interface)", value))
+                case nil:
                     throw ParseError(
                         source: source, message: "`\(value)` under \(name) is not a counter", line: index + 1)
                 }
-                values[String(name)] = number
             }
             let position = interfaces.count - 1
             if current.direction == "RX:" {

@@ -31,7 +31,7 @@ public enum MacTopParser {
                         userPercent: values["user"], systemPercent: values["sys"], idlePercent: idle)
                 }
             } else if line.hasPrefix("PhysMem:") {
-                part.memory = try memory(line)
+                part.memory = try memory(line, warnings: &warnings)
             } else if TextScanning.fields(line).first == "PID" {
                 headerIndex = index
                 break
@@ -39,7 +39,8 @@ public enum MacTopParser {
         }
         if let headerIndex {
             let rows = lines[(headerIndex + 1)...].prefix { !$0.hasPrefix("Processes:") }
-            part.processes = try PsParser.table(header: lines[headerIndex], rows: rows, firstLine: headerIndex + 2)
+            part.processes = try PsParser.table(
+                header: lines[headerIndex], rows: rows, firstLine: headerIndex + 2, warnings: &warnings)
         }
         guard part.cpu != nil || part.memory != nil || part.load != nil || part.processes != nil else {
             throw .unexpected(
@@ -52,20 +53,31 @@ public enum MacTopParser {
         return Parsed(part, warnings: warnings)
     }
 
-    private static func memory(_ line: Substring) throws(ParseError) -> MemoryStats {
+    /// The memory section, or `nil` when `used` or `unused` is out of range (named in `warnings`).
+    private static func memory(_ line: Substring, warnings: inout [String]) throws(ParseError) -> MemoryStats? {
         var figures: [String: UInt64] = [:]
+        var outOfRange = false
         for (label, value) in TopParser.pairs(line.dropFirst("PhysMem:".count)) {
-            guard let bytes = TextScanning.scaledSize(value) else {
-                throw ParseError(source: source, message: "`\(value)` before `\(label)` is not a size")
+            let name = String(label.split(separator: " ").first ?? "").trimmingCharacters(in: "(),.")
+            switch TextScanning.readSize(value) {
+            case .value(let bytes): figures[name] = bytes
+            case .outOfRange:
+                warnings.append(TextScanning.outOfRangeWarning("top's PhysMem `\(name)` figure", value))
+                outOfRange = true
+            case nil: throw ParseError(source: source, message: "`\(value)` before `\(label)` is not a size")
             }
-            figures[String(label.split(separator: " ").first ?? "").trimmingCharacters(in: "(),.")] = bytes
         }
         guard let used = figures["used"], let unused = figures["unused"] else {
+            if outOfRange { return nil }
             throw ParseError(source: source, message: "PhysMem line without `used` and `unused`: `\(line)`")
         }
-        let total = used + unused
+        guard let total = UInt64.checkedSum(used, unused) else {
+            warnings.append("top's PhysMem used + unused is out of range: memory left out (null)")
+            return nil
+        }
         return MemoryStats(
-            totalBytes: total, usedBytes: used, freeBytes: unused, usedPercent: Double(used) / Double(total) * 100,
+            totalBytes: total, usedBytes: used, freeBytes: unused,
+            usedPercent: total > 0 ? Double(used) / Double(total) * 100 : nil,
             definition: MemoryStats.Definition.totalMinusFree)
     }
 }

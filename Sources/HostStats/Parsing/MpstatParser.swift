@@ -169,7 +169,8 @@ public enum MpstatParser {
         guard let first = tokens.first else { return nil }
         let parts = first.split(separator: ":")
         guard parts.count == 3, let hours = Int(parts[0]), let minutes = Int(parts[1]),
-            let seconds = Int(parts[2].prefix(2))
+            let seconds = Int(parts[2].prefix(2)), (0..<24).contains(hours), (0..<60).contains(minutes),
+            (0..<61).contains(seconds)
         else { return nil }
         var hour = hours
         if tokens.count > 1 {

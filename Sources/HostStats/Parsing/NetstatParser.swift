@@ -25,6 +25,7 @@ public enum NetstatParser {
             throw ParseError(source: source, message: "header without Ipkts")
         }
         let counters = Array(header[firstCounter...])
+        var warnings: [String] = []
         var interfaces: [(link: Int, stats: NetworkInterfaceStats)] = []
         for (offset, line) in lines[(headerIndex + 1)...].enumerated() {
             let fields = TextScanning.fields(line)
@@ -33,12 +34,15 @@ public enum NetstatParser {
             else { continue }
             var values: [String: UInt64] = [:]
             for (name, value) in zip(counters, fields.suffix(counters.count)) {
-                guard let number = UInt64(value) else {
+                switch TextScanning.readCounter(value) {
+                case .value(let number): values[String(name)] = number
+                case .outOfRange:
+                    warnings.append(TextScanning.outOfRangeWarning("netstat \(name) of \(fields[0])", value))
+                case nil:
                     throw ParseError(
                         source: source, message: "`\(value)` under \(name) is not a counter",
                         line: headerIndex + offset + 2)
                 }
-                values[String(name)] = number
             }
             var name = fields[0]
             if name.hasSuffix("*") { name = name.dropLast() }
@@ -54,7 +58,6 @@ public enum NetstatParser {
         guard !interfaces.isEmpty else {
             throw ParseError(source: source, message: "no `<Link#N>` row: expected the output of `netstat -ib`")
         }
-        var warnings: [String] = []
         if !counters.contains("Ibytes") { warnings.append("netstat without -b prints no byte counters") }
         var seen: [String: Int] = [:]
         for (name, count) in interfaces.reduce(into: [String: Int](), { $0[$1.stats.interface, default: 0] += 1 }) {

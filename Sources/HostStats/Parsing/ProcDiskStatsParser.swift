@@ -67,15 +67,17 @@ public enum ProcDiskStatsParser {
     /// The snapshot part for `hostscope parse proc-diskstats`: a `devices` section with the
     /// since-boot byte and request counters; rates stay `null` because one read has no interval.
     public static func part(_ text: String) throws(ParseError) -> SnapshotPart {
-        let devices = try parse(text).map {
-            BlockDeviceStats(
-                device: $0.device, readBytes: $0.readBytes, writeBytes: $0.writtenBytes, reads: $0.readsCompleted,
-                writes: $0.writesCompleted)
+        var warnings = [
+            "/proc/diskstats holds since-boot counters: per-second rates need two reads and the time between them"
+        ]
+        let devices = try parse(text).map { counters in
+            if counters.readBytes == nil || counters.writtenBytes == nil {
+                warnings.append("\(counters.device): sectors read or written times 512 is out of range: left out (null)")
+            }
+            return BlockDeviceStats(
+                device: counters.device, readBytes: counters.readBytes, writeBytes: counters.writtenBytes,
+                reads: counters.readsCompleted, writes: counters.writesCompleted)
         }
-        return SnapshotPart(
-            devices: devices,
-            warnings: [
-                "/proc/diskstats holds since-boot counters: per-second rates need two reads and the time between them"
-            ])
+        return SnapshotPart(devices: devices, warnings: warnings)
     }
 }

@@ -3,20 +3,36 @@
 /// `used = MemTotal − MemAvailable` (`total-available`). Kernels before 3.14 have no
 /// `MemAvailable`; for them `used = total − free − buffers − cache` as procps 3.3.10–3.3.17 did,
 /// and `definition` says `total-free-buff/cache`. `cached_bytes` is `Cached + SReclaimable`,
-/// the cache of `free -w`.
+/// the cache of `free -w`. A figure whose bytes exceed 2^64 (or a sum of them) is left out with a
+/// warning.
 public enum ProcMemInfoParser {
     static let source = "/proc/meminfo"
 
+    /// The memory section, warnings left out (see ``parse(_:warnings:)``).
     public static func parse(_ text: String) throws(ParseError) -> MemoryStats {
-        let values = fields(text)
-        guard let total = values["MemTotal"] else {
-            throw .unexpected(source: source, "no `MemTotal:` line", expected: "`cat /proc/meminfo`", text: text)
-        }
-        guard let free = values["MemFree"] else {
-            throw .unexpected(source: source, "no `MemFree:` line", expected: "`cat /proc/meminfo`", text: text)
+        var warnings: [String] = []
+        return try parse(text, warnings: &warnings)
+    }
+
+    /// The memory section; figures out of range are left out and named in `warnings`.
+    public static func parse(_ text: String, warnings: inout [String]) throws(ParseError) -> MemoryStats {
+        let (values, outOfRange) = fields(text, warnings: &warnings)
+        guard let total = values["MemTotal"], let free = values["MemFree"] else {
+            if outOfRange.contains("MemTotal") || outOfRange.contains("MemFree") {
+                // Nothing is computed from an unknown total or free figure; the rest is as read.
+                return MemoryStats(
+                    totalBytes: values["MemTotal"], availableBytes: values["MemAvailable"], freeBytes: values["MemFree"],
+                    buffersBytes: values["Buffers"], swapTotalBytes: values["SwapTotal"])
+            }
+            let missing = values["MemTotal"] == nil ? "MemTotal" : "MemFree"
+            throw .unexpected(source: source, "no `\(missing):` line", expected: "`cat /proc/meminfo`", text: text)
         }
         let buffers = values["Buffers"]
-        let cached = values["Cached"].map { $0 + (values["SReclaimable"] ?? 0) }
+        let cached = values["Cached"].flatMap { cached in
+            let sum = UInt64.checkedSum(cached, values["SReclaimable"] ?? 0)
+            if sum == nil { warnings.append("/proc/meminfo Cached + SReclaimable is out of range: left out (null)") }
+            return sum
+        }
         var stats = MemoryStats(
             totalBytes: total, availableBytes: values["MemAvailable"], freeBytes: free, buffersBytes: buffers,
             cachedBytes: cached, swapTotalBytes: values["SwapTotal"])
@@ -27,10 +43,11 @@ public enum ProcMemInfoParser {
             stats.usedBytes = total >= available ? total - available : 0
             stats.definition = MemoryStats.Definition.totalMinusAvailable
         } else {
-            let reclaimable = free + (buffers ?? 0) + (cached ?? 0)
-            // procps falls back to total − free when the caches exceed what is not free.
-            stats.usedBytes = total >= reclaimable ? total - reclaimable : (total >= free ? total - free : 0)
-            stats.definition = MemoryStats.Definition.totalMinusFreeBuffCache
+            if let reclaimable = UInt64.checkedSum(free, buffers ?? 0, cached ?? 0) {
+                // procps falls back to total − free when the caches exceed what is not free.
+                stats.usedBytes = total >= reclaimable ? total - reclaimable : (total >= free ? total - free : 0)
+                stats.definition = MemoryStats.Definition.totalMinusFreeBuffCache
+            }
         }
         if let used = stats.usedBytes, total > 0 { stats.usedPercent = Double(used) / Double(total) * 100 }
         return stats
@@ -45,10 +62,14 @@ public enum ProcMemInfoParser {
     /// are counts, and lines of any other shape are not meminfo's and are left out.
     ///
     /// Reads the UTF-8 bytes: the file has fifty-odd lines and a probe reads it every tick.
-    static func fields(_ text: String) -> [String: UInt64] {
+    /// The keys whose figures are out of range are left out of the values, returned apart and named in
+    /// `warnings`.
+    static func fields(_ text: String, warnings: inout [String]) -> (values: [String: UInt64], outOfRange: Set<String>) {
         var text = text
         text.makeContiguousUTF8()
         var values: [String: UInt64] = [:]
+        var outOfRange: Set<String> = []
+        var outOfRangeWarnings: [String] = []
         text.utf8.withContiguousStorageIfAvailable { buffer in
             TextScanning.forEachLine(in: buffer) { start, end in
                 let line = UnsafeBufferPointer(rebasing: buffer[start..<end])
@@ -68,16 +89,32 @@ public enum ProcMemInfoParser {
                     }
                     if index > tokenStart { tokens.append(tokenStart..<index) }
                 }
-                guard let first = tokens.first, let number = TextScanning.counter(TextScanning.slice(line, first))
-                else { return }
+                guard let first = tokens.first else { return }
+                let digits = TextScanning.slice(line, first)
+                guard let number = TextScanning.counter(digits) else {
+                    if !digits.isEmpty, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+                        outOfRange.insert(key)
+                        outOfRangeWarnings.append(
+                            TextScanning.outOfRangeWarning("/proc/meminfo \(key)", TextScanning.text(digits)))
+                    }
+                    return
+                }
                 if tokens.count == 2, UnsafeBufferPointer(rebasing: line[tokens[1]]).elementsEqual("kB".utf8) {
-                    values[key] = number.multipliedReportingOverflow(by: 1024).partialValue
+                    if let bytes = number.checkedMultiplied(by: 1024) {
+                        values[key] = bytes
+                    } else {
+                        outOfRange.insert(key)
+                        outOfRangeWarnings.append(
+                            TextScanning.outOfRangeWarning(
+                                "/proc/meminfo \(key) in bytes", TextScanning.text(digits) + " kB"))
+                    }
                 } else if tokens.count == 1 {
                     values[key] = number
                 }
             }
         }
-        return values
+        warnings += outOfRangeWarnings
+        return (values, outOfRange)
     }
 
     private static let keyBytes = keys.map { (key: $0, bytes: Array($0.utf8)) }

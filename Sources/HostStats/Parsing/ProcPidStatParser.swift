@@ -73,7 +73,7 @@ public enum ProcPidStatParser {
                 expected: "`cat /proc/PID/stat`", text: text(0..<bytes.count), line: line)
         }
         let open = UnsafeRawPointer(openPointer) - UnsafeRawPointer(base)
-        guard let pid = decimal(UnsafeBufferPointer(rebasing: bytes[0..<open])) else {
+        guard let pid = decimal(UnsafeBufferPointer(rebasing: bytes[0..<open])).flatMap({ Int(exactly: $0) }) else {
             throw .unexpected(
                 source: source, "`\(text(0..<min(40, bytes.count)))` does not start with `PID (`",
                 expected: "`cat /proc/PID/stat`", text: text(0..<bytes.count), line: line)
@@ -111,11 +111,17 @@ public enum ProcPidStatParser {
             return value
         }
         // Offsets in `tail` are proc(5) field numbers minus 3 (pid, comm, then state at 3).
-        let ppid = try number(1, "ppid")
+        // The kernel prints pids below 2^22 and 64-bit tick counts; a file that does not is not read.
+        guard let ppid = Int(exactly: try number(1, "ppid")) else {
+            throw ParseError(source: source, message: "ppid `\(text(tail[1]))` of pid \(pid) is out of range", line: line)
+        }
+        guard let cpuTicks = UInt64.checkedSum(try number(11, "utime"), try number(12, "stime")) else {
+            throw ParseError(source: source, message: "utime + stime of pid \(pid) is out of range", line: line)
+        }
         return ProcessSample(
-            pid: Int(pid), comm: text((open + 1)..<close), state: text(tail[0]), ppid: Int(ppid),
-            cpuTicks: try number(11, "utime") + number(12, "stime"), rssPages: try number(21, "rss"),
-            startTimeTicks: try number(19, "starttime"), virtualBytes: try number(20, "vsize"))
+            pid: pid, comm: text((open + 1)..<close), state: text(tail[0]), ppid: ppid, cpuTicks: cpuTicks,
+            rssPages: try number(21, "rss"), startTimeTicks: try number(19, "starttime"),
+            virtualBytes: try number(20, "vsize"))
     }
 
     /// A non-negative decimal, blanks around it allowed; `nil` for anything else.
@@ -145,14 +151,25 @@ public enum ProcPidStatParser {
     /// name (`comm`) as command and `rss_bytes` at 4096-byte pages; CPU shares stay `null`
     /// because one read holds only lifetime totals. Both facts are stated in the warnings.
     public static func part(_ text: String) throws(ParseError) -> SnapshotPart {
-        let processes = try parse(text).map {
-            ProcessStats(pid: $0.pid, ppid: $0.ppid, rssBytes: $0.rssPages &* 4096, command: $0.comm)
+        var warnings = [
+            "rss_bytes assume 4096-byte pages (check `getconf PAGESIZE` on the host)",
+            "one /proc/PID/stat read holds lifetime CPU ticks only: cpu_percent needs two reads",
+        ]
+        let processes = try parse(text).map { sample in
+            ProcessStats(
+                pid: sample.pid, ppid: sample.ppid,
+                rssBytes: rssBytes(sample, pageSize: 4096, warnings: &warnings), command: sample.comm)
         }
-        return SnapshotPart(
-            processes: processes,
-            warnings: [
-                "rss_bytes assume 4096-byte pages (check `getconf PAGESIZE` on the host)",
-                "one /proc/PID/stat read holds lifetime CPU ticks only: cpu_percent needs two reads",
-            ])
+        return SnapshotPart(processes: processes, warnings: warnings)
+    }
+
+    /// A process's resident bytes: its pages times `pageSize`, or `nil` (named in `warnings`) when
+    /// that is out of range.
+    public static func rssBytes(_ sample: ProcessSample, pageSize: UInt64, warnings: inout [String]) -> UInt64? {
+        guard let bytes = sample.rssPages.checkedMultiplied(by: pageSize) else {
+            warnings.append(TextScanning.outOfRangeWarning("the RSS of pid \(sample.pid) in pages", String(sample.rssPages)))
+            return nil
+        }
+        return bytes
     }
 }

@@ -109,14 +109,16 @@ public enum ProcStatParser {
         }
         let earlier = samples[samples.count - 2]
         var elapsedMs: Double?
-        if let delta = last.total.delta(since: earlier.total) {
-            let cores = Double(max(last.perCore.count, 1))
-            elapsedMs = Double(delta.total) / cores * 10
-        }
         var warnings = [
             "sample_ms estimated from the ticks between the last two samples at 100 ticks per second per CPU"
         ]
-        if last.total.delta(since: earlier.total) == nil {
+        if let delta = last.total.delta(since: earlier.total) {
+            if let ticks = delta.total {
+                elapsedMs = Double(ticks) / Double(max(last.perCore.count, 1)) * 10
+            } else {
+                warnings.append("the /proc/stat counters add up past 2^64 between the samples: no CPU figures")
+            }
+        } else {
             warnings.append("a /proc/stat counter went backwards between the samples: no CPU figures")
         }
         return SnapshotPart(cpu: CPUStats(from: earlier, to: last, elapsedMs: elapsedMs), warnings: warnings)

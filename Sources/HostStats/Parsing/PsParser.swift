@@ -11,6 +11,9 @@
 ///
 /// `cpu_percent` is what ps prints: on Linux a process's CPU time over its whole lifetime, on
 /// macOS a decaying recent average; neither is a sampled window, and a warning says so.
+///
+/// An RSS or parent PID too large for hostscope's figures (`99999999999999999999999`, `inf`) is
+/// left out (`null`) with a warning; the row is kept.
 public enum PsParser {
     static let source = "ps"
 
@@ -45,22 +48,24 @@ public enum PsParser {
             }
             throw .unexpected(source: source, "no header with a `PID` column", expected: "`ps`", text: text)
         }
+        var warnings: [String] = []
         let processes = try table(
-            header: lines[headerIndex], rows: lines[(headerIndex + 1)...], firstLine: headerIndex + 2)
+            header: lines[headerIndex], rows: lines[(headerIndex + 1)...], firstLine: headerIndex + 2,
+            warnings: &warnings)
         guard !processes.isEmpty else {
             throw .unexpected(source: source, "a header but no process rows", expected: "`ps`", text: text)
         }
-        var warnings: [String] = []
         if TextScanning.fields(lines[headerIndex]).contains(where: { field($0) == .cpu }) {
             warnings.append("ps %CPU is not a sampled share: on Linux it is CPU time over each process's lifetime")
         }
         return Parsed(processes, warnings: warnings)
     }
 
-    /// The rows under a process-table header (also `top`'s), columns found by header name.
-    static func table(header: Substring, rows: ArraySlice<Substring>, firstLine: Int) throws(ParseError)
-        -> [ProcessStats]
-    {
+    /// The rows under a process-table header (also `top`'s), columns found by header name; figures
+    /// out of range are left out and named in `warnings`.
+    static func table(
+        header: Substring, rows: ArraySlice<Substring>, firstLine: Int, warnings: inout [String]
+    ) throws(ParseError) -> [ProcessStats] {
         let headers = TextScanning.fields(header)
         let fields = headers.map(field)
         var processes: [ProcessStats] = []
@@ -74,12 +79,14 @@ public enum PsParser {
                         + "`\(line.trimmingBlanks().prefix(60))`",
                     line: number)
             }
-            processes.append(try process(values, fields: fields, line: number))
+            processes.append(try process(values, fields: fields, line: number, warnings: &warnings))
         }
         return processes
     }
 
-    private static func process(_ values: [Substring], fields: [Field], line: Int) throws(ParseError) -> ProcessStats {
+    private static func process(
+        _ values: [Substring], fields: [Field], line: Int, warnings: inout [String]
+    ) throws(ParseError) -> ProcessStats {
         func value(_ kind: Field) -> Substring? {
             fields.firstIndex(of: kind).map { values[$0] }
         }
@@ -94,11 +101,20 @@ public enum PsParser {
             if !rest.isEmpty { command = String(rest) }
         }
         var process = ProcessStats(pid: pid, command: command)
-        process.ppid = value(.ppid).flatMap(processID)
+        if let ppid = value(.ppid), ppid != "-" {
+            process.ppid = processID(ppid)
+            if process.ppid == nil { warnings.append(TextScanning.outOfRangeWarning("the PPID of PID \(pid)", ppid)) }
+        }
         process.user = (value(.user) ?? value(.uid)).map(String.init)
         process.cpuPercent = value(.cpu).flatMap(percent)
         process.memoryPercent = value(.memory).flatMap(percent)
-        process.rssBytes = value(.rss).flatMap { TextScanning.scaledSize($0, unit: 1024) }
+        if let rss = value(.rss), rss != "-" {
+            switch TextScanning.readSize(rss, unit: 1024) {
+            case .value(let bytes): process.rssBytes = bytes
+            case .outOfRange: warnings.append(TextScanning.outOfRangeWarning("the RSS of PID \(pid)", rss))
+            case nil: break
+            }
+        }
         return process
     }
 
@@ -106,7 +122,17 @@ public enum PsParser {
     private static func split(_ line: Substring, fields: [Field]) -> [Substring]? {
         let tokens = TextScanning.fieldRanges(line)
         var result: [Substring] = []
+        // (column, token) pairs known not to fit: without them, a header with several text
+        // columns and a long row took time exponential in the row's words.
+        var failed: Set<Int> = []
         func fill(column: Int, token: Int) -> Bool {
+            let key = column * (tokens.count + 1) + token
+            if failed.contains(key) { return false }
+            if fillUnmemoized(column: column, token: token) { return true }
+            failed.insert(key)
+            return false
+        }
+        func fillUnmemoized(column: Int, token: Int) -> Bool {
             if column == fields.count { return token == tokens.count }
             if column == fields.count - 1, fields[column] == .text {
                 // The rest of the line as written, inner spacing kept; empty for a blank command.
@@ -136,6 +162,12 @@ public enum PsParser {
         Int(token.hasSuffix("*") ? token.dropLast() : token)
     }
 
+    /// Digits, however many: a parent PID's shape, in range or not.
+    private static func isDigits(_ token: Substring) -> Bool {
+        let digits = token.hasSuffix("*") ? token.dropLast() : token
+        return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+
     /// `12.3`, `12,3` or BusyBox's `12%`.
     private static func percent(_ token: Substring) -> Double? {
         TextScanning.localizedDouble(token.hasSuffix("%") ? token.dropLast() : token)
@@ -143,9 +175,10 @@ public enum PsParser {
 
     private static func accepts(_ field: Field, _ token: Substring) -> Bool {
         switch field {
-        case .pid, .ppid: return processID(token) != nil
+        case .pid: return processID(token) != nil
+        case .ppid: return processID(token) != nil || isDigits(token)
         case .cpu, .memory: return percent(token) != nil
-        case .rss, .vsz: return token == "-" || TextScanning.scaledSize(token, unit: 1024) != nil
+        case .rss, .vsz: return token == "-" || TextScanning.readSize(token, unit: 1024) != nil
         case .number: return token == "-" || Double(token) != nil
         // Linux and BSD state letters and flags (`Ss+`, `S<Ll`, `IW<`, `R+`, `SNs`, `U`, `Z`).
         case .state: return token.count <= 8 && token.allSatisfy { $0.isLetter || "<>+".contains($0) }

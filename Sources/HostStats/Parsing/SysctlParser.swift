@@ -23,6 +23,8 @@ public enum SysctlParser {
         public var productVersion: String?
         /// `kern.ostype`, e.g. `Darwin`, `FreeBSD`.
         public var osType: String?
+        /// Figures left out because they are out of range.
+        public var warnings: [String] = []
     }
 
     public static func parse(_ text: String) throws(ParseError) -> Values {
@@ -75,12 +77,16 @@ public enum SysctlParser {
                 let inactive = raw["vm.stats.vm.v_inactive_count"].flatMap({ UInt64($0) })
             {
                 let laundry = raw["vm.stats.vm.v_laundry_count"].flatMap { UInt64($0) } ?? 0
-                let idle = (free + inactive + laundry) &* size
-                memory.freeBytes = free &* size
-                memory.availableBytes = idle
-                memory.usedBytes = total >= idle ? total - idle : 0
-                memory.usedPercent = Double(memory.usedBytes!) / Double(total) * 100
-                memory.definition = MemoryStats.Definition.totalMinusFreeInactiveLaundry
+                memory.freeBytes = free.checkedMultiplied(by: size)
+                if let idle = UInt64.checkedSum(free, inactive, laundry)?.checkedMultiplied(by: size) {
+                    let used = total >= idle ? total - idle : 0
+                    memory.availableBytes = idle
+                    memory.usedBytes = used
+                    memory.usedPercent = total > 0 ? Double(used) / Double(total) * 100 : nil
+                    memory.definition = MemoryStats.Definition.totalMinusFreeInactiveLaundry
+                } else {
+                    values.warnings.append("sysctl free, inactive and laundry pages in bytes are out of range: left out (null)")
+                }
             }
             values.memory = memory
         }
@@ -93,7 +99,7 @@ public enum SysctlParser {
     /// not read, so it is reported in a warning.
     public static func part(_ text: String) throws(ParseError) -> SnapshotPart {
         let values = try parse(text)
-        var part = SnapshotPart(load: values.load, memory: values.memory)
+        var part = SnapshotPart(load: values.load, memory: values.memory, warnings: values.warnings)
         if let cores = values.logicalCPUs { part.cpu = CPUStats(cores: cores) }
         if let family = values.osType?.lowercased() ?? (values.productVersion == nil ? nil : "darwin") {
             part.os = OSInfo(

@@ -223,30 +223,10 @@ public enum TextScanning {
     }
 
     /// A size with an optional binary suffix, in bytes: `4.0K`, `12G`, `8,6Mi`, `0B`, `874m`,
-    /// `1946M+` (macOS top change marker). `unit` is the multiplier of a bare number.
+    /// `1946M+` (macOS top change marker). `unit` is the multiplier of a bare number. `nil` both for
+    /// a token that is no size and for one out of range (``readSize(_:unit:)`` tells them apart).
     public static func scaledSize(_ token: Substring, unit: UInt64 = 1) -> UInt64? {
-        var text = token
-        while let last = text.last, last == "+" || last == "-" || last == "*" { text = text.dropLast() }
-        if text.hasSuffix("i") { text = text.dropLast() }  // Gi, Mi
-        if text.count >= 2, text.last == "B", let previous = text.dropLast().last, previous.isLetter {
-            text = text.dropLast()  // KB, MB; a bare "0B" keeps its B and means bytes
-        }
-        guard let last = text.last else { return nil }
-        let multiplier: UInt64
-        switch last {
-        case "B", "b": multiplier = 1
-        case "K", "k": multiplier = 1 << 10
-        case "M", "m": multiplier = 1 << 20
-        case "G", "g": multiplier = 1 << 30
-        case "T", "t": multiplier = 1 << 40
-        case "P", "p": multiplier = 1 << 50
-        case "E", "e": multiplier = 1 << 60
-        default:
-            guard let value = localizedDouble(text), value >= 0 else { return nil }
-            return UInt64((value * Double(unit)).rounded())
-        }
-        guard let value = localizedDouble(text.dropLast()), value >= 0 else { return nil }
-        return UInt64((value * Double(multiplier)).rounded())
+        readSize(token, unit: unit)?.value
     }
 }
 

@@ -5,13 +5,18 @@ public struct ToolParser: Sendable {
     public var name: String
     /// One line for `--help`: which command's output this reads.
     public var summary: String
-    /// Turns the tool's output into snapshot sections.
+    /// Turns the tool's output into snapshot sections; figures that are no finite number are left
+    /// out with a warning (``SnapshotPart/leaveOutNonFiniteFigures()``).
     public var parse: @Sendable (String) throws(ParseError) -> SnapshotPart
 
     public init(name: String, summary: String, parse: @escaping @Sendable (String) throws(ParseError) -> SnapshotPart) {
         self.name = name
         self.summary = summary
-        self.parse = parse
+        self.parse = { (text: String) throws(ParseError) in
+            var part = try parse(text)
+            part.leaveOutNonFiniteFigures()
+            return part
+        }
     }
 
     /// The parser registered under `name`, if any.
@@ -68,7 +73,10 @@ public struct ToolParser: Sendable {
             return SnapshotPart(uptimeSeconds: uptime.seconds, load: uptime.load, warnings: warnings)
         },
         ToolParser(name: "vm_stat", summary: "macOS vm_stat [; sysctl hw.memsize]: memory from page counts") {
-            (text: String) throws(ParseError) in SnapshotPart(memory: try VmStatParser.parse(text))
+            (text: String) throws(ParseError) in
+            var warnings: [String] = []
+            let memory = try VmStatParser.parse(text, warnings: &warnings)
+            return SnapshotPart(memory: memory, warnings: warnings)
         },
         ToolParser(
             name: "sysctl", summary: "sysctl hw.memsize hw.ncpu vm.swapusage vm.loadavg kern.boottime (macOS, FreeBSD)"
@@ -86,13 +94,19 @@ public struct ToolParser: Sendable {
             return SnapshotPart(network: parsed.value, warnings: parsed.warnings)
         },
         ToolParser(name: "ip", summary: "ip -s link: per-interface byte, error and drop counters") {
-            (text: String) throws(ParseError) in SnapshotPart(network: try IPLinkParser.parse(text))
+            (text: String) throws(ParseError) in
+            var warnings: [String] = []
+            let network = try IPLinkParser.parse(text, warnings: &warnings)
+            return SnapshotPart(network: network, warnings: warnings)
         },
         ToolParser(name: "proc-stat", summary: "/proc/stat; two concatenated reads give CPU percentages") {
             (text: String) throws(ParseError) in try ProcStatParser.part(text)
         },
         ToolParser(name: "proc-meminfo", summary: "/proc/meminfo: memory and swap, used = total - available") {
-            (text: String) throws(ParseError) in SnapshotPart(memory: try ProcMemInfoParser.parse(text))
+            (text: String) throws(ParseError) in
+            var warnings: [String] = []
+            let memory = try ProcMemInfoParser.parse(text, warnings: &warnings)
+            return SnapshotPart(memory: memory, warnings: warnings)
         },
         ToolParser(name: "proc-net-dev", summary: "/proc/net/dev: per-interface byte, error and drop counters") {
             (text: String) throws(ParseError) in SnapshotPart(network: try ProcNetDevParser.parse(text))

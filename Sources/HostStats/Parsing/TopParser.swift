@@ -10,7 +10,9 @@
 /// Memory: procps ≥ 3.3 prints `used`, and its formula is identified as for `free` (procps 4:
 /// `total-available`; 3.3.x: `total-free-buff/cache`). procps 3.2 and BusyBox print
 /// `used = total − free`; for them `used_bytes` is computed as `total − free − buffers − cached`
-/// from the figures they print (`total-free-buffers-cached`).
+/// from the figures they print (`total-free-buffers-cached`). A figure out of range
+/// (`99999999999999999999999 total`, `inf free`) is left out with a warning, and so is whatever
+/// needs it.
 public enum TopParser {
     static let source = "top"
 
@@ -62,10 +64,12 @@ public enum TopParser {
         }
         if let memoryLine {
             part.memory = try memory(memoryLine, swap: swapLine, warnings: &warnings)
+            if part.memory == nil { warnings.append("top's memory figures are out of range: memory left out") }
         }
         if let headerIndex {
             let rows = lines[(headerIndex + 1)...].prefix { !isFrameStart($0) }
-            part.processes = try PsParser.table(header: lines[headerIndex], rows: rows, firstLine: headerIndex + 2)
+            part.processes = try PsParser.table(
+                header: lines[headerIndex], rows: rows, firstLine: headerIndex + 2, warnings: &warnings)
         }
         if starts.count == 1, part.cpu != nil {
             warnings.append(
@@ -149,8 +153,9 @@ public enum TopParser {
             softirqPercent: first("si", "sirq"), stealPercent: first("st", "steal"), idlePercent: idle)
     }
 
+    /// The memory section, or `nil` when a figure it needs (total or used, free) is out of range.
     private static func memory(_ line: Substring, swap: Substring?, warnings: inout [String]) throws(ParseError)
-        -> MemoryStats
+        -> MemoryStats?
     {
         let colon = line.firstIndex(of: ":")!
         let prefix = TextScanning.fields(line[..<colon]).first.map(String.init) ?? ""
@@ -162,7 +167,9 @@ public enum TopParser {
             case "TiB": 1_099_511_627_776
             default: nil
             }
-        func figures(_ text: Substring) throws(ParseError) -> [String: FreeParser.Figure] {
+        /// Figures by label; those out of range are named in `warnings` and in `outOfRange`.
+        func figures(_ text: Substring, outOfRange: inout Set<String>) throws(ParseError) -> [String: FreeParser.Figure]
+        {
             var result: [String: FreeParser.Figure] = [:]
             for (label, value) in pairs(text[text.index(after: text.firstIndex(of: ":")!)...]) {
                 let figure: FreeParser.Figure?
@@ -170,11 +177,21 @@ public enum TopParser {
                     let decimals = value.split(whereSeparator: { $0 == "." || $0 == "," }).dropFirst().first?.count ?? 0
                     var step = multiplier
                     for _ in 0..<decimals { step /= 10 }
-                    figure = FreeParser.Figure(bytes: UInt64((number * multiplier).rounded()), slack: step)
-                } else if let bytes = TextScanning.scaledSize(value, unit: 1024) {
-                    figure = FreeParser.Figure(bytes: bytes, slack: 1024)
+                    figure = TextScanning.wholeNumber(number * multiplier).map { FreeParser.Figure(bytes: $0, slack: step) }
+                    if figure == nil {
+                        warnings.append(TextScanning.outOfRangeWarning("top's `\(label)` figure", value))
+                        outOfRange.insert(canonical(label))
+                        continue
+                    }
                 } else {
-                    figure = nil
+                    switch TextScanning.readSize(value, unit: 1024) {
+                    case .value(let bytes): figure = FreeParser.Figure(bytes: bytes, slack: 1024)
+                    case .outOfRange:
+                        warnings.append(TextScanning.outOfRangeWarning("top's `\(label)` figure", value))
+                        outOfRange.insert(canonical(label))
+                        continue
+                    case nil: figure = nil
+                    }
                 }
                 guard let figure else {
                     throw ParseError(source: source, message: "`\(value)` before `\(label)` is not a size")
@@ -183,16 +200,28 @@ public enum TopParser {
             }
             return result
         }
-        let mem = try figures(line)
-        let swapFigures = try swap.map { (text: Substring) throws(ParseError) in try figures(text) } ?? [:]
+        var outOfRange: Set<String> = []
+        let mem = try figures(line, outOfRange: &outOfRange)
+        var swapOutOfRange: Set<String> = []
+        let swapFigures = try swap.map { (text: Substring) throws(ParseError) in
+            try figures(text, outOfRange: &swapOutOfRange)
+        } ?? [:]
         var stats = MemoryStats()
         guard let free = mem["free"] else {
+            if outOfRange.contains("free") { return nil }
             throw ParseError(source: source, message: "memory line without a `free` figure: `\(line)`")
         }
+        // With total out of range, used + free would pass off a made-up total as the host's.
+        if outOfRange.contains("total") { return nil }
         let total =
             mem["total"]
-            ?? mem["used"].map { FreeParser.Figure(bytes: $0.bytes + free.bytes, slack: $0.slack + free.slack) }
+            ?? mem["used"].flatMap { used in
+                UInt64.checkedSum(used.bytes, free.bytes).map {
+                    FreeParser.Figure(bytes: $0, slack: used.slack + free.slack)
+                }
+            }
         guard let total else {
+            if outOfRange.contains("total") || outOfRange.contains("used") || mem["used"] != nil { return nil }
             throw ParseError(source: source, message: "memory line without total or used: `\(line)`")
         }
         stats.totalBytes = total.bytes
@@ -208,16 +237,23 @@ public enum TopParser {
                 available: mem["available"] ?? swapFigures["available"])
             stats.definition = fitting.first
             if fitting.isEmpty { warnings.append("top's used figure matches no known formula: definition unknown") }
+        } else if !outOfRange.isDisjoint(with: ["used", "buffers", "cached", "buff/cache"])
+            || swapOutOfRange.contains("cached")
+        {
+            // The used figure, or one it is computed from, is unknown: no figure rather than a wrong one.
+            stats.buffersBytes = mem["buffers"]?.bytes
+            stats.cachedBytes = (mem["cached"] ?? swapFigures["cached"])?.bytes
         } else {
             let buffers = mem["buffers"]
             let cached = mem["cached"] ?? swapFigures["cached"]
             stats.buffersBytes = buffers?.bytes
             stats.cachedBytes = cached?.bytes
-            let reclaimable = free.bytes + (buffers?.bytes ?? 0) + (cached?.bytes ?? 0)
-            stats.usedBytes = total.bytes >= reclaimable ? total.bytes - reclaimable : 0
-            stats.definition =
-                buffers != nil && cached != nil
-                ? MemoryStats.Definition.totalMinusFreeBuffersCached : MemoryStats.Definition.totalMinusFree
+            if let reclaimable = UInt64.checkedSum(free.bytes, buffers?.bytes ?? 0, cached?.bytes ?? 0) {
+                stats.usedBytes = total.bytes >= reclaimable ? total.bytes - reclaimable : 0
+                stats.definition =
+                    buffers != nil && cached != nil
+                    ? MemoryStats.Definition.totalMinusFreeBuffersCached : MemoryStats.Definition.totalMinusFree
+            }
         }
         if let used = stats.usedBytes, total.bytes > 0 { stats.usedPercent = Double(used) / Double(total.bytes) * 100 }
         return stats

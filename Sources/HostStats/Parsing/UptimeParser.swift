@@ -53,7 +53,8 @@ public enum UptimeParser {
             for token in TextScanning.fields(part) {
                 let clock = token.split(separator: ":")
                 if clock.count == 2, let hours = Int(clock[0]), let minutes = Int(clock[1]) {
-                    seconds += Double(hours * 3600 + minutes * 60)
+                    // In doubles: `99999999999999999:00` would overflow Int (it is then no finite figure).
+                    seconds += Double(hours) * 3600 + Double(minutes) * 60
                     found = true
                 } else if let number = Double(token) {
                     pendingNumber = number

@@ -14,8 +14,17 @@
 public enum VmStatParser {
     static let source = "vm_stat"
 
+    /// The memory section, warnings left out (see ``parse(_:warnings:)``).
     public static func parse(_ text: String) throws(ParseError) -> MemoryStats {
+        var warnings: [String] = []
+        return try parse(text, warnings: &warnings)
+    }
+
+    /// The memory section; a page count out of range, or bytes past 2^64, leaves the figures that
+    /// need it out (`null`), named in `warnings`.
+    public static func parse(_ text: String, warnings: inout [String]) throws(ParseError) -> MemoryStats {
         var pageSize: UInt64?
+        var outOfRange: Set<String> = []
         var pages: [String: UInt64] = [:]
         var memsize: UInt64?
         for line in TextScanning.lines(text) {
@@ -37,7 +46,13 @@ public enum VmStatParser {
             let key = trimmed[..<colon].filter { $0 != "\"" }
             var value = trimmed[trimmed.index(after: colon)...].trimmingBlanks()
             if value.last == "." { value = value.dropLast() }
-            if let count = UInt64(value) { pages[key] = count }
+            switch TextScanning.readCounter(value) {
+            case .value(let count): pages[key] = count
+            case .outOfRange:
+                outOfRange.insert(key)
+                warnings.append(TextScanning.outOfRangeWarning("vm_stat `\(key)`", value))
+            case nil: break
+            }
         }
         guard let pageSize else {
             throw .unexpected(
@@ -45,19 +60,35 @@ public enum VmStatParser {
                 expected: "`vm_stat`", text: text)
         }
         guard let free = pages["Pages free"], let wired = pages["Pages wired down"] else {
+            if outOfRange.contains("Pages free") || outOfRange.contains("Pages wired down") {
+                return MemoryStats(totalBytes: memsize)
+            }
             throw ParseError(source: source, message: "vm_stat output lacks `Pages free` or `Pages wired down`")
         }
-        func bytes(_ count: UInt64) -> UInt64 { count &* pageSize }
-        var stats = MemoryStats(totalBytes: memsize, freeBytes: bytes(free))
-        if let anonymous = pages["Anonymous pages"], let compressed = pages["Pages occupied by compressor"] {
+        /// Bytes of a sum of page counts, or `nil` (with a warning) past 2^64.
+        func bytes(_ what: String, _ counts: UInt64...) -> UInt64? {
+            var total: UInt64? = 0
+            for count in counts { total = total.flatMap { UInt64.checkedSum($0, count) } }
+            guard let result = total?.checkedMultiplied(by: pageSize) else {
+                warnings.append("vm_stat \(what) in bytes is out of range: left out (null)")
+                return nil
+            }
+            return result
+        }
+        var stats = MemoryStats(totalBytes: memsize, freeBytes: bytes("free memory", free))
+        if outOfRange.contains("Anonymous pages") || outOfRange.contains("Pages occupied by compressor")
+            || outOfRange.contains("Pages purgeable") || outOfRange.contains("Pages active")
+        {
+            // A count the used figure is made of is unknown: no used figure rather than a wrong one.
+        } else if let anonymous = pages["Anonymous pages"], let compressed = pages["Pages occupied by compressor"] {
             let purgeable = pages["Pages purgeable"] ?? 0
             let app = anonymous >= purgeable ? anonymous - purgeable : 0
-            stats.usedBytes = bytes(app + wired + compressed)
-            stats.definition = MemoryStats.Definition.macOSAppWiredCompressed
-            if let fileBacked = pages["File-backed pages"] { stats.cachedBytes = bytes(fileBacked + purgeable) }
+            stats.usedBytes = bytes("used memory", app, wired, compressed)
+            if stats.usedBytes != nil { stats.definition = MemoryStats.Definition.macOSAppWiredCompressed }
+            if let fileBacked = pages["File-backed pages"] { stats.cachedBytes = bytes("cached files", fileBacked, purgeable) }
         } else if let active = pages["Pages active"] {
-            stats.usedBytes = bytes(active + wired)
-            stats.definition = MemoryStats.Definition.activePlusWired
+            stats.usedBytes = bytes("used memory", active, wired)
+            if stats.usedBytes != nil { stats.definition = MemoryStats.Definition.activePlusWired }
         }
         if let total = memsize, let used = stats.usedBytes, total > 0 {
             stats.availableBytes = total >= used ? total - used : 0

@@ -60,10 +60,11 @@ extension RemoteFileBrowser {
         async throws -> DownloadResult
     {
         try await traced("get", path) { recorder in
-            let (file, resolved, size) = try await openRegularFile(path)
+            let (file, resolved, attributes) = try await openRegularFile(path)
             do {
                 let result = try await download(
-                    file, resolved, size: size, destination: destination, options: options, recorder: recorder)
+                    file, resolved, attributes: attributes, destination: destination, options: options,
+                    recorder: recorder)
                 await file.close()
                 return result
             } catch {
@@ -74,12 +75,14 @@ extension RemoteFileBrowser {
     }
 
     private func download(
-        _ file: SFTPFile, _ resolved: Resolved, size: UInt64, destination: String, options: DownloadOptions,
-        recorder: SpanRecorder
+        _ file: SFTPFile, _ resolved: Resolved, attributes: SFTPAttributes, destination: String,
+        options: DownloadOptions, recorder: SpanRecorder
     ) async throws -> DownloadResult {
+        let size = attributes.size ?? 0
         let finalPath = Self.finalLocalPath(destination, remoteName: resolved.display.lastComponent)
         let partialPath = Self.partialPath(for: finalPath)
-        let local = LocalPartialFile(path: partialPath, finalPath: finalPath, host: host)
+        let local = LocalPartialFile(
+            path: partialPath, finalPath: finalPath, host: host, mode: Self.localMode(remote: attributes.mode))
         let reader = ChunkReader(file: file, browser: self, path: resolved.display, size: size)
 
         var hasher = SHA256()
@@ -157,6 +160,14 @@ extension RemoteFileBrowser {
     /// How much of a chunk is hashed and written at a time.
     static let sliceBytes = 256 * 1024
 
+    /// The mode a download is created with, as `sftp` creates it: the remote permission bits
+    /// (without set-id and sticky bits) plus write for the owner, so that a later resume can
+    /// write; `open` then takes the umask away. Without a remote mode, 0666 before the umask.
+    static func localMode(remote: UInt32?) -> mode_t {
+        guard let remote else { return 0o666 }
+        return mode_t(remote & 0o777) | 0o200
+    }
+
     /// `destination` itself, or `destination/name` when it is a directory (or ends with `/`).
     static func finalLocalPath(_ destination: String, remoteName: [UInt8]) -> String {
         var isDirectory: ObjCBool = false
@@ -173,6 +184,9 @@ final class LocalPartialFile {
     let path: String
     let finalPath: String
     let host: String
+    /// The mode the file is created with (the umask applies); a partial file left with wider
+    /// permissions by an earlier attempt is narrowed to it.
+    let mode: mode_t
     private var descriptor: Int32 = -1
     /// The file's size so far, and how much of it has been handed to writeback.
     private var written: UInt64 = 0
@@ -186,10 +200,11 @@ final class LocalPartialFile {
     /// SYNC_FILE_RANGE_WRITE: start writeback of the range's dirty pages without waiting.
     private static let syncFileRangeWrite: UInt32 = 2
 
-    init(path: String, finalPath: String, host: String) {
+    init(path: String, finalPath: String, host: String, mode: mode_t) {
         self.path = path
         self.finalPath = finalPath
         self.host = host
+        self.mode = mode
     }
 
     deinit {
@@ -233,8 +248,16 @@ final class LocalPartialFile {
     func open(keeping: UInt64) throws {
         // O_NOFOLLOW: a link planted under the partial name must not redirect the write.
         let flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (keeping == 0 ? O_TRUNC : 0)
-        descriptor = Glibc.open(path, flags, 0o644)
+        descriptor = Glibc.open(path, flags, mode)
         guard descriptor >= 0 else { throw failure("create") }
+        // An existing partial file keeps the mode it was created with: narrow it to this
+        // download's (never widen it, which would undo the umask).
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure("write") }
+        let current = status.st_mode & 0o7777
+        if current & ~mode != 0 {
+            guard fchmod(descriptor, current & mode) == 0 else { throw failure("write") }
+        }
         guard ftruncate(descriptor, off_t(keeping)) == 0, lseek(descriptor, off_t(keeping), SEEK_SET) >= 0 else {
             throw failure("write")
         }

@@ -61,7 +61,7 @@ extension RemoteFileBrowser {
                 return summary
             }
             summary.isDirectory = true
-            try await listDirectory(resolved, options: options, summary: &summary, body)
+            try await listDirectory(resolved, seen: attributes, options: options, summary: &summary, body)
             recorder.entries = summary.count
             return summary
         }
@@ -96,16 +96,14 @@ extension RemoteFileBrowser {
         }
     }
 
+    /// Lists the directory at `directory.remote`, the path it resolved to: never a name taken
+    /// from a listing. `seen` is what the directory looked like when it was resolved or listed
+    /// in its parent, for the checks that the handle is still that directory.
     func listDirectory(
-        _ directory: Resolved, options: ListOptions, summary: inout ListSummary,
+        _ directory: Resolved, seen: SFTPAttributes?, options: ListOptions, summary: inout ListSummary,
         _ body: ([RemoteFileEntry]) async throws -> Void
     ) async throws {
-        let handle: SFTPDirectory
-        do {
-            handle = try await session.openDirectory(directory.remote)
-        } catch {
-            throw await explain(error, operation: "list", path: directory.display, remote: directory.remote)
-        }
+        let handle = try await openVerifiedDirectory(directory, seen: seen)
         let sorter =
             options.sorted ? ExternalSorter(limit: options.sortMemoryLimit, directory: options.spillDirectory) : nil
         let batchSize = max(1, options.batchSize)

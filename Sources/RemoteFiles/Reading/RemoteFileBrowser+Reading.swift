@@ -80,9 +80,10 @@ extension RemoteFileBrowser {
     public func read(_ path: RemotePath, options: ReadOptions = ReadOptions()) async throws -> FilePreview {
         try await traced("cat", path) { recorder in
             let cap = max(1, options.maxBytes)
-            let (file, resolved, size) = try await openRegularFile(path)
+            let (file, resolved, attributes) = try await openRegularFile(path)
             do {
-                let preview = try await readPreview(file, resolved, size: size, options: options, cap: cap)
+                let preview = try await readPreview(
+                    file, resolved, size: attributes.size ?? 0, options: options, cap: cap)
                 await file.close()
                 recorder.bytes = UInt64(preview.bytes.count)
                 return preview
@@ -161,41 +162,12 @@ extension RemoteFileBrowser {
         return preview
     }
 
-    /// Opens `path` (following links) and checks that it is a regular file.
-    func openRegularFile(_ path: RemotePath) async throws -> (SFTPFile, Resolved, UInt64) {
+    /// Opens `path` (following links, inside the root when there is one) and checks that the
+    /// handle holds the regular file the path resolved to.
+    func openRegularFile(_ path: RemotePath) async throws -> (SFTPFile, Resolved, SFTPAttributes) {
         let resolved = try await resolve(path, followFinalLink: true)
-        let file: SFTPFile
-        let attributes: SFTPAttributes
-        do {
-            let before = try await session.stat(resolved.remote)
-            try checkRegular(before, resolved.display)
-            file = try await session.openFile(resolved.remote)
-            attributes = try await file.attributes()
-        } catch {
-            throw await explain(error, operation: "read", path: resolved.display, remote: resolved.remote)
-        }
-        do {
-            try checkRegular(attributes, resolved.display)
-        } catch {
-            await file.close()
-            throw error
-        }
-        return (file, resolved, attributes.size ?? 0)
-    }
-
-    private func checkRegular(_ attributes: SFTPAttributes, _ path: RemotePath) throws {
-        switch attributes.type {
-        case .file, .unknown:
-            return
-        case .directory:
-            throw RemoteFilesError(
-                .isADirectory, "\(host): \(path.escaped) is a directory; list it with `hostscope files ls` instead")
-        default:
-            throw RemoteFilesError(
-                .notAFile,
-                "\(host): \(path.escaped) is a \(attributes.type.rawValue), not a regular file; only regular files are read"
-            )
-        }
+        let (file, attributes) = try await openVerifiedFile(resolved, followFinalLink: true)
+        return (file, resolved, attributes)
     }
 }
 

@@ -1,5 +1,9 @@
 import SSHTransport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// How ``RemoteFileBrowser/grep(_:in:options:_:)`` searches.
 public struct GrepOptions: Sendable {
     /// Search the files below a directory (symbolic links met on the way are not followed, as `grep -r`).
@@ -93,8 +97,8 @@ extension RemoteFileBrowser {
                     if depth > 0, let glob = options.glob, !glob.matches(entry.name) { return }
                     do {
                         try await grepFile(
-                            entry.path, remote: remote, matcher: matcher, maxCount: options.maxCount,
-                            summary: &summary, recorder: recorder, found)
+                            Resolved(display: entry.path, remote: remote), followFinalLink: depth == 0,
+                            matcher: matcher, maxCount: options.maxCount, summary: &summary, recorder: recorder, found)
                     } catch let error as RemoteFilesError
                         where error.code != .connectionLost && error.code != .timeout && depth > 0
                     {
@@ -106,19 +110,22 @@ extension RemoteFileBrowser {
         }
     }
 
+    /// Searches one file, opened by its resolved path and checked to be that file (a FIFO, device
+    /// or a link put in its place since the listing is refused before it is opened).
+    ///
+    /// Each byte is looked at a bounded number of times: lines are cut where the newlines of each
+    /// chunk are (a line longer than a chunk is gathered, never searched again from its start), and
+    /// each line is matched once, in time linear in its length (see ``LineMatcher``).
     private func grepFile(
-        _ path: RemotePath, remote: SFTPPath, matcher: LineMatcher, maxCount: Int?, summary: inout GrepSummary,
-        recorder: SpanRecorder, _ found: (GrepMatch) async throws -> Void
+        _ resolved: Resolved, followFinalLink: Bool, matcher: LineMatcher, maxCount: Int?,
+        summary: inout GrepSummary, recorder: SpanRecorder, _ found: (GrepMatch) async throws -> Void
     ) async throws {
-        let file: SFTPFile
-        do {
-            file = try await session.openFile(remote)
-        } catch {
-            throw await explain(error, operation: "read", path: path, remote: remote)
-        }
+        let (file, _) = try await openVerifiedFile(resolved, followFinalLink: followFinalLink)
+        let path = resolved.display
         summary.filesSearched += 1
         var lineNumber = 0
         var matchesHere = 0
+        // The start of the line that the next chunk continues.
         var pending: [UInt8] = []
         var first = true
         var done = false
@@ -128,7 +135,7 @@ extension RemoteFileBrowser {
                 do {
                     chunk = try await file.read(maxBytes: 256 * 1024)
                 } catch {
-                    throw await explain(error, operation: "read", path: path, remote: remote)
+                    throw await explain(error, operation: "read", path: path, remote: resolved.remote)
                 }
                 recorder.bytes += UInt64(chunk.count)
                 if first {
@@ -139,25 +146,27 @@ extension RemoteFileBrowser {
                         break
                     }
                 }
-                let atEnd = chunk.isEmpty
-                pending += chunk
-                var lineStart = pending.startIndex
-                while let newline = pending[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
-                    lineNumber += 1
-                    if matcher.matches(pending[lineStart..<newline]) {
-                        try await report(path, lineNumber, Array(pending[lineStart..<newline]))
-                    }
-                    lineStart = newline + 1
-                    if done { break }
-                }
-                pending.removeSubrange(..<lineStart)
-                if atEnd {
-                    if !pending.isEmpty && !done {
+                if chunk.isEmpty {
+                    if !pending.isEmpty {
                         lineNumber += 1
-                        if matcher.matches(pending[...]) { try await report(path, lineNumber, pending) }
+                        if matcher.matches(pending[...]) { try await report(lineNumber, pending) }
                     }
                     break
                 }
+                var lineStart = 0
+                while !done, let newline = Self.newline(in: chunk, from: lineStart) {
+                    lineNumber += 1
+                    if pending.isEmpty {
+                        let line = chunk[lineStart..<newline]
+                        if matcher.matches(line) { try await report(lineNumber, Array(line)) }
+                    } else {
+                        pending += chunk[lineStart..<newline]
+                        if matcher.matches(pending[...]) { try await report(lineNumber, pending) }
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                    lineStart = newline + 1
+                }
+                if !done { pending += chunk[lineStart...] }
             }
         } catch {
             await file.close()
@@ -166,12 +175,24 @@ extension RemoteFileBrowser {
         await file.close()
         if matchesHere > 0 { summary.filesMatched += 1 }
 
-        func report(_ path: RemotePath, _ number: Int, _ line: [UInt8]) async throws {
+        func report(_ number: Int, _ line: [UInt8]) async throws {
             guard !done else { return }
             matchesHere += 1
             summary.matches += 1
             try await found(GrepMatch(path: path, lineNumber: number, line: line))
             if let maxCount, matchesHere >= maxCount { done = true }
+        }
+    }
+
+    /// The index of the first newline in `bytes` at or after `start` (memchr: this is the loop a
+    /// search spends most of its time in).
+    private static func newline(in bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress,
+                let found = memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start)
+            else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 

@@ -91,11 +91,14 @@ extension RemoteFileBrowser {
             ancestors.append(RemotePath(real))
             base.remote = real
         }
-        try await walkDirectory(base, depth: 0, ancestors: ancestors, options: options, visit)
+        try await walkDirectory(base, seen: attributes, depth: 0, ancestors: ancestors, options: options, visit)
     }
 
+    /// Lists `directory` by its resolved path and walks its entries; each child's path is that
+    /// resolved path plus the child's name, and each child is checked again when it is opened
+    /// or entered (the listing only says what to try).
     private func walkDirectory(
-        _ directory: Resolved, depth: Int, ancestors: [RemotePath], options: WalkOptions,
+        _ directory: Resolved, seen: SFTPAttributes?, depth: Int, ancestors: [RemotePath], options: WalkOptions,
         _ visit: (WalkEvent, SFTPPath?) async throws -> Void
     ) async throws {
         var entries: [RemoteFileEntry] = []
@@ -103,7 +106,7 @@ extension RemoteFileBrowser {
         listing.sortMemoryLimit = Int.max
         var summary = ListSummary()
         do {
-            try await listDirectory(directory, options: listing, summary: &summary) { entries += $0 }
+            try await listDirectory(directory, seen: seen, options: listing, summary: &summary) { entries += $0 }
         } catch let error as RemoteFilesError where error.code != .connectionLost && error.code != .timeout {
             try await visit(.failed(error, depth: depth), nil)
             return
@@ -118,8 +121,8 @@ extension RemoteFileBrowser {
                 var chain = ancestors
                 if options.followLinks { chain.append(remote) }
                 try await walkDirectory(
-                    Resolved(display: entry.path, remote: remote.sftp), depth: childDepth, ancestors: chain,
-                    options: options, visit)
+                    Resolved(display: entry.path, remote: remote.sftp), seen: Self.directoryAttributes(entry),
+                    depth: childDepth, ancestors: chain, options: options, visit)
             case .symlink where options.followLinks && mayDescend:
                 switch await followedDirectory(entry, remote: remote, ancestors: ancestors) {
                 case .notADirectory:
@@ -127,10 +130,10 @@ extension RemoteFileBrowser {
                 case .failed(let error):
                     try await visit(.entry(entry, depth: childDepth, descending: true), remote.sftp)
                     try await visit(.failed(error, depth: childDepth), nil)
-                case .directory(let real):
+                case .directory(let real, let attributes):
                     try await visit(.entry(entry, depth: childDepth, descending: true), real.sftp)
                     try await walkDirectory(
-                        Resolved(display: entry.path, remote: real.sftp), depth: childDepth,
+                        Resolved(display: entry.path, remote: real.sftp), seen: attributes, depth: childDepth,
                         ancestors: ancestors + [real], options: options, visit)
                 }
             default:
@@ -139,9 +142,14 @@ extension RemoteFileBrowser {
         }
     }
 
+    /// What a listing said about a directory entry, as attributes to compare with later.
+    private static func directoryAttributes(_ entry: RemoteFileEntry) -> SFTPAttributes {
+        SFTPAttributes(uid: entry.uid, gid: entry.gid, permissions: entry.mode.map { 0o040000 | $0 })
+    }
+
     private enum LinkDestination {
         case notADirectory
-        case directory(RemotePath)
+        case directory(RemotePath, SFTPAttributes)
         case failed(RemoteFilesError)
     }
 
@@ -173,6 +181,6 @@ extension RemoteFileBrowser {
                     "\(host): \(entry.path.escaped) is a symbolic link loop: it leads back to \(canonical.escaped), a directory above it; not entered",
                     sftpStatus: 21))
         }
-        return .directory(canonical)
+        return .directory(canonical, attributes)
     }
 }

@@ -2,75 +2,325 @@ import CLibSSH2
 import Foundation
 
 /// Runs user authentication in OpenSSH's order: ssh-agent keys, then identity files, then a
-/// password. The session is in blocking mode with a timeout while this runs, on the session's
-/// own thread.
+/// password, as non-blocking steps on the session's I/O thread.
+///
+/// Each libssh2 call may answer "would block"; ``advance(_:)`` then returns ``Step/blocked`` and
+/// is called again with the same call pending once the socket is ready. A secret (a key's
+/// passphrase, a password) is never asked for here: the step returns ``Step/needsSecret(_:)`` and
+/// the session asks its provider on another thread, then hands the answer to ``supply(_:)``.
 ///
 /// Every attempt is remembered so that a final failure says what was tried and why each
 /// failed, instead of a bare "authentication failed".
-struct Authenticator {
-    var options: SSHConnectionOptions
-    var serverBanner: String?
+// Not Sendable: owned by one session and used on its I/O thread only.
+final class Authenticator {
+    enum Step {
+        case blocked
+        case needsSecret(SecretRequest)
+        case authenticated(method: String)
+        case failed(SSHError)
+    }
 
     private struct Attempt {
         var source: String
         var outcome: String
     }
 
-    func authenticate(_ session: OpaquePointer) throws(SSHError) -> String {
-        let user = options.user
-        let listed = user.withCString { libssh2_userauth_list(session, $0, UInt32(strlen($0))) }
-        if listed == nil {
-            if libssh2_userauth_authenticated(session) != 0 { return "none" }
-            let error = LibSSH2.lastError(session)
-            throw SSHError(
-                error.code == Int32(LIBSSH2_ERROR_TIMEOUT) ? .timeout : .auth,
-                "\(options.displayName): the server ended the connection before authentication (\(error.message))",
-                libssh2Code: error.code)
-        }
-        let methods = Set(String(cString: listed!).split(separator: ",").map(String.init))
-        var attempts: [Attempt] = []
-        var rsaRejected = false
+    private enum Stage {
+        case listing
+        case agentStart
+        case agentNext
+        case agentSign(UnsafeMutablePointer<libssh2_agent_publickey>, comment: String, blob: [UInt8])
+        case keyFile(Int)
+        case passwordChoice
+        case password(Secret)
+        case interactive(InteractiveResponder)
+        case finished
+    }
 
-        if methods.contains("publickey") {
-            let identityFiles = options.identityFiles.compactMap { path -> PrivateKeyFile? in
-                guard let info = PrivateKeyFile.inspect(path) else { return nil }
-                return info
+    let options: SSHConnectionOptions
+    let serverBanner: String?
+    private var stage = Stage.listing
+    private var methods: Set<String> = []
+    private var attempts: [Attempt] = []
+    private var rsaRejected = false
+    private var identityFiles: [PrivateKeyFile] = []
+    private var agent: OpaquePointer?
+    private var agentConnected = false
+    private var agentPrevious: UnsafeMutablePointer<libssh2_agent_publickey>?
+    private var agentOffered = 0
+    private var allowedBlobs: [[UInt8]]?
+    /// The passphrase of the key file being tried, once its provider answered.
+    private var passphrases: [Int: Secret] = [:]
+    /// The secret asked for and not yet supplied.
+    private var pendingSecret: SecretRequest?
+    private var suppliedSecret: Secret??
+
+    init(options: SSHConnectionOptions, serverBanner: String?) {
+        self.options = options
+        self.serverBanner = serverBanner
+    }
+
+    deinit {
+        freeAgent()
+    }
+
+    /// The provider's answer to the last ``Step/needsSecret(_:)`` (nil: it has none).
+    func supply(_ secret: Secret?) {
+        suppliedSecret = .some(secret)
+    }
+
+    /// Goes as far as possible without blocking.
+    func advance(_ session: OpaquePointer) -> Step {
+        do {
+            while true {
+                if let step = try advanceStage(session) { return step }
             }
-            if let socket = options.agentSocket {
-                if let method = try authenticateWithAgent(session, socket: socket, identityFiles: identityFiles,
-                                                          attempts: &attempts, rsaRejected: &rsaRejected)
-                {
-                    return method
+        } catch {
+            freeAgent()
+            stage = .finished
+            return .failed(error)
+        }
+    }
+
+    /// One stage transition; returns a step for the caller or nil to go on at once.
+    private func advanceStage(_ session: OpaquePointer) throws(SSHError) -> Step? {
+        switch stage {
+        case .listing:
+            let user = options.user
+            let listed = user.withCString { libssh2_userauth_list(session, $0, UInt32(strlen($0))) }
+            guard let listed else {
+                if libssh2_userauth_authenticated(session) != 0 { return .authenticated(method: "none") }
+                let error = LibSSH2.lastError(session)
+                if error.code == LibSSH2.eagain { return .blocked }
+                throw SSHError(
+                    error.code == Int32(LIBSSH2_ERROR_TIMEOUT) ? .timeout : .auth,
+                    "\(options.displayName): the server ended the connection before authentication (\(error.message))",
+                    libssh2Code: error.code)
+            }
+            methods = Set(String(cString: listed).split(separator: ",").map(String.init))
+            if methods.contains("publickey") {
+                identityFiles = options.identityFiles.compactMap { PrivateKeyFile.inspect($0) }
+                stage = options.agentSocket != nil ? .agentStart : .keyFile(0)
+            } else {
+                stage = .passwordChoice
+            }
+            return nil
+
+        case .agentStart:
+            stage = .keyFile(0)
+            guard let socket = options.agentSocket, let handle = libssh2_agent_init(session) else { return nil }
+            agent = handle
+            libssh2_agent_set_identity_path(handle, socket)
+            // The agent is a local socket: connecting and listing its keys do not wait on the network.
+            guard libssh2_agent_connect(handle) == 0 else {
+                attempts.append(Attempt(source: "ssh-agent", outcome: "cannot connect to \(socket)"))
+                freeAgent()
+                return nil
+            }
+            agentConnected = true
+            guard libssh2_agent_list_identities(handle) == 0 else {
+                attempts.append(Attempt(source: "ssh-agent", outcome: "cannot list its keys"))
+                freeAgent()
+                return nil
+            }
+            allowedBlobs = options.identitiesOnly ? identityFiles.compactMap(\.publicKeyBlob) : nil
+            stage = .agentNext
+            return nil
+
+        case .agentNext:
+            guard let agent else {
+                stage = .keyFile(0)
+                return nil
+            }
+            var identity: UnsafeMutablePointer<libssh2_agent_publickey>?
+            let status = libssh2_agent_get_identity(agent, &identity, agentPrevious)
+            guard status == 0, let identity else {
+                attempts.append(
+                    Attempt(
+                        source: "ssh-agent",
+                        outcome: agentOffered == 0
+                            ? "no usable keys" : "\(agentOffered) key\(agentOffered == 1 ? "" : "s") refused"))
+                freeAgent()
+                stage = .keyFile(0)
+                return nil
+            }
+            agentPrevious = identity
+            let blob = Array(UnsafeBufferPointer(start: identity.pointee.blob, count: Int(identity.pointee.blob_len)))
+            if let allowedBlobs, !allowedBlobs.contains(blob) { return nil }
+            agentOffered += 1
+            let comment = identity.pointee.comment.map { String(cString: $0) } ?? ""
+            stage = .agentSign(identity, comment: comment, blob: blob)
+            return nil
+
+        case .agentSign(let identity, let comment, let blob):
+            guard let agent else {
+                stage = .keyFile(0)
+                return nil
+            }
+            let result = options.user.withCString { libssh2_agent_userauth(agent, $0, identity) }
+            if result == LibSSH2.eagain { return .blocked }
+            if result == 0 {
+                freeAgent()
+                stage = .finished
+                return .authenticated(method: "publickey (ssh-agent\(comment.isEmpty ? "" : ": " + comment))")
+            }
+            try throwIfTransportBroken(session, result)
+            var reader = BlobReader(bytes: blob)
+            if reader.string().map({ String(decoding: $0, as: UTF8.self) }) == "ssh-rsa" && serverRequiresSHA2 {
+                rsaRejected = true
+            }
+            stage = .agentNext
+            return nil
+
+        case .keyFile(let index):
+            guard index < identityFiles.count else {
+                let missing = options.identityFiles.filter { path in !identityFiles.contains { $0.path == path } }
+                if !missing.isEmpty && identityFiles.isEmpty && options.agentSocket == nil {
+                    attempts.append(
+                        Attempt(
+                            source: "identity files",
+                            outcome: "none found (\(missing.map(Self.tilde).joined(separator: ", ")))"))
+                }
+                stage = .passwordChoice
+                return nil
+            }
+            let key = identityFiles[index]
+            if key.isEncrypted && passphrases[index] == nil {
+                switch takeSecret(.passphrase(keyPath: key.path)) {
+                case .ask(let request):
+                    return .needsSecret(request)
+                case .answered(let secret?):
+                    passphrases[index] = secret
+                case .answered(nil):
+                    attempts.append(Attempt(source: Self.tilde(key.path), outcome: "encrypted and no passphrase given"))
+                    stage = .keyFile(index + 1)
+                    return nil
                 }
             }
-            for key in identityFiles {
-                if let method = try authenticateWithKey(session, key: key, attempts: &attempts, rsaRejected: &rsaRejected) {
-                    return method
+            let passphrase = passphrases[index]
+            let result = options.user.withCString { user in
+                key.path.withCString { path in
+                    (passphrase?.reveal ?? "").withCString { phrase in
+                        libssh2_userauth_publickey_fromfile_ex(
+                            session, user, UInt32(strlen(user)), nil, path, key.isEncrypted ? phrase : nil)
+                    }
                 }
             }
-            let missing = options.identityFiles.filter { path in !identityFiles.contains { $0.path == path } }
-            if !missing.isEmpty && identityFiles.isEmpty && options.agentSocket == nil {
-                attempts.append(Attempt(source: "identity files", outcome: "none found (\(missing.map(Self.tilde).joined(separator: ", ")))"))
+            if result == LibSSH2.eagain { return .blocked }
+            if result == 0 {
+                stage = .finished
+                return .authenticated(method: "publickey (\(Self.tilde(key.path)))")
             }
-        }
-
-        let interactive = methods.contains("keyboard-interactive")
-        if (methods.contains("password") || interactive) && options.allowPassword {
-            // The same password through `password` when offered, else through keyboard-interactive
-            // (PAM-only servers, macOS, the BSDs). Not both: a refused password would only be
-            // refused again, and count twice against the server's MaxAuthTries and fail2ban.
-            if methods.contains("password") {
-                if let method = try authenticateWithPassword(session, attempts: &attempts) { return method }
-            } else if let method = try authenticateInteractively(session, attempts: &attempts) {
-                return method
+            try throwIfTransportBroken(session, result)
+            let outcome: String
+            switch result {
+            case Int32(LIBSSH2_ERROR_FILE):
+                outcome =
+                    key.isEncrypted ? "wrong passphrase or unreadable key" : "unreadable or unsupported key format"
+            default:
+                outcome = "refused by the server"
+                if key.isRSA && serverRequiresSHA2 { rsaRejected = true }
             }
-        } else if !methods.contains("password") && !methods.contains("publickey") && !interactive {
-            attempts.append(
-                Attempt(source: "server", outcome: "offers only \(methods.sorted().joined(separator: ", ")), which hostscope does not support"))
-        }
+            attempts.append(Attempt(source: Self.tilde(key.path), outcome: outcome))
+            stage = .keyFile(index + 1)
+            return nil
 
-        var message =
-            "\(options.displayName): authentication failed for user \(user)"
+        case .passwordChoice:
+            let interactive = methods.contains("keyboard-interactive")
+            if (methods.contains("password") || interactive) && options.allowPassword {
+                // The same password through `password` when offered, else through keyboard-interactive
+                // (PAM-only servers, macOS, the BSDs). Not both: a refused password would only be
+                // refused again, and count twice against the server's MaxAuthTries and fail2ban.
+                switch takeSecret(.password(user: options.user, host: options.hostName)) {
+                case .ask(let request):
+                    return .needsSecret(request)
+                case .answered(let secret?):
+                    stage =
+                        methods.contains("password")
+                        ? .password(secret) : .interactive(InteractiveResponder(password: secret.reveal))
+                case .answered(nil):
+                    attempts.append(
+                        methods.contains("password")
+                            ? Attempt(source: "password", outcome: "none given; use --password-env VAR")
+                            : Attempt(
+                                source: "keyboard-interactive", outcome: "no password given; use --password-env VAR"))
+                    stage = .finished
+                }
+            } else {
+                if !methods.contains("password") && !methods.contains("publickey") && !interactive {
+                    attempts.append(
+                        Attempt(
+                            source: "server",
+                            outcome:
+                                "offers only \(methods.sorted().joined(separator: ", ")), which hostscope does not support"
+                        ))
+                }
+                stage = .finished
+            }
+            return nil
+
+        case .password(let password):
+            let result = options.user.withCString { user in
+                password.reveal.withCString { secret in
+                    libssh2_userauth_password_ex(
+                        session, user, UInt32(strlen(user)), secret, UInt32(strlen(secret)), nil)
+                }
+            }
+            if result == LibSSH2.eagain { return .blocked }
+            stage = .finished
+            if result == 0 { return .authenticated(method: "password") }
+            try throwIfTransportBroken(session, result)
+            attempts.append(Attempt(source: "password", outcome: "refused"))
+            return nil
+
+        case .interactive(let responder):
+            let abstract = libssh2_session_abstract(session)
+            let previous = abstract?.pointee
+            abstract?.pointee = Unmanaged.passUnretained(responder).toOpaque()
+            let result = options.user.withCString { user in
+                libssh2_userauth_keyboard_interactive_ex(session, user, UInt32(strlen(user)), interactiveResponse)
+            }
+            abstract?.pointee = previous
+            if result == LibSSH2.eagain { return .blocked }
+            stage = .finished
+            if result == 0 { return .authenticated(method: "keyboard-interactive") }
+            try throwIfTransportBroken(session, result)
+            if let prompt = responder.unanswered.first {
+                attempts.append(
+                    Attempt(
+                        source: "keyboard-interactive",
+                        outcome: "the server asked \"\(prompt)\", which only a person can answer; use a key instead"))
+            } else {
+                attempts.append(Attempt(source: "keyboard-interactive", outcome: "password refused"))
+            }
+            return nil
+
+        case .finished:
+            return .failed(finalError())
+        }
+    }
+
+    private enum SecretAnswer {
+        case ask(SecretRequest)
+        case answered(Secret?)
+    }
+
+    /// The answer to `request` if the provider gave one, else the request to hand out. Without a
+    /// provider the answer is "none" at once.
+    private func takeSecret(_ request: SecretRequest) -> SecretAnswer {
+        guard options.secrets != nil else { return .answered(nil) }
+        if pendingSecret == request, let supplied = suppliedSecret {
+            pendingSecret = nil
+            suppliedSecret = nil
+            return .answered(supplied)
+        }
+        pendingSecret = request
+        suppliedSecret = nil
+        return .ask(request)
+    }
+
+    private func finalError() -> SSHError {
+        var message = "\(options.displayName): authentication failed for user \(options.user)"
         if !attempts.isEmpty {
             message += " — tried " + attempts.map { "\($0.source) (\($0.outcome))" }.joined(separator: ", ")
         }
@@ -78,133 +328,19 @@ struct Authenticator {
             message +=
                 ". The RSA key was refused because this libssh2 (1.10) signs RSA only with ssh-rsa (SHA-1), which OpenSSH 8.8 and later reject by default: use an ed25519 or ECDSA key"
         } else {
-            message += ". Check the user name (--user), that your public key is in the host's ~/.ssh/authorized_keys, or pass a key with --identity"
+            message +=
+                ". Check the user name (--user), that your public key is in the host's ~/.ssh/authorized_keys, or pass a key with --identity"
         }
-        throw SSHError(.auth, message)
+        return SSHError(.auth, message)
     }
 
-    private func authenticateWithAgent(
-        _ session: OpaquePointer, socket: String, identityFiles: [PrivateKeyFile], attempts: inout [Attempt],
-        rsaRejected: inout Bool
-    ) throws(SSHError) -> String? {
-        guard let agent = libssh2_agent_init(session) else { return nil }
-        defer { libssh2_agent_free(agent) }
-        libssh2_agent_set_identity_path(agent, socket)
-        guard libssh2_agent_connect(agent) == 0 else {
-            attempts.append(Attempt(source: "ssh-agent", outcome: "cannot connect to \(socket)"))
-            return nil
-        }
-        defer { libssh2_agent_disconnect(agent) }
-        guard libssh2_agent_list_identities(agent) == 0 else {
-            attempts.append(Attempt(source: "ssh-agent", outcome: "cannot list its keys"))
-            return nil
-        }
-        let allowedBlobs = options.identitiesOnly ? identityFiles.compactMap(\.publicKeyBlob) : nil
-        var previous: UnsafeMutablePointer<libssh2_agent_publickey>?
-        var offered = 0
-        while true {
-            var identity: UnsafeMutablePointer<libssh2_agent_publickey>?
-            let status = libssh2_agent_get_identity(agent, &identity, previous)
-            guard status == 0, let identity else { break }
-            previous = identity
-            let blob = Array(UnsafeBufferPointer(start: identity.pointee.blob, count: Int(identity.pointee.blob_len)))
-            if let allowedBlobs, !allowedBlobs.contains(blob) { continue }
-            offered += 1
-            let comment = identity.pointee.comment.map { String(cString: $0) } ?? ""
-            let result = options.user.withCString { libssh2_agent_userauth(agent, $0, identity) }
-            if result == 0 {
-                return "publickey (ssh-agent\(comment.isEmpty ? "" : ": " + comment))"
-            }
-            try throwIfTransportBroken(session, result)
-            var reader = BlobReader(bytes: blob)
-            if reader.string().map({ String(decoding: $0, as: UTF8.self) }) == "ssh-rsa" && serverRequiresSHA2 {
-                rsaRejected = true
-            }
-        }
-        attempts.append(
-            Attempt(source: "ssh-agent", outcome: offered == 0 ? "no usable keys" : "\(offered) key\(offered == 1 ? "" : "s") refused"))
-        return nil
-    }
-
-    private func authenticateWithKey(
-        _ session: OpaquePointer, key: PrivateKeyFile, attempts: inout [Attempt], rsaRejected: inout Bool
-    ) throws(SSHError) -> String? {
-        var passphrase: Secret?
-        if key.isEncrypted {
-            passphrase = options.secrets?(.passphrase(keyPath: key.path))
-            if passphrase == nil {
-                attempts.append(Attempt(source: Self.tilde(key.path), outcome: "encrypted and no passphrase given"))
-                return nil
-            }
-        }
-        let result = options.user.withCString { user in
-            key.path.withCString { path in
-                (passphrase?.reveal ?? "").withCString { phrase in
-                    libssh2_userauth_publickey_fromfile_ex(
-                        session, user, UInt32(strlen(user)), nil, path, key.isEncrypted ? phrase : nil)
-                }
-            }
-        }
-        if result == 0 { return "publickey (\(Self.tilde(key.path)))" }
-        try throwIfTransportBroken(session, result)
-        let outcome: String
-        switch result {
-        case Int32(LIBSSH2_ERROR_FILE):
-            outcome = key.isEncrypted ? "wrong passphrase or unreadable key" : "unreadable or unsupported key format"
-        default:
-            outcome = "refused by the server"
-            if key.isRSA && serverRequiresSHA2 { rsaRejected = true }
-        }
-        attempts.append(Attempt(source: Self.tilde(key.path), outcome: outcome))
-        return nil
-    }
-
-    private func authenticateWithPassword(_ session: OpaquePointer, attempts: inout [Attempt]) throws(SSHError) -> String? {
-        guard let password = options.secrets?(.password(user: options.user, host: options.hostName)) else {
-            attempts.append(Attempt(source: "password", outcome: "none given; use --password-env VAR"))
-            return nil
-        }
-        let result = options.user.withCString { user in
-            password.reveal.withCString { secret in
-                libssh2_userauth_password_ex(session, user, UInt32(strlen(user)), secret, UInt32(strlen(secret)), nil)
-            }
-        }
-        if result == 0 { return "password" }
-        try throwIfTransportBroken(session, result)
-        attempts.append(Attempt(source: "password", outcome: "refused"))
-        return nil
-    }
-
-    /// keyboard-interactive with the password: every hidden prompt that asks for a password (or
-    /// the one hidden prompt of a round) gets it; anything else (a one-time code, a question) is
-    /// answered empty and named in the error, since hostscope has no one to ask.
-    private func authenticateInteractively(_ session: OpaquePointer, attempts: inout [Attempt]) throws(SSHError)
-        -> String?
-    {
-        guard let password = options.secrets?(.password(user: options.user, host: options.hostName)) else {
-            attempts.append(Attempt(source: "keyboard-interactive", outcome: "no password given; use --password-env VAR"))
-            return nil
-        }
-        let responder = InteractiveResponder(password: password.reveal)
-        let abstract = libssh2_session_abstract(session)
-        let previous = abstract?.pointee
-        abstract?.pointee = Unmanaged.passUnretained(responder).toOpaque()
-        let result = options.user.withCString { user in
-            libssh2_userauth_keyboard_interactive_ex(session, user, UInt32(strlen(user)), interactiveResponse)
-        }
-        abstract?.pointee = previous
-        withExtendedLifetime(responder) {}
-        if result == 0 { return "keyboard-interactive" }
-        try throwIfTransportBroken(session, result)
-        if let prompt = responder.unanswered.first {
-            attempts.append(
-                Attempt(
-                    source: "keyboard-interactive",
-                    outcome: "the server asked \"\(prompt)\", which only a person can answer; use a key instead"))
-        } else {
-            attempts.append(Attempt(source: "keyboard-interactive", outcome: "password refused"))
-        }
-        return nil
+    private func freeAgent() {
+        guard let agent else { return }
+        if agentConnected { libssh2_agent_disconnect(agent) }
+        libssh2_agent_free(agent)
+        self.agent = nil
+        agentConnected = false
+        agentPrevious = nil
     }
 
     /// OpenSSH 8.8 and later refuse `ssh-rsa` (SHA-1) signatures by default.
@@ -239,8 +375,8 @@ struct Authenticator {
 }
 
 /// What the keyboard-interactive callback answers with, reached through the session's abstract
-/// pointer while `libssh2_userauth_keyboard_interactive_ex` runs on the session's thread.
-private final class InteractiveResponder {
+/// pointer while `libssh2_userauth_keyboard_interactive_ex` runs on the session's I/O thread.
+final class InteractiveResponder {
     let password: String
     /// Rounds that asked for the password so far: a server that keeps asking has refused it.
     var passwordRounds = 0
@@ -274,9 +410,10 @@ private let interactiveResponse:
         let responder = Unmanaged<InteractiveResponder>.fromOpaque(context).takeUnretainedValue()
         let texts = (0..<Int(count)).map { index -> (text: String, hidden: Bool) in
             let prompt = prompts[index]
-            let bytes = prompt.text.map {
-                UnsafeRawBufferPointer(start: $0, count: Int(prompt.length)).map { $0 }
-            } ?? []
+            let bytes =
+                prompt.text.map {
+                    UnsafeRawBufferPointer(start: $0, count: Int(prompt.length)).map { $0 }
+                } ?? []
             return (String(decoding: bytes, as: UTF8.self), prompt.echo == 0)
         }
         let hiddenCount = texts.filter(\.hidden).count

@@ -1,7 +1,7 @@
 import CLibSSH2
 import Foundation
 
-/// Drives one ``ExecStateMachine`` with libssh2 on the session's loop thread.
+/// Drives one ``ExecStateMachine`` with libssh2 on the session's I/O thread.
 // @unchecked Sendable: `machine`, `channel` and `continuation` are touched only by the loop
 // thread once the operation is submitted (the inbox lock orders the hand-over); cancellation
 // goes through `cancellation`, which has its own lock.

@@ -57,7 +57,10 @@ struct KnownHostsVerifier {
         for file in files {
             guard let collection = libssh2_knownhost_init(session) else { continue }
             defer { libssh2_knownhost_free(collection) }
-            for line in file.lines where line.marker == nil {
+            // A fleet's known_hosts has a line per host; only the few that may name this one go to
+            // libssh2, so a thousand connects do not parse a thousand lines each.
+            let host = Array(options.hostName.utf8)
+            for line in file.lines where line.marker == nil && Self.mayName(line.text, host: host) {
                 _ = (line.text + [0]).withUnsafeBufferPointer { buffer in
                     buffer.withMemoryRebound(to: CChar.self) { chars in
                         libssh2_knownhost_readline(
@@ -216,5 +219,21 @@ struct KnownHostsVerifier {
             )
         }
         return file
+    }
+
+    /// Whether a known_hosts line may be about `host`: hashed names and patterns can only be told
+    /// by libssh2; a plain list of names that does not contain the host's name cannot match it.
+    static func mayName(_ line: [UInt8], host: [UInt8]) -> Bool {
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let names = line.drop(while: blank).prefix { !blank($0) }
+        guard let first = names.first, first != UInt8(ascii: "#") else { return false }
+        if first == UInt8(ascii: "|") { return true }
+        if names.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }) { return true }
+        guard !host.isEmpty, names.count >= host.count else { return false }
+        let bytes = Array(names)
+        for start in 0...(bytes.count - host.count) where bytes[start..<(start + host.count)].elementsEqual(host) {
+            return true
+        }
+        return false
     }
 }

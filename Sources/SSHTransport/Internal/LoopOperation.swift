@@ -12,9 +12,9 @@ enum Advance {
     case sessionBroken(SSHError)
 }
 
-/// Work that a session's loop thread drives with non-blocking libssh2 calls.
+/// Work that a session's I/O thread drives with non-blocking libssh2 calls.
 ///
-/// Everything but ``requestCancel()`` runs on the session's loop thread only.
+/// Everything but ``requestCancel()`` runs on the session's I/O thread only.
 protocol LoopOperation: AnyObject, Sendable {
     var deadline: ContinuousClock.Instant? { get }
     /// True while the operation waits for a channel to be opened for it, so the loop can keep
@@ -46,7 +46,7 @@ extension LoopOperation {
     func takeKillRequest() -> Int? { nil }
 }
 
-/// A cancellation flag set from any thread and read by the loop thread.
+/// A cancellation flag set from any thread and read by the session's I/O thread.
 final class CancellationFlag: Sendable {
     private let flag = Mutex(false)
 

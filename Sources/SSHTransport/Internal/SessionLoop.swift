@@ -7,38 +7,78 @@ import Synchronization
     import Glibc
 #endif
 
-/// One SSH session and the dedicated thread that owns it.
+/// One SSH session, driven by the engine's I/O thread it was placed on (``IOReactor``).
 ///
-/// libssh2 must not be used from two threads at once for a session, and its calls block; so
-/// each session gets a thread of its own that connects and authenticates in blocking mode,
-/// then switches to non-blocking mode and runs an event loop: it advances every operation
-/// (exec channels, SFTP requests) until all wait on the socket, then sleeps in `poll` on the
-/// socket and an eventfd that other threads write to when they hand over work. Swift's
-/// cooperative pool never blocks on SSH.
-// @unchecked Sendable: `session`, `socket` and `operations` are touched only by the loop
-// thread; other threads reach the loop through `inbox` (a Mutex) and the eventfd.
+/// Everything that touches libssh2 for the session runs in ``step(_:reactor:)`` on that thread:
+/// the non-blocking TCP connect, the handshake, the host key check, authentication, then the
+/// operations (exec channels, the probe shell, SFTP requests), each advanced until all wait on
+/// the socket, and at the end a polite close. Other threads hand over work through `inbox` and
+/// wake the session; Swift's cooperative pool never blocks on SSH, and neither does the I/O
+/// thread: a secret that needs asking (a passphrase, a password) is asked for on a thread of its
+/// own while the session waits.
+// @unchecked Sendable: everything but `inbox` (a Mutex) and `wakeClaimed` (an Atomic) is touched
+// only by the reactor thread once the session is attached (the reactor's inbox lock orders the
+// hand-over).
 final class SessionLoop: @unchecked Sendable {
     private struct Inbox {
         var incoming: [any LoopOperation] = []
         var shutdownRequested = false
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
-        /// Set once the loop has ended; later submissions fail at once with this error.
+        /// Set once the session has ended; later submissions fail at once with this error.
         var stoppedError: SSHError?
+        /// A secret provider's answer, waiting for the I/O thread.
+        var secretAnswer: Secret??
+    }
+
+    private enum Phase {
+        case connecting(TCPConnector.Attempt)
+        case handshaking
+        case authenticating(Authenticator)
+        /// Authentication waits for a secret asked for on another thread.
+        case awaitingSecret(Authenticator, since: ContinuousClock.Instant)
+        case running
+        case closing(ClosingStep)
+        case ended
+    }
+
+    /// The polite end of a session, one non-blocking call at a time.
+    private enum ClosingStep {
+        case sftpHandles
+        case sftpShutdown
+        case disconnect
     }
 
     let options: SSHConnectionOptions
     /// Upper bound on channels open at once; sshd's `MaxSessions` defaults to 10.
     let maxChannels: Int
+    /// The session's key in its reactor's tables.
+    let token: UInt64
+    private let reactor: IOReactor
     private let inbox = Mutex(Inbox())
-    /// A pipe whose read end the loop polls; other threads write a byte to wake it.
-    private let wakeReader: Int32
-    private let wakeWriter: Int32
+    private let wakeClaimed = Atomic<Bool>(false)
 
-    // Loop-thread state.
+    private static let nextToken = Atomic<UInt64>(0)
+
+    // I/O-thread state.
+    private var phase: Phase
+    private var connectDeadline: ContinuousClock.Instant
+    private var connected: CheckedContinuation<SSHConnectionInfo, any Error>?
+    private var connectStarted = ContinuousClock.now
+    private var tcpDuration: Duration = .zero
+    private var handshakeStarted = ContinuousClock.now
+    private var handshakeDuration: Duration = .zero
+    private var authStarted = ContinuousClock.now
+    private var remoteAddress = ""
+    private var banner: String?
+    private var verifiedKey: KnownHostsVerifier.Verified?
     private var session: OpaquePointer?
     private var socket: Int32 = -1
+    private var socketGeneration = 0
     private var operations: [any LoopOperation] = []
     private var capacityLimit: Int
+    private var nextKeepalive: ContinuousClock.Instant?
+    private var closeDeadline: ContinuousClock.Instant?
+    private var endError: SSHError?
     /// The SFTP subsystem, started by the first SFTP request and kept for the session.
     private var sftp: SFTPContext?
     private var sftpFailure: SSHError?
@@ -49,46 +89,80 @@ final class SessionLoop: @unchecked Sendable {
     /// Linux's TCP_QUICKACK socket option (netinet/tcp.h).
     private static let tcpQuickAck: Int32 = 12
 
-    /// Linux's POLLRDHUP (peer closed its writing side), which Glibc's module map hides
-    /// behind _GNU_SOURCE.
-    private static let pollReadHangUp: Int16 = 0x2000
-
     /// How long a timed-out or cancelled channel may take to close before the session is
     /// considered hung.
     private static let windDownGrace: Duration = .seconds(5)
+    /// How long a polite close may take before the connection is simply dropped.
+    private static let closeGrace: Duration = .seconds(2)
+    /// Rounds of advancing the operations in one step before the session yields to the others
+    /// on its I/O thread.
+    private static let roundsPerStep = 64
 
-    init(options: SSHConnectionOptions, maxChannels: Int) {
-        _ = LibSSH2.initialized
+    private init(
+        options: SSHConnectionOptions, maxChannels: Int, reactor: IOReactor, addresses: [TCPConnector.Address],
+        deadline: ContinuousClock.Instant
+    ) {
         self.options = options
         self.maxChannels = max(1, maxChannels)
         self.capacityLimit = max(1, maxChannels)
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            }
-        }
-        wakeReader = ends[0]
-        wakeWriter = ends[1]
-    }
-
-    deinit {
-        if wakeReader >= 0 { close(wakeReader) }
-        if wakeWriter >= 0 { close(wakeWriter) }
+        self.reactor = reactor
+        self.token = Self.nextToken.add(1, ordering: .relaxed).newValue
+        self.connectDeadline = deadline
+        self.phase = .connecting(
+            TCPConnector.Attempt(addresses: addresses, port: options.port, displayName: options.displayName))
     }
 
     var isRunning: Bool { inbox.withLock { $0.stoppedError == nil && !$0.shutdownRequested } }
 
-    /// Starts the thread, which connects and authenticates; returns once the session is ready.
-    func start() async throws -> SSHConnectionInfo {
-        _ = Self.cryptoWarmUp
-        return try await withCheckedThrowingContinuation {
+    /// Connects, checks the host key and authenticates on one of `engine`'s I/O threads; returns
+    /// once the session is ready.
+    ///
+    /// The connect waits for a slot of the engine's ``HandshakeGate`` first; its timeout counts
+    /// from then.
+    static func connect(_ options: SSHConnectionOptions, maxChannels: Int, engine: SSHEngine) async throws
+        -> (SessionLoop, SSHConnectionInfo)
+    {
+        // This is where the route to the host is chosen. Connecting through a bastion belongs here
+        // (the session's socket would be one end of a socketpair bridged to a direct-tcpip channel,
+        // or a proxy command's); until then a host configured to be reached through one is
+        // refused, never reached around it.
+        if let proxy = options.proxy { throw proxyRefusal(proxy, options: options) }
+        _ = LibSSH2.initialized
+        _ = cryptoWarmUp
+        try await engine.handshakes.enter()
+        defer { engine.handshakes.leave() }
+        let deadline = ContinuousClock.now + options.connectTimeout
+        let addresses: [TCPConnector.Address]
+        if let numeric = TCPConnector.numericAddresses(host: options.hostName, port: options.port) {
+            addresses = numeric
+        } else {
+            addresses = try await resolveOffThread(options)
+        }
+        let loop = SessionLoop(
+            options: options, maxChannels: maxChannels, reactor: engine.placeSession(), addresses: addresses,
+            deadline: deadline)
+        let info = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<SSHConnectionInfo, any Error>) in
-            let thread = Thread { [self] in
-                self.threadMain(connected: continuation)
+            loop.connected = continuation
+            loop.reactor.attach(loop)
+        }
+        return (loop, info)
+    }
+
+    /// `getaddrinfo` can wait seconds for a resolver: it runs on a thread of its own.
+    private static func resolveOffThread(_ options: SSHConnectionOptions) async throws -> [TCPConnector.Address] {
+        try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<[TCPConnector.Address], any Error>) in
+            Thread.detachNewThread {
+                nameCurrentThread("ssh resolve")
+                do {
+                    continuation.resume(
+                        returning: try TCPConnector.resolve(
+                            host: options.hostName, port: options.port, displayName: options.displayName))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
             }
-            thread.start()
         }
     }
 
@@ -98,7 +172,7 @@ final class SessionLoop: @unchecked Sendable {
 
     /// Names the thread as `top -H`, `ps -L` and `perf` show it. Linux keeps 15 bytes of a name and
     /// refuses a longer one outright, so it is cut (at a character boundary) rather than lost.
-    private static func nameCurrentThread(_ name: String) {
+    static func nameCurrentThread(_ name: String) {
         var kept = ""
         for character in name {
             guard kept.utf8.count + character.utf8.count <= 15 else { break }
@@ -113,7 +187,9 @@ final class SessionLoop: @unchecked Sendable {
         return unsafeBitCast(symbol, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
     }()
 
-    /// Hands an operation to the loop; fails it at once when the session has ended.
+    // MARK: - Any thread
+
+    /// Hands an operation to the session; fails it at once when the session has ended.
     func submit(_ operation: any LoopOperation) {
         let stopped: SSHError? = inbox.withLock { state in
             if let error = state.stoppedError { return error }
@@ -130,11 +206,19 @@ final class SessionLoop: @unchecked Sendable {
         }
     }
 
-    /// Wakes the loop so it notices cancellations and new work.
+    /// Has the session stepped soon, so it notices cancellations and new work.
     func wake() {
-        // A full pipe already guarantees a wake-up, so a failed write needs no handling.
-        var byte: UInt8 = 1
-        _ = write(wakeWriter, &byte, 1)
+        reactor.wake(self)
+    }
+
+    /// True when this call is the one that puts the session on its reactor's list.
+    func claimWake() -> Bool {
+        wakeClaimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// Called by the reactor just before it steps a woken session.
+    func releaseWake() {
+        wakeClaimed.store(false, ordering: .releasing)
     }
 
     /// Closes the session: pending operations fail, the server is told goodbye.
@@ -154,96 +238,424 @@ final class SessionLoop: @unchecked Sendable {
         }
     }
 
-    /// Asks the loop to end without waiting for it (used from `deinit` of the owner).
+    /// Asks the session to end without waiting for it (used from `deinit` of the owner).
     func requestShutdown() {
         inbox.withLock { $0.shutdownRequested = true }
         wake()
     }
 
-    // MARK: - Loop thread
+    // MARK: - I/O thread
 
-    private func threadMain(connected: CheckedContinuation<SSHConnectionInfo, any Error>) {
-        Self.nameCurrentThread("ssh " + options.displayName)
-        let info: SSHConnectionInfo
-        do {
-            info = try connectAndAuthenticate()
-        } catch {
-            tearDown(disconnect: false)
-            let waiters = inbox.withLock { state -> [CheckedContinuation<Void, Never>] in
-                state.stoppedError = error
-                defer { state.shutdownWaiters = [] }
-                return state.shutdownWaiters
+    /// Does everything the session can do now without blocking, and says what it waits for next.
+    func step(_ readiness: IOReactor.Readiness, reactor: IOReactor) -> IOReactor.Interest {
+        while true {
+            switch phase {
+            case .connecting(var attempt):
+                if ContinuousClock.now >= connectDeadline { return fail(attempt.timedOut()) }
+                switch attempt.step() {
+                case .waiting(let fd):
+                    phase = .connecting(attempt)
+                    socketGeneration += 1
+                    var interest = IOReactor.Interest(descriptor: fd, descriptorGeneration: socketGeneration)
+                    interest.writable = true
+                    interest.deadline = connectDeadline
+                    return interest
+                case .failed(let error):
+                    return fail(error)
+                case .connected(let fd, let address):
+                    socket = fd
+                    socketGeneration += 1
+                    remoteAddress = address
+                    tcpDuration = connectStarted.duration(to: .now)
+                    if let interval = options.keepaliveInterval {
+                        TCPConnector.enableKeepalive(fd, interval: interval, count: options.keepaliveCountMax)
+                    }
+                    do {
+                        try startSession()
+                    } catch {
+                        return fail(error)
+                    }
+                    handshakeStarted = .now
+                    phase = .handshaking
+                }
+
+            case .handshaking:
+                guard let session else { return fail(SSHError(.handshake, "\(options.displayName): no session")) }
+                if ContinuousClock.now >= connectDeadline {
+                    return fail(handshakeError(code: Int32(LIBSSH2_ERROR_TIMEOUT), message: "timed out"))
+                }
+                let result = libssh2_session_handshake(session, libssh2_socket_t(socket))
+                if result == LibSSH2.eagain { return waitOnSocket(deadline: connectDeadline) }
+                if result != 0 {
+                    return fail(handshakeError(code: result, message: LibSSH2.lastError(session).message))
+                }
+                banner = libssh2_session_banner_get(session).map { String(cString: $0) }
+                do {
+                    verifiedKey = try KnownHostsVerifier(options: options).verify(session)
+                } catch {
+                    return fail(error)
+                }
+                handshakeDuration = handshakeStarted.duration(to: .now)
+                authStarted = .now
+                phase = .authenticating(Authenticator(options: options, serverBanner: banner))
+
+            case .authenticating(let authenticator):
+                guard let session else { return fail(SSHError(.auth, "\(options.displayName): no session")) }
+                if ContinuousClock.now >= connectDeadline {
+                    return fail(
+                        SSHError(
+                            .timeout,
+                            "\(options.displayName): timed out during authentication; the host may be overloaded"))
+                }
+                switch authenticator.advance(session) {
+                case .blocked:
+                    return waitOnSocket(deadline: connectDeadline)
+                case .needsSecret(let request):
+                    phase = .awaitingSecret(authenticator, since: .now)
+                    askForSecret(request)
+                    return IOReactor.Interest(descriptor: socket, descriptorGeneration: socketGeneration)
+                case .failed(let error):
+                    return fail(error)
+                case .authenticated(let method):
+                    finishConnecting(session, method: method)
+                }
+
+            case .awaitingSecret(let authenticator, let since):
+                guard
+                    let answer = inbox.withLock({ state -> Secret?? in
+                        defer { state.secretAnswer = nil }
+                        return state.secretAnswer
+                    })
+                else {
+                    return IOReactor.Interest(descriptor: socket, descriptorGeneration: socketGeneration)
+                }
+                // A person may take a while to type: that time does not count against the connect.
+                connectDeadline = connectDeadline + since.duration(to: .now)
+                authenticator.supply(answer)
+                phase = .authenticating(authenticator)
+
+            case .running:
+                return stepRunning(readiness)
+
+            case .closing(let closingStep):
+                return stepClosing(closingStep)
+
+            case .ended:
+                var interest = IOReactor.Interest()
+                interest.ended = true
+                return interest
             }
-            waiters.forEach { $0.resume() }
-            connected.resume(throwing: error)
-            return
         }
-        connected.resume(returning: info)
-        let (endError, graceful) = runLoop()
+    }
+
+    private func startSession() throws(SSHError) {
+        guard let session = libssh2_session_init_ex(nil, nil, nil, nil) else {
+            throw SSHError(.handshake, "\(options.displayName): cannot allocate an SSH session")
+        }
+        self.session = session
+        libssh2_session_set_blocking(session, 0)
+        try LibSSH2.applyAlgorithmPreferences(session, options.algorithms, host: options.displayName)
+    }
+
+    /// What a session blocked in libssh2 waits for: the directions libssh2 names.
+    private func waitOnSocket(deadline: ContinuousClock.Instant?) -> IOReactor.Interest {
+        var interest = IOReactor.Interest(descriptor: socket, descriptorGeneration: socketGeneration)
+        if let session {
+            let directions = libssh2_session_block_directions(session)
+            interest.readable = directions & Int32(LIBSSH2_SESSION_BLOCK_INBOUND) != 0
+            interest.writable = directions & Int32(LIBSSH2_SESSION_BLOCK_OUTBOUND) != 0
+        }
+        interest.deadline = deadline
+        return interest
+    }
+
+    /// Asks the secret provider on a thread of its own (it may prompt on the terminal) and wakes
+    /// the session with the answer.
+    private func askForSecret(_ request: SecretRequest) {
+        let provider = options.secrets
+        Thread.detachNewThread { [self] in
+            // A new thread inherits its creator's name; this one is not an I/O thread.
+            Self.nameCurrentThread("ssh secret")
+            let answer = provider?(request)
+            inbox.withLock { $0.secretAnswer = .some(answer) }
+            wake()
+        }
+    }
+
+    private func finishConnecting(_ session: OpaquePointer, method: String) {
+        if let interval = options.keepaliveInterval {
+            libssh2_keepalive_config(session, 1, UInt32(max(1, interval.components.seconds)))
+            nextKeepalive = .now + interval
+        }
+        var info = SSHConnectionInfo(
+            remoteAddress: remoteAddress, serverBanner: banner, hostKeyType: verifiedKey?.keyType ?? "unknown",
+            hostKeyFingerprint: verifiedKey?.fingerprint ?? "", hostKeyStatus: verifiedKey?.status ?? .known(file: ""),
+            authMethod: method, tcpConnectDuration: tcpDuration, handshakeDuration: handshakeDuration,
+            authDuration: authStarted.duration(to: .now))
+        info.cipher = libssh2_session_methods(session, LIBSSH2_METHOD_CRYPT_SC).map { String(cString: $0) } ?? ""
+        info.mac = libssh2_session_methods(session, LIBSSH2_METHOD_MAC_SC).map { String(cString: $0) } ?? ""
+        phase = .running
+        let continuation = connected
+        connected = nil
+        continuation?.resume(returning: info)
+    }
+
+    /// The connect failed: nothing to say goodbye to.
+    private func fail(_ error: SSHError) -> IOReactor.Interest {
+        endError = error
+        releaseConnection()
+        return finish()
+    }
+
+    // MARK: - Running
+
+    private func stepRunning(_ readiness: IOReactor.Readiness) -> IOReactor.Interest {
+        guard let session else {
+            return end(SSHError(.sessionClosed, "\(options.displayName): no session"), graceful: false)
+        }
+        if readiness.readable {
+            // sshd leaves Nagle on for sessions without a terminal, so its small replies wait
+            // for our ACK, which Linux delays by up to 40 ms: ask for immediate ACKs again
+            // (the kernel drops quick-ACK mode on its own after a while).
+            var one: Int32 = 1
+            setsockopt(socket, Int32(IPPROTO_TCP), Self.tcpQuickAck, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let (incoming, shutdown) = inbox.withLock { state in
+            defer { state.incoming = [] }
+            return (state.incoming, state.shutdownRequested)
+        }
+        operations.append(contentsOf: incoming)
+        if shutdown {
+            return end(SSHError(.sessionClosed, "\(options.displayName): the session was closed"), graceful: true)
+        }
+
+        let now = ContinuousClock.now
+        operations.removeAll { operation in
+            guard let deadline = operation.deadline, deadline <= now else { return false }
+            if deadline + Self.windDownGrace <= now {
+                // The channel would not close (its process ignores signals, or the server
+                // is stuck): leave it to libssh2 and report the command's own outcome.
+                operation.abandon(
+                    SSHError(.timeout, "\(options.displayName): the command did not finish before its deadline"))
+                return true
+            }
+            operation.expire()
+            return false
+        }
+
+        var (error, yielded) = advanceAll(session)
+        if let error { return end(error, graceful: false) }
+        let killers = operations.compactMap { operation -> ExecOperation? in
+            guard let pid = operation.takeKillRequest() else { return nil }
+            return ExecOperation.killer(pid: pid, displayName: options.displayName)
+        }
+        if !killers.isEmpty {
+            operations.append(contentsOf: killers)
+            (error, yielded) = advanceAll(session)
+            if let error { return end(error, graceful: false) }
+        }
+
+        if let due = nextKeepalive, due <= .now {
+            var seconds: Int32 = 0
+            let result = libssh2_keepalive_send(session, &seconds)
+            if result != 0 && result != LibSSH2.eagain && LibSSH2.isFatalTransportError(result) {
+                let error = LibSSH2.lastError(session)
+                return end(
+                    SSHError(
+                        .sessionClosed, "\(options.displayName): the connection broke (\(error.message))",
+                        libssh2Code: result), graceful: false)
+            }
+            nextKeepalive = .now + .seconds(max(1, Int(seconds)))
+        }
+
+        let idle = operations.allSatisfy(\.isWaitingForConsumer)
+        if idle && readiness.hangUp {
+            return end(
+                SSHError(.sessionClosed, "\(options.displayName): the server closed the connection"), graceful: false)
+        }
+        var interest: IOReactor.Interest
+        if idle {
+            // Idle (or only waiting for consumers to catch up): watch only for the peer closing.
+            // Unread data (a keepalive reply) stays in the socket until the next operation lets
+            // libssh2 read it.
+            interest = IOReactor.Interest(descriptor: socket, descriptorGeneration: socketGeneration)
+            interest.hangUpOnly = true
+        } else {
+            interest = waitOnSocket(deadline: nil)
+            interest.busy = true
+        }
+        interest.runAgain = yielded
+        var wakeAt = nextKeepalive
+        for operation in operations {
+            guard let deadline = operation.deadline else { continue }
+            let due = deadline <= .now ? deadline + Self.windDownGrace : deadline
+            wakeAt = wakeAt.map { min($0, due) } ?? due
+        }
+        interest.deadline = wakeAt
+        return interest
+    }
+
+    /// Advances the operations until none makes progress, or until the step's share of the
+    /// thread is used up (then `yielded` is true and the reactor steps the session again after
+    /// the others); returns an error when the session broke.
+    private func advanceAll(_ session: OpaquePointer) -> (error: SSHError?, yielded: Bool) {
+        for _ in 0..<Self.roundsPerStep {
+            var progressed = false
+            var openChannels = operations.reduce(sftp != nil || sftpStarting ? 1 : 0) { $0 + ($1.holdsChannel ? 1 : 0) }
+            var index = 0
+            while index < operations.count {
+                let operation = operations[index]
+                if operation.wantsChannel && openChannels >= capacityLimit {
+                    index += 1
+                    continue
+                }
+                let held = operation.holdsChannel
+                switch operation.advance(session) {
+                case .progressed:
+                    progressed = true
+                    index += 1
+                case .blocked:
+                    index += 1
+                case .finished:
+                    progressed = true
+                    operations.remove(at: index)
+                    if capacityLimit < maxChannels { capacityLimit += 1 }
+                    retryRefusedChannels()
+                case .sessionBroken(let error):
+                    return (error, false)
+                }
+                if !held && operation.holdsChannel { openChannels += 1 }
+                if held && !operation.holdsChannel { openChannels -= 1 }
+                if let exec = operation as? ExecOperation, exec.refusedForCapacity {
+                    if openChannels == 0 {
+                        exec.failChannelRefused()
+                    } else {
+                        // The server allows fewer channels than assumed: remember its limit.
+                        capacityLimit = openChannels
+                    }
+                }
+            }
+            if !progressed && !operations.contains(where: { $0.hasQueuedData() }) { return (nil, false) }
+        }
+        return (nil, true)
+    }
+
+    // MARK: - Ending
+
+    /// Ends the session with `error` for every pending and later operation; a graceful end first
+    /// closes SFTP and says goodbye to the server, without blocking.
+    private func end(_ error: SSHError, graceful: Bool) -> IOReactor.Interest {
+        endError = error
+        guard graceful, session != nil else {
+            // The session is marked ended before its operations hear of it: a caller that sees
+            // the failure and asks whether the session lives must get "no".
+            releaseConnection()
+            return finish()
+        }
+        // Closing on request: new work is refused already (see `submit`).
         let leftovers = operations
         operations = []
-        tearDown(disconnect: graceful)
+        for operation in leftovers { operation.abandon(error) }
+        closeDeadline = .now + Self.closeGrace
+        closingHandles = sftp?.openHandles
+        return stepClosing(.sftpHandles)
+    }
+
+    /// SFTP handles still to close once a polite close has begun (nil before).
+    private var closingHandles: [OpaquePointer]?
+
+    private func stepClosing(_ start: ClosingStep) -> IOReactor.Interest {
+        guard let session, let closeDeadline, closeDeadline > .now else {
+            releaseConnection()
+            return finish()
+        }
+        var current = start
+        while true {
+            switch current {
+            case .sftpHandles:
+                if let handle = closingHandles?.first {
+                    if libssh2_sftp_close_handle(handle) == LibSSH2.eagain {
+                        phase = .closing(current)
+                        return waitOnSocket(deadline: closeDeadline)
+                    }
+                    closingHandles?.removeFirst()
+                } else {
+                    current = .sftpShutdown
+                }
+            case .sftpShutdown:
+                if let sftp {
+                    if libssh2_sftp_shutdown(sftp.sftp) == LibSSH2.eagain {
+                        phase = .closing(current)
+                        return waitOnSocket(deadline: closeDeadline)
+                    }
+                    self.sftp = nil
+                }
+                current = .disconnect
+            case .disconnect:
+                let result = "closed by hostscope".withCString { reason in
+                    "".withCString { language in
+                        libssh2_session_disconnect_ex(session, Int32(SSH_DISCONNECT_BY_APPLICATION), reason, language)
+                    }
+                }
+                if result == LibSSH2.eagain {
+                    phase = .closing(current)
+                    return waitOnSocket(deadline: closeDeadline)
+                }
+                releaseConnection()
+                return finish()
+            }
+        }
+    }
+
+    /// Frees libssh2's session and closes the socket, without waiting for the server: the socket
+    /// is shut down first, so every call libssh2 still makes (closing channels and SFTP handles)
+    /// fails at once instead of waiting on a host that may not answer.
+    private func releaseConnection() {
+        if socket >= 0 { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+        if let session {
+            libssh2_session_set_blocking(session, 1)
+            libssh2_session_set_timeout(session, 1000)
+            if let sftp {
+                // Frees libssh2's SFTP memory, which the session does not own.
+                for handle in closingHandles ?? sftp.openHandles {
+                    libssh2_sftp_close_handle(handle)
+                }
+                libssh2_sftp_shutdown(sftp.sftp)
+                self.sftp = nil
+            }
+            closingHandles = nil
+            libssh2_session_free(session)
+            self.session = nil
+        }
+        if socket >= 0 {
+            close(socket)
+            socket = -1
+        }
+    }
+
+    /// The session has ended: everyone waiting hears why.
+    private func finish() -> IOReactor.Interest {
+        phase = .ended
+        let error = endError ?? SSHError(.sessionClosed, "\(options.displayName): the session ended")
+        if let continuation = connected {
+            connected = nil
+            continuation.resume(throwing: error)
+        }
         let (incoming, waiters) = inbox.withLock { state in
-            state.stoppedError = endError
+            state.stoppedError = error
             defer {
                 state.incoming = []
                 state.shutdownWaiters = []
             }
             return (state.incoming, state.shutdownWaiters)
         }
-        for operation in leftovers + incoming { operation.abandon(endError) }
+        let leftovers = operations
+        operations = []
+        for operation in leftovers + incoming { operation.abandon(error) }
         waiters.forEach { $0.resume() }
-    }
-
-    private func connectAndAuthenticate() throws(SSHError) -> SSHConnectionInfo {
-        // This is where the route to the host is chosen. Connecting through a bastion belongs here; until
-        // then a host configured to be reached through one is refused, never reached around it.
-        if let proxy = options.proxy {
-            throw Self.proxyRefusal(proxy, options: options)
-        }
-        let deadline = ContinuousClock.now + options.connectTimeout
-        let tcpStart = ContinuousClock.now
-        let connection = try TCPConnector.connect(
-            host: options.hostName, port: options.port, displayName: options.displayName, deadline: deadline,
-            keepalive: options.keepaliveInterval.map { ($0, options.keepaliveCountMax) })
-        socket = connection.socket
-        let tcpDuration = tcpStart.duration(to: .now)
-
-        guard let session = libssh2_session_init_ex(nil, nil, nil, nil) else {
-            throw SSHError(.handshake, "\(options.displayName): cannot allocate an SSH session")
-        }
-        self.session = session
-        libssh2_session_set_blocking(session, 1)
-        try LibSSH2.applyAlgorithmPreferences(session, options.algorithms, host: options.displayName)
-
-        let handshakeStart = ContinuousClock.now
-        libssh2_session_set_timeout(session, remainingMilliseconds(until: deadline))
-        let handshake = libssh2_session_handshake(session, libssh2_socket_t(socket))
-        if handshake != 0 {
-            let error = LibSSH2.lastError(session)
-            throw handshakeError(code: handshake, message: error.message)
-        }
-        let banner = libssh2_session_banner_get(session).map { String(cString: $0) }
-        let verified = try KnownHostsVerifier(options: options).verify(session)
-        let handshakeDuration = handshakeStart.duration(to: .now)
-
-        let authStart = ContinuousClock.now
-        libssh2_session_set_timeout(session, remainingMilliseconds(until: deadline))
-        let method = try Authenticator(options: options, serverBanner: banner).authenticate(session)
-        let authDuration = authStart.duration(to: .now)
-
-        libssh2_session_set_timeout(session, 0)
-        libssh2_session_set_blocking(session, 0)
-        if let interval = options.keepaliveInterval {
-            libssh2_keepalive_config(session, 1, UInt32(max(1, interval.components.seconds)))
-        }
-        var info = SSHConnectionInfo(
-            remoteAddress: connection.address, serverBanner: banner, hostKeyType: verified.keyType,
-            hostKeyFingerprint: verified.fingerprint, hostKeyStatus: verified.status, authMethod: method,
-            tcpConnectDuration: tcpDuration, handshakeDuration: handshakeDuration, authDuration: authDuration)
-        info.cipher = libssh2_session_methods(session, LIBSSH2_METHOD_CRYPT_SC).map { String(cString: $0) } ?? ""
-        info.mac = libssh2_session_methods(session, LIBSSH2_METHOD_MAC_SC).map { String(cString: $0) } ?? ""
-        return info
+        var interest = IOReactor.Interest()
+        interest.ended = true
+        return interest
     }
 
     /// Why a host behind `ProxyJump` or `ProxyCommand` is not connected to.
@@ -256,10 +668,6 @@ final class SessionLoop: @unchecked Sendable {
                 + "\(through) yet, so it does not connect to \(options.hostName) at all rather than around it; "
                 + "use ssh for this host, or set \(proxy.keyword) none for it in an earlier block if a direct "
                 + "connection is allowed")
-    }
-
-    private func remainingMilliseconds(until deadline: ContinuousClock.Instant) -> Int {
-        max(1, ContinuousClock.now.duration(to: deadline).roundedUpMilliseconds)
     }
 
     private func handshakeError(code: Int32, message: String) -> SSHError {
@@ -293,160 +701,7 @@ final class SessionLoop: @unchecked Sendable {
         }
     }
 
-    /// Runs until shutdown is requested or the transport breaks; returns the error that
-    /// pending and later operations fail with, and whether the transport is still fit for a
-    /// polite disconnect.
-    private func runLoop() -> (SSHError, graceful: Bool) {
-        guard let session else { return (SSHError(.sessionClosed, "\(options.displayName): no session"), false) }
-        let broken = { (error: SSHError) in (error, graceful: false) }
-        var nextKeepalive: ContinuousClock.Instant? = options.keepaliveInterval.map { .now + $0 }
-        var descriptors = [
-            pollfd(fd: socket, events: 0, revents: 0), pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            let (incoming, shutdown) = inbox.withLock { state in
-                defer { state.incoming = [] }
-                return (state.incoming, state.shutdownRequested)
-            }
-            operations.append(contentsOf: incoming)
-            if shutdown {
-                return (SSHError(.sessionClosed, "\(options.displayName): the session was closed"), true)
-            }
-
-            let now = ContinuousClock.now
-            operations.removeAll { operation in
-                guard let deadline = operation.deadline, deadline <= now else { return false }
-                if deadline + Self.windDownGrace <= now {
-                    // The channel would not close (its process ignores signals, or the server
-                    // is stuck): leave it to libssh2 and report the command's own outcome.
-                    operation.abandon(
-                        SSHError(.timeout, "\(options.displayName): the command did not finish before its deadline"))
-                    return true
-                }
-                operation.expire()
-                return false
-            }
-
-            if let error = advanceAll(session) { return broken(error) }
-            let killers = operations.compactMap { operation -> ExecOperation? in
-                guard let pid = operation.takeKillRequest() else { return nil }
-                return ExecOperation.killer(pid: pid, displayName: options.displayName)
-            }
-            if !killers.isEmpty {
-                operations.append(contentsOf: killers)
-                if let error = advanceAll(session) { return broken(error) }
-            }
-
-            if let due = nextKeepalive, due <= .now {
-                var seconds: Int32 = 0
-                let result = libssh2_keepalive_send(session, &seconds)
-                if result != 0 && result != LibSSH2.eagain && LibSSH2.isFatalTransportError(result) {
-                    let error = LibSSH2.lastError(session)
-                    return broken(
-                        SSHError(
-                            .sessionClosed, "\(options.displayName): the connection broke (\(error.message))",
-                            libssh2Code: result))
-                }
-                nextKeepalive = .now + .seconds(max(1, Int(seconds)))
-            }
-
-            // Sleep until the socket is ready, work arrives, or the nearest deadline.
-            var wakeAt = nextKeepalive
-            for operation in operations {
-                guard let deadline = operation.deadline else { continue }
-                let due = deadline <= .now ? deadline + Self.windDownGrace : deadline
-                wakeAt = wakeAt.map { min($0, due) } ?? due
-            }
-            var timeout: Int32 = -1
-            if let wakeAt {
-                timeout = Int32(max(0, ContinuousClock.now.duration(to: wakeAt).roundedUpMilliseconds))
-            }
-            if operations.allSatisfy(\.isWaitingForConsumer) {
-                // Idle (or only waiting for consumers to catch up): watch only for the peer closing. Unread data (a keepalive reply) stays
-                // in the socket until the next operation lets libssh2 read it.
-                descriptors[0].events = Self.pollReadHangUp
-            } else {
-                let directions = libssh2_session_block_directions(session)
-                var events: Int16 = 0
-                if directions & Int32(LIBSSH2_SESSION_BLOCK_INBOUND) != 0 { events |= Int16(POLLIN) }
-                if directions & Int32(LIBSSH2_SESSION_BLOCK_OUTBOUND) != 0 { events |= Int16(POLLOUT) }
-                descriptors[0].events = events == 0 ? Int16(POLLIN) : events
-                // A safety net: libssh2 can hold data for an operation that reported "blocked"
-                // before another operation's read pulled it off the socket.
-                timeout = timeout < 0 ? 250 : min(timeout, 250)
-            }
-            descriptors[0].revents = 0
-            descriptors[1].revents = 0
-            let ready = poll(&descriptors, 2, timeout)
-            if ready < 0 && errno != EINTR {
-                return broken(
-                    SSHError(
-                        .sessionClosed, "\(options.displayName): poll failed (\(String(cString: strerror(errno))))"))
-            }
-            if descriptors[0].revents & Int16(POLLIN) != 0 {
-                // sshd leaves Nagle on for sessions without a terminal, so its small replies wait
-                // for our ACK, which Linux delays by up to 40 ms: ask for immediate ACKs again
-                // (the kernel drops quick-ACK mode on its own after a while).
-                var one: Int32 = 1
-                setsockopt(socket, Int32(IPPROTO_TCP), Self.tcpQuickAck, &one, socklen_t(MemoryLayout<Int32>.size))
-            }
-            if descriptors[1].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
-                while read(wakeReader, &drain, drain.count) > 0 {}
-            }
-            if operations.allSatisfy(\.isWaitingForConsumer),
-                descriptors[0].revents & (Self.pollReadHangUp | Int16(POLLHUP | POLLERR)) != 0
-            {
-                return broken(SSHError(.sessionClosed, "\(options.displayName): the server closed the connection"))
-            }
-        }
-    }
-
-    /// Advances every operation until none makes progress; returns an error when the session
-    /// broke.
-    private func advanceAll(_ session: OpaquePointer) -> SSHError? {
-        for _ in 0..<1000 {
-            var progressed = false
-            var openChannels = operations.reduce(sftp != nil || sftpStarting ? 1 : 0) { $0 + ($1.holdsChannel ? 1 : 0) }
-            var index = 0
-            while index < operations.count {
-                let operation = operations[index]
-                if operation.wantsChannel && openChannels >= capacityLimit {
-                    index += 1
-                    continue
-                }
-                let held = operation.holdsChannel
-                switch operation.advance(session) {
-                case .progressed:
-                    progressed = true
-                    index += 1
-                case .blocked:
-                    index += 1
-                case .finished:
-                    progressed = true
-                    operations.remove(at: index)
-                    if capacityLimit < maxChannels { capacityLimit += 1 }
-                    retryRefusedChannels()
-                case .sessionBroken(let error):
-                    return error
-                }
-                if !held && operation.holdsChannel { openChannels += 1 }
-                if held && !operation.holdsChannel { openChannels -= 1 }
-                if let exec = operation as? ExecOperation, exec.refusedForCapacity {
-                    if openChannels == 0 {
-                        exec.failChannelRefused()
-                    } else {
-                        // The server allows fewer channels than assumed: remember its limit.
-                        capacityLimit = openChannels
-                    }
-                }
-            }
-            if !progressed && !operations.contains(where: { $0.hasQueuedData() }) { return nil }
-        }
-        return nil
-    }
-
-    // MARK: - SFTP (loop thread only)
+    // MARK: - SFTP (I/O thread only)
 
     enum SFTPReadiness {
         case pending
@@ -495,38 +750,6 @@ final class SessionLoop: @unchecked Sendable {
     private func retryRefusedChannels() {
         for case let exec as ExecOperation in operations where exec.refusedForCapacity {
             exec.retryChannel()
-        }
-    }
-
-    private func tearDown(disconnect: Bool) {
-        if let session {
-            libssh2_session_set_blocking(session, 1)
-            libssh2_session_set_timeout(session, 1000)
-            if let sftp {
-                // Frees libssh2's SFTP memory, which the session does not own; on a dead
-                // transport these calls fail at once.
-                for handle in sftp.openHandles { libssh2_sftp_close_handle(handle) }
-                libssh2_sftp_shutdown(sftp.sftp)
-                self.sftp = nil
-            }
-            defer {
-                // Channels left open (abandoned after a deadline) make libssh2_session_free
-                // try to close them; a shut-down socket makes those attempts fail at once.
-                if socket >= 0 { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
-                libssh2_session_free(session)
-                self.session = nil
-            }
-            if disconnect {
-                _ = "closed by hostscope".withCString { reason in
-                    "".withCString { language in
-                        libssh2_session_disconnect_ex(session, Int32(SSH_DISCONNECT_BY_APPLICATION), reason, language)
-                    }
-                }
-            }
-        }
-        if socket >= 0 {
-            close(socket)
-            socket = -1
         }
     }
 }

@@ -13,7 +13,8 @@ import Synchronization
 /// reported as an exec channel's would be. Scripts still queued then fail with
 /// ``SSHError/Code/shellUnavailable``, and the caller starts a new shell or uses exec.
 // @unchecked Sendable: everything but `queue` and `cancellation` flags is touched only by the
-// loop thread once the operation is submitted (the loop's inbox lock orders the hand-over).
+// session's I/O thread once the operation is submitted (the session's inbox lock orders the
+// hand-over).
 final class ShellOperation: LoopOperation, @unchecked Sendable {
     struct Request {
         let script: String

@@ -12,7 +12,7 @@ enum SFTPAttempt<Value> {
     case broken(SSHError)
 }
 
-/// The loop thread's SFTP state, handed to SFTP request bodies.
+/// The session's SFTP state on its I/O thread, handed to SFTP request bodies.
 final class SFTPContext {
     let session: OpaquePointer
     let sftp: OpaquePointer
@@ -62,13 +62,13 @@ final class SFTPContext {
     }
 }
 
-/// One SFTP request driven on the session's loop thread.
+/// One SFTP request driven on the session's I/O thread.
 ///
 /// libssh2 keeps the progress of some SFTP calls (stat, open, fstat…) in the SFTP session
 /// rather than per request, so a call that returned EAGAIN must be repeated before any other
 /// starts: the loop lets one SFTP operation at a time be active (``SessionLoop/claimSFTP(_:)``),
 /// in submission order.
-// @unchecked Sendable: `body` and `continuation` are used only on the loop thread after
+// @unchecked Sendable: `body` and `continuation` are used only on the session's I/O thread after
 // submission (the inbox lock orders the hand-over); cancellation has its own lock.
 final class SFTPOperation<Value: Sendable>: LoopOperation, @unchecked Sendable {
     let deadline: ContinuousClock.Instant?

@@ -5,8 +5,8 @@ import Synchronization
 ///
 /// A loop of ``SFTPFile/read(maxBytes:timeout:)`` calls lets libssh2 read the socket only
 /// while a call is in progress: between one call's return and the next call's arrival on the
-/// session thread, the server's answers wait in the socket. A stream instead keeps reading on
-/// the session thread into buffers of its own and hands full chunks over; it stops reading only
+/// session's I/O thread, the server's answers wait in the socket. A stream instead keeps reading
+/// on that thread into buffers of its own and hands full chunks over; it stops reading only
 /// when `maximumBufferedChunks` wait for the consumer (the server is then held back by the SSH
 /// window, so memory stays bounded).
 ///
@@ -105,7 +105,7 @@ public final class SFTPReadStream: Sendable {
         loop.submit(readOperation)
     }
 
-    // MARK: Producer side (the session thread)
+    // MARK: Producer side (the session's I/O thread)
 
     /// Hands a chunk to the consumer; false when the consumer has enough waiting and the
     /// producer should pause until ``next()`` wakes the loop.
@@ -199,7 +199,7 @@ private struct FreeBlock: @unchecked Sendable {
 }
 
 /// One chunk's memory, returned to its pool in `deinit`.
-// @unchecked Sendable: the session thread writes the bytes before the chunk is handed over
+// @unchecked Sendable: the session's I/O thread writes the bytes before the chunk is handed over
 // (through the stream's Mutex); afterwards they are only read.
 final class SFTPChunkBuffer: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
@@ -218,7 +218,7 @@ final class SFTPChunkBuffer: @unchecked Sendable {
 /// libssh2 1.10 keeps a read's progress in the SFTP session, so once `libssh2_sftp_read`
 /// returned EAGAIN it must be called again before any other SFTP call: the operation holds the
 /// SFTP subsystem from such a call until the read returns, and lets it go between reads.
-// @unchecked Sendable: everything but `cancellation` is used only on the loop thread.
+// @unchecked Sendable: everything but `cancellation` is used only on the session's I/O thread.
 final class SFTPReadStreamOperation: LoopOperation, @unchecked Sendable {
     let wantsChannel = false
     let holdsChannel = false

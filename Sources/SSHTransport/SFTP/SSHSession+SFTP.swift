@@ -278,7 +278,7 @@ extension SFTPPath {
 
 /// A read buffer reused across the reads of one file.
 // @unchecked Sendable: `storage(count:)` is called only from SFTP request bodies, which run one
-// at a time on the session's loop thread.
+// at a time on the session's I/O thread.
 final class SFTPReadBuffer: @unchecked Sendable {
     private var pointer: UnsafeMutablePointer<CChar>?
     private var capacity = 0

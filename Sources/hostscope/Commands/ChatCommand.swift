@@ -386,7 +386,11 @@ struct ChatSessionsListing {
         }
         do {
             let sessions = try await store.chats.sessions(limit: limit)
-            Output.write(jsonl ? ChatSessionsText.jsonl(sessions) : ChatSessionsText.table(sessions))
+            if jsonl {
+                Output.writeData(ChatSessionsText.jsonl(sessions))
+            } else {
+                Output.write(ChatSessionsText.table(sessions))
+            }
         } catch {
             try? await store.close()
             throw Output.fail(error.message, .failure)

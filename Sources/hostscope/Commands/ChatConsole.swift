@@ -163,10 +163,10 @@ struct ChatConsole {
         var atLineStart = true
         var openRow: String?
         var rateLimit: Int?
-        func write(_ text: String) {
-            guard !text.isEmpty else { return }
-            Output.write(text)
-            atLineStart = text.hasSuffix("\n")
+        func write(_ output: TerminalOutput) {
+            guard !output.isEmpty else { return }
+            Output.write(output)
+            atLineStart = output.endsLine
             openRow = nil
         }
         func breakLine() {
@@ -187,7 +187,7 @@ struct ChatConsole {
                 let line = ChatTimelineText.row(number, record, width: Output.terminalWidth, styled: styled)
                 if styled, openRow == result.id {
                     // The running row is the line just above: rewrite it in place.
-                    write("\u{1B}[1A\r\u{1B}[2K" + line + "\n")
+                    write(.cursorUp(1) + .carriageReturn + .eraseLine + line + "\n")
                 } else {
                     breakLine()
                     write(line + "\n")
@@ -230,11 +230,11 @@ struct ChatConsole {
         let styled = styled
         let task = Task {
             for remaining in stride(from: seconds, to: 0, by: -1) {
-                let text = "rate limited: /retry in \(remaining) s (Ctrl-C skips the wait)"
-                Output.write(styled ? "\r\u{1B}[2K" + text : text + "\n")
+                let text = TerminalOutput("rate limited: /retry in \(remaining) s (Ctrl-C skips the wait)")
+                Output.write(styled ? .carriageReturn + .eraseLine + text : text + "\n")
                 do { try await Task.sleep(for: .seconds(1)) } catch { break }
             }
-            Output.write((styled ? "\r\u{1B}[2K" : "") + "you can /retry now\n")
+            Output.write((styled ? .carriageReturn + .eraseLine : TerminalOutput()) + "you can /retry now\n")
         }
         state.withLock { $0.countdown = task }
         await task.value
@@ -298,8 +298,8 @@ struct ChatConsole {
         }
     }
 
-    private func dim(_ text: String) -> String { styled ? "\u{1B}[2m" + text + "\u{1B}[0m" : text }
-    private func red(_ text: String) -> String { styled ? "\u{1B}[31m" + text + "\u{1B}[0m" : text }
+    private func dim(_ text: String) -> TerminalOutput { styled ? TerminalOutput(text, style: .dim) : TerminalOutput(text) }
+    private func red(_ text: String) -> TerminalOutput { styled ? TerminalOutput(text, style: .red) : TerminalOutput(text) }
 }
 
 /// Lines from standard input, read on a thread of their own so that the chat can wait for them without

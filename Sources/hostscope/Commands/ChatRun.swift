@@ -122,7 +122,7 @@ actor ChatRun {
         var wroteText = false
         for await event in await session.send(message) {
             if jsonl {
-                Output.write(event.jsonLine + "\n")
+                Output.writeData(event.jsonLine + "\n")
                 continue
             }
             switch event {
@@ -134,7 +134,7 @@ actor ChatRun {
                     Output.writeError(ChatTimelineText.row(number, record, width: Output.terminalWidth) + "\n")
                 }
             case .error(let error):
-                Output.writeError("hostscope: \(error.kind): \(error.message)\n")
+                Output.error("\(error.kind): \(error.message)")
             case .usage, .done:
                 break
             }
@@ -204,9 +204,3 @@ final class SignalWatcher: @unchecked Sendable {
     }
 }
 
-extension Output {
-    /// Text on stderr as it is (no prefix).
-    static func writeError(_ text: String) {
-        writeAll(2, Array(text.utf8))
-    }
-}

@@ -176,7 +176,7 @@ struct FilesListCommand: AsyncParsableCommand {
             var options = ListOptions(includeHidden: all, readLinkTargets: long || json, sorted: !unsorted)
             options.batchSize = 500
             var first = true
-            if json { Output.write("[") }
+            if json { Output.writeData("[") }
             try await session.browser.list(session.path, options: options) { batch in
                 var text = ""
                 for entry in batch {
@@ -187,9 +187,9 @@ struct FilesListCommand: AsyncParsableCommand {
                     }
                     first = false
                 }
-                Output.write(text)
+                if json { Output.writeData(text) } else { Output.write(text) }
             }
-            if json { Output.write(first ? "]\n" : "\n]\n") }
+            if json { Output.writeData(first ? "]\n" : "\n]\n") }
         }
     }
 }
@@ -221,7 +221,7 @@ struct FilesTreeCommand: AsyncParsableCommand {
             let tree = try await session.browser.tree(
                 session.path, options: WalkOptions(maxDepth: depth, includeHidden: all, followLinks: followLinks))
             if json {
-                Output.write(tree.jsonValue.prettyJSONString + "\n")
+                Output.writeData(tree.jsonValue.prettyJSONString + "\n")
             } else {
                 Output.write(FilesText.tree(tree))
             }
@@ -243,7 +243,11 @@ struct FilesStatCommand: AsyncParsableCommand {
     func run() async throws {
         try await files.run(target, connection.settings) { session in
             let entry = try await session.browser.stat(session.path)
-            Output.write(json ? entry.jsonValue.prettyJSONString + "\n" : FilesText.stat(entry))
+            if json {
+                Output.writeData(entry.jsonValue.prettyJSONString + "\n")
+            } else {
+                Output.write(FilesText.stat(entry))
+            }
         }
     }
 }
@@ -324,11 +328,8 @@ struct FilesCatCommand: AsyncParsableCommand {
             Output.write(FilesText.binarySummary(preview, shown: hostPath))
             return
         }
-        if terminal {
-            Output.write(FilesText.terminalSafe(preview.bytes))
-        } else {
-            Output.writeAll(1, preview.bytes)
-        }
+        // Exact bytes into a file or pipe; escaped on a terminal.
+        Output.writeData(preview.bytes)
         if preview.truncated {
             let end = preview.offset + UInt64(preview.bytes.count)
             Output.warning(
@@ -377,10 +378,13 @@ struct FilesGrepCommand: AsyncParsableCommand {
             maxCount: maxCount)
         let summary = try await files.run(target, connection.shared.settings) { session in
             try await session.browser.grep(pattern, in: session.path, options: options) { match in
-                var line = Array((match.path.escaped + ":" + String(match.lineNumber) + ":").utf8)
-                line += terminal ? Array(FilesText.terminalSafe(match.line).utf8) : match.line
-                line.append(UInt8(ascii: "\n"))
-                Output.writeAll(1, line)
+                let prefix = match.path.escaped + ":" + String(match.lineNumber) + ":"
+                if terminal {
+                    Output.write(prefix + TerminalText.sanitize(bytes: match.line) + "\n")
+                } else {
+                    // The matching line exactly as the file holds it, as grep prints it into a pipe.
+                    Output.writeData(Array(prefix.utf8) + match.line + [UInt8(ascii: "\n")])
+                }
             }
         }
         for problem in summary.problems { Output.error(problem.message) }
@@ -424,18 +428,18 @@ struct FilesFindCommand: AsyncParsableCommand {
         }
         options.type = type.map { ["f": .file, "d": .dir, "l": .symlink][$0]! }
         var first = true
-        if json { Output.write("[") }
+        if json { Output.writeData("[") }
         let problems = try await files.run(target, connection.settings) { session in
             try await session.browser.find(session.path, options: options) { entry in
                 if json {
-                    Output.write((first ? "\n  " : ",\n  ") + entry.jsonValue.jsonString)
+                    Output.writeData((first ? "\n  " : ",\n  ") + entry.jsonValue.jsonString)
                 } else {
                     Output.write(entry.path.escaped + "\n")
                 }
                 first = false
             }
         }
-        if json { Output.write(first ? "]\n" : "\n]\n") }
+        if json { Output.writeData(first ? "]\n" : "\n]\n") }
         for problem in problems { Output.error(problem.message) }
         if !problems.isEmpty { throw ExitCode(ExitStatus.file.rawValue) }
     }
@@ -485,7 +489,7 @@ struct FilesGetCommand: AsyncParsableCommand {
             object.append("bytes", .uint(result.bytes))
             object.append("resumed_from", .uint(result.resumedFrom))
             object.append("sha256", result.sha256Hex.map { .string($0) } ?? .null)
-            Output.write(JSONValue.object(object).jsonString + "\n")
+            Output.writeData(JSONValue.object(object).jsonString + "\n")
         } else {
             let resumed = result.resumedFrom > 0 ? " (resumed at byte \(result.resumedFrom))" : ""
             let checksum = result.sha256Hex.map { ", sha256 \($0)" } ?? ""

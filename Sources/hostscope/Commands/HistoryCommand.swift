@@ -172,8 +172,8 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 }
 
-/// Collects one page of output and writes it with one call, so that a long history is neither
-/// held whole in memory nor written a record per system call.
+/// Collects one page of output (CSV or JSON: data) and writes it with one call, so that a long
+/// history is neither held whole in memory nor written a record per system call.
 private struct PageWriter {
     private var text = ""
 
@@ -183,7 +183,7 @@ private struct PageWriter {
 
     mutating func flush() {
         guard !text.isEmpty else { return }
-        Output.write(text)
+        Output.writeData(text)
         text = ""
     }
 }

@@ -45,7 +45,7 @@ struct ParseCommand: AsyncParsableCommand {
         do {
             let part = try parser.parse(text)
             let json = part.jsonValue
-            Output.write((compact ? json.jsonString : json.prettyJSONString) + "\n")
+            Output.writeData((compact ? json.jsonString : json.prettyJSONString) + "\n")
         } catch {
             var message = "\(error.description)"
             if let other = ToolRecognizer.recognize(text), other != tool {

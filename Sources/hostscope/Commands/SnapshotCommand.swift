@@ -92,13 +92,13 @@ struct SnapshotCommand: AsyncParsableCommand {
             Output.write(records.map { SnapshotTable.render($0, width: width) }.joined(separator: "\n"))
         case .json:
             let values = records.map(\.jsonValue)
-            Output.write((values.count == 1 ? values[0] : .array(values)).prettyJSONString + "\n")
+            Output.writeData((values.count == 1 ? values[0] : .array(values)).prettyJSONString + "\n")
         case .ndjson:
-            Output.write(records.map { $0.jsonValue.jsonString + "\n" }.joined())
+            Output.writeData(records.map { $0.jsonValue.jsonString + "\n" }.joined())
         case .csv:
             switch csvLayout {
-            case .wide: Output.write(SnapshotCSV.wideHeader + records.map(SnapshotCSV.wideRow).joined())
-            case .long: Output.write(SnapshotCSV.longHeader + records.map(SnapshotCSV.longRows).joined())
+            case .wide: Output.writeData(SnapshotCSV.wideHeader + records.map(SnapshotCSV.wideRow).joined())
+            case .long: Output.writeData(SnapshotCSV.longHeader + records.map(SnapshotCSV.longRows).joined())
             }
         }
         for case .failure(let failure) in records {

@@ -272,7 +272,7 @@ struct ExportSink {
                 throw WriteError(description: "cannot write \(path ?? "the output"): \(error.localizedDescription)")
             }
         } else {
-            Output.writeAll(1, buffer)
+            Output.writeData(buffer)
         }
         buffer.removeAll(keepingCapacity: true)
     }
