@@ -206,10 +206,12 @@ public enum HostMetrics {
     }
 
     private static func diskIO(_ snapshot: Snapshot, time: UInt64, boot: UInt64?) -> Metric? {
-        guard let disks = snapshot.counters?.disks, !disks.isEmpty else { return nil }
+        guard let disks = snapshot.counters?.disks else { return nil }
         var points: [MetricPoint] = []
         for disk in disks {
+            // A counter past what bytes can hold is left out rather than wrapped.
             for (direction, bytes) in [("read", disk.readBytes), ("write", disk.writtenBytes)] {
+                guard let bytes else { continue }
                 points.append(
                     MetricPoint(
                         attributes: [
@@ -218,6 +220,7 @@ public enum HostMetrics {
                         ], startNanoseconds: boot, timeNanoseconds: time, value: .int(Int64(clamping: bytes))))
             }
         }
+        guard !points.isEmpty else { return nil }
         return Metric(
             name: "system.disk.io", description: "Bytes each block device read and wrote.", unit: "By",
             kind: .cumulativeSum(monotonic: true), points: points)
