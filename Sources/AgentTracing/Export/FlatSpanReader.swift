@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Reads a flat span line (``FlatSpanEncoder``'s format) straight into a ``FinishedSpan``, without building a
 /// JSON tree first: what `trace push` and `trace export` spend most of their time on when they read the
 /// database back.
@@ -107,7 +115,8 @@ struct FlatSpanReader {
             }
         }
         guard complete, let name, let time else { return nil }
-        return FinishedSpan.Event(name: name, timeNanoseconds: time, attributes: attributes, droppedAttributeCount: dropped)
+        return FinishedSpan.Event(
+            name: name, timeNanoseconds: time, attributes: attributes, droppedAttributeCount: dropped)
     }
 
     private mutating func link() -> FinishedSpan.Link? {
@@ -138,8 +147,8 @@ struct FlatSpanReader {
     /// An object of typed values, as ``AttributeValue/init(flatJSON:)`` reads them.
     private mutating func attributes(into result: inout [Attribute]) -> Bool {
         object { reader, key in
-            guard let value = reader.attributeValue() else { return false }
-            result.append(Attribute(key, value))
+            guard let name = key.text, let value = reader.attributeValue() else { return false }
+            result.append(Attribute(name, value))
             return true
         }
     }
@@ -206,9 +215,28 @@ struct FlatSpanReader {
 
     // MARK: - JSON syntax
 
+    /// A key as it stands in the line (keys with escapes are left to the general reader).
+    struct Key {
+        let bytes: UnsafeBufferPointer<UInt8>
+
+        /// Lets `switch key` match the key's bytes against names.
+        static func ~= (name: StaticString, key: Key) -> Bool { key == name }
+
+        static func == (key: Key, name: StaticString) -> Bool {
+            key.bytes.count == name.utf8CodeUnitCount
+                && memcmp(key.bytes.baseAddress!, name.utf8Start, key.bytes.count) == 0
+        }
+
+        /// The key as a string, `nil` when it is not valid UTF-8.
+        var text: String? {
+            bytes.allSatisfy({ $0 < 0x80 })
+                ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+        }
+    }
+
     /// `{ "key": value, … }`, calling `member` with the reader placed at each value; `false` from it, or bad
     /// syntax, fails the object.
-    private mutating func object(_ member: (inout FlatSpanReader, String) -> Bool) -> Bool {
+    private mutating func object(_ member: (inout FlatSpanReader, Key) -> Bool) -> Bool {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return false }
         index += 1
@@ -219,7 +247,17 @@ struct FlatSpanReader {
         }
         while true {
             skipSpace()
-            guard let key = string() else { return false }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return false }
+            let start = index + 1
+            index = start
+            while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"),
+                bytes[index] >= 0x20
+            {
+                index += 1
+            }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return false }
+            let key = Key(bytes: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            index += 1
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
             index += 1
@@ -330,16 +368,19 @@ struct FlatSpanReader {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
         index += 1
         let start = index
+        var ascii = true
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"),
             bytes[index] >= 0x20
         {
+            if bytes[index] >= 0x80 { ascii = false }
             index += 1
         }
         guard index < bytes.count else { return nil }
         if bytes[index] == UInt8(ascii: "\"") {
             let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
             index += 1
-            return String(validating: text, as: UTF8.self)
+            // ASCII needs no validation, and most of what spans hold is ASCII.
+            return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
         }
         var decoded = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
