@@ -28,8 +28,6 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         // Linux's epoll and eventfd, for the SSH engine's I/O threads.
         .systemLibrary(name: "CLinuxEvents"),
-        // glibc functions Swift's Glibc module leaves out (GNU extensions), for the tracer's per-CPU shards.
-        .target(name: "CTracingLinux"),
 
         // Leaf modules.
         .target(name: "OrderedJSON"),
@@ -48,7 +46,7 @@ let package = Package(
         .target(
             name: "AgentTracing",
             dependencies: [
-                "OrderedJSON", "CurlHTTP", "CTracingLinux", "Gzip",
+                "OrderedJSON", "CurlHTTP", "Gzip",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),

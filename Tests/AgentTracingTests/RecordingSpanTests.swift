@@ -85,6 +85,44 @@ import Tracing
         #expect(span.attributes.get("after end") == nil)
     }
 
+    @Test func manyTasksEditingOneSpansAttributesAtOnceLoseNoEdit() async throws {
+        let tasks = 64
+        let editsPerTask = 100
+        let (tracer, _) = SampleTraces.tracer(limits: SpanLimits(maximumAttributes: 10_000), secrets: ["hunter2"])
+        let span = tracer.startSpan("shared")
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    for edit in 0..<editsPerTask {
+                        let key = "task.\(task).edit.\(edit)"
+                        // Through the generic API as instrumented libraries edit, on the concrete type, and in
+                        // one update of several keys.
+                        switch edit % 3 {
+                        case 0: Self.edit(span) { $0[key] = "password hunter2" }
+                        case 1: span.attributes[key] = "password hunter2"
+                        default:
+                            span.updateAttributes { attributes in
+                                attributes[key] = "password hunter2"
+                                attributes["task.\(task).last"] = Int64(edit)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        span.end()
+        let finished = try #require(tracer.finishedSpans().first)
+        let values = Dictionary(uniqueKeysWithValues: finished.attributes.map { ($0.key, $0.value) })
+        let keys = (0..<tasks).flatMap { task in (0..<editsPerTask).map { "task.\(task).edit.\($0)" } }
+        let missing = keys.filter { values[$0] == nil }
+        #expect(missing.isEmpty, "\(missing.count) edits lost, among them \(missing.prefix(3))")
+        #expect(keys.allSatisfy { values[$0] == .string("password REDACTED") })
+        let lastEdit = Int64((0..<editsPerTask).last { $0 % 3 == 2 }!)
+        #expect((0..<tasks).allSatisfy { values["task.\($0).last"] == .int(lastEdit) })
+        #expect(finished.attributes.count == tasks * (editsPerTask + 1))
+        #expect(finished.droppedAttributeCount == 0)
+    }
+
     @Test func nothingChangesAfterTheSpanEnds() throws {
         let (tracer, _) = SampleTraces.tracer()
         let span = tracer.startSpan("ended")

@@ -27,7 +27,7 @@ import Tracing
             released = tracer
             span = tracer.startSpan("orphan")
         }
-        // Spans keep what they need of the tracer (its per-CPU core), not the tracer itself.
+        // Spans keep what they need of the tracer (its core), not the tracer itself.
         #expect(released == nil)
         span?.setAttribute("note", "password hunter2")
         span?.end()
@@ -46,7 +46,7 @@ import Tracing
             held = span
             #expect(tracer.count == 1)
         }
-        // A held span keeps its CPU's core, which keeps the store that holds the span: the tracer breaks that.
+        // A held span keeps the core, which keeps the store that holds the span: the tracer breaks that.
         #expect(held == nil)
     }
 
@@ -229,8 +229,8 @@ import Tracing
     }
 }
 
-/// Several threads ending spans into one tracer: each CPU's spans go to a ring of its own, and readers see
-/// them merged.
+/// Several threads ending spans into one tracer: every span reaches the one ring, and readers see them in end-time
+/// order.
 @Suite struct RingBufferTracerThreadTests {
     @Test func aSpanIsReadableAsSoonAsItHasEnded() throws {
         let (tracer, _) = SampleTraces.tracer(capacity: 10_000)

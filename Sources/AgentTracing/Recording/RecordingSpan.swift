@@ -4,10 +4,13 @@ import Tracing
 /// A live span of ``RingBufferTracer``; once ended, the ring holds the span object itself and builds its
 /// ``FinishedSpan`` only when a reader asks.
 ///
-/// All mutable state sits behind one `Mutex`, so a span may be shared between tasks. Values are
-/// redacted and bounded before the lock is taken. After `end()` every mutation is ignored, so an ended
-/// span never changes again.
-public final class RecordingSpan: Tracing.Span {
+/// All mutable state sits behind one lock, so a span may be shared between tasks, and every change
+/// (an edit through ``attributes`` included) takes the lock once. Values are redacted and bounded
+/// before the lock is taken, except those set through ``attributes``, which are redacted before
+/// anything reads them. After `end()` every mutation is ignored, so an ended span never changes again.
+// @unchecked: `state` is read and written only while `lock` is held (`withState`, and the `_modify` of
+// `attributes`, which holds it across its `yield`, something `Mutex.withLock` cannot express).
+public final class RecordingSpan: Tracing.Span, @unchecked Sendable {
     /// This span's ids and flags.
     public let spanContext: SpanContext
     /// The parent span's id, `nil` for a root span.
@@ -20,9 +23,11 @@ public final class RecordingSpan: Tracing.Span {
     /// The context the span started in. ``context`` adds this span to it on demand: most spans never
     /// start a child, and writing a `ServiceContext` costs a dictionary and a boxed value.
     private let parentContext: ServiceContext
-    /// What the span needs of its tracer, from the CPU it started on (``TracerCore``).
+    /// What the span needs of its tracer (``TracerCore``).
     private let core: TracerCore
-    private let state: Mutex<State>
+    private let lock = Mutex<Void>(())
+    /// Guarded by `lock`; the lock already makes every access exclusive.
+    @exclusivity(unchecked) private var state: State
 
     private struct State {
         var name: String
@@ -54,7 +59,15 @@ public final class RecordingSpan: Tracing.Span {
         self.kind = kind
         self.startNanoseconds = startNanoseconds
         self.core = core
-        state = Mutex(State(name: name))
+        state = State(name: name)
+    }
+
+    /// Runs `body` on the state with the lock held.
+    @inline(__always)
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        lock._unsafeLock()
+        defer { lock._unsafeUnlock() }
+        return body(&state)
     }
 
     /// The context to start children in: the parent's context plus this span's ``SpanContext``.
@@ -67,13 +80,13 @@ public final class RecordingSpan: Tracing.Span {
     public var traceID: TraceID { spanContext.traceID }
     public var spanID: SpanID { spanContext.spanID }
 
-    public var isRecording: Bool { state.withLock { $0.endNanoseconds == nil } }
+    public var isRecording: Bool { withState { $0.endNanoseconds == nil } }
 
     public var operationName: String {
-        get { state.withLock { $0.name } }
+        get { withState { $0.name } }
         set {
             let name = core.sanitize(newValue)
-            state.withLock { state in
+            withState { state in
                 guard state.endNanoseconds == nil else { return }
                 state.name = name
             }
@@ -86,7 +99,7 @@ public final class RecordingSpan: Tracing.Span {
     public func setAttribute(_ key: String, _ value: AttributeValue) {
         let value = core.sanitize(key: key, value: value)
         let maximum = core.limits.maximumAttributes
-        state.withLock { state in
+        withState { state in
             guard state.endNanoseconds == nil else { return }
             if state.viewIsAhead { merge(&state) }
             if state.attributeView != nil { state.attributeView = nil }
@@ -115,7 +128,7 @@ public final class RecordingSpan: Tracing.Span {
 
     /// The attributes set so far, in the order they were first set.
     public var orderedAttributes: [Attribute] {
-        state.withLock { state in
+        withState { state in
             if state.viewIsAhead { merge(&state) }
             return state.attributes.array
         }
@@ -132,7 +145,7 @@ public final class RecordingSpan: Tracing.Span {
     /// also come in key order.
     public var attributes: SpanAttributes {
         get {
-            state.withLock { state in
+            withState { state in
                 if state.viewIsAhead { merge(&state) }
                 if let view = state.attributeView { return view }
                 let view = Self.view(of: state.attributes)
@@ -141,29 +154,35 @@ public final class RecordingSpan: Tracing.Span {
             }
         }
         set {
-            state.withLock { state in
+            withState { state in
                 state.attributeView = nil
                 state.viewIsAhead = false
                 merge(newValue, into: &state)
             }
         }
         _modify {
-            // Taken out of the state, so that the caller's edit does not copy it.
-            var view = state.withLock { state in
-                if let view = state.attributeView.take() { return view }
-                return Self.view(of: state.attributes)
+            // The lock is held across the caller's edit, so that edits from many tasks apply one after
+            // another and none is lost. The edit must not touch this span: the lock is not reentrant.
+            lock._unsafeLock()
+            defer { lock._unsafeUnlock() }
+            if state.endNanoseconds == nil {
+                if state.attributeView == nil { state.attributeView = Self.view(of: state.attributes) }
+                // Merged when the attributes are next read or the span ends: a run of
+                // `span.attributes[k] = v` costs a dictionary update each, not a merge each.
+                state.viewIsAhead = true
+                yield &state.attributeView!
+            } else {
+                // An ended span never changes: the edit goes to a copy that is thrown away.
+                var discarded = Self.view(of: state.attributes)
+                yield &discarded
             }
-            // The edit is merged when the attributes are next read or the span ends: a run of
-            // `span.attributes[k] = v` costs a dictionary update each, not a merge each.
-            defer {
-                state.withLock { state in
-                    guard state.endNanoseconds == nil else { return }
-                    state.attributeView = view
-                    state.viewIsAhead = true
-                }
-            }
-            yield &view
         }
+    }
+
+    /// Applies `update` to ``attributes`` with the span's lock held once for the whole update, so that
+    /// updates from many tasks never lose an edit. `update` must not touch this span.
+    public func updateAttributes(_ update: (inout SpanAttributes) -> Void) {
+        update(&attributes)
     }
 
     private static func view(of attributes: SpanAttributeList) -> SpanAttributes {
@@ -263,7 +282,7 @@ public final class RecordingSpan: Tracing.Span {
         let event = FinishedSpan.Event(
             name: name, timeNanoseconds: time, attributes: kept, droppedAttributeCount: dropped)
         let maximum = core.limits.maximumEvents
-        state.withLock { state in
+        withState { state in
             guard state.endNanoseconds == nil else { return }
             if state.events.count < maximum {
                 state.events.append(event)
@@ -280,7 +299,7 @@ public final class RecordingSpan: Tracing.Span {
             traceID: target.traceID, spanID: target.spanID, traceState: target.traceState, attributes: kept,
             droppedAttributeCount: dropped)
         let maximum = core.limits.maximumLinks
-        state.withLock { state in
+        withState { state in
             guard state.endNanoseconds == nil else { return }
             if state.links.count < maximum {
                 state.links.append(link)
@@ -305,7 +324,7 @@ public final class RecordingSpan: Tracing.Span {
     /// a bare error status when its body throws, after the body may have set a precise one).
     public func setStatus(_ code: FinishedSpan.Status.Code, message: String? = nil) {
         let message = code == .error ? message.map { core.sanitize($0) } : nil
-        state.withLock { state in
+        withState { state in
             guard state.endNanoseconds == nil, state.status.code != .ok, code != .unset else { return }
             if code == .error, message == nil, state.status.code == .error { return }
             state.status = FinishedSpan.Status(code: code, message: message)
@@ -322,23 +341,24 @@ public final class RecordingSpan: Tracing.Span {
     /// Later calls do nothing.
     public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let end = core.nanoseconds(instant)
-        let ended = state.withLock { state in
+        let ended = withState { state in
             guard state.endNanoseconds == nil else { return false }
             if state.viewIsAhead { merge(&state) }
             state.endNanoseconds = end
             state.attributeView = nil  // Held spans keep only their ordered attributes.
             return true
         }
-        if ended { core.record(self, end: end) }
+        if ended { core.record(self) }
     }
 
     /// The end, in nanoseconds since the Unix epoch; `nil` while the span is recording.
-    var endNanoseconds: UInt64? { state.withLock { $0.endNanoseconds } }
+    var endNanoseconds: UInt64? { withState { $0.endNanoseconds } }
 
     /// The span as readers, exporters and sinks see it (a running span ends at its start).
     func finished() -> FinishedSpan {
-        state.withLock { state in
-            FinishedSpan(
+        withState { state in
+            if state.viewIsAhead { merge(&state) }  // A running span's pending edits, redacted first.
+            return FinishedSpan(
                 traceID: spanContext.traceID, spanID: spanContext.spanID, parentSpanID: parentSpanID,
                 traceState: spanContext.traceState, name: state.name, kind: kind, startNanoseconds: startNanoseconds,
                 endNanoseconds: state.endNanoseconds ?? startNanoseconds, status: state.status,

@@ -1,4 +1,3 @@
-import Synchronization
 import Tracing
 
 /// hostscope's `Tracer`: records every span into a bounded in-memory store of ended spans.
@@ -10,18 +9,12 @@ import Tracing
 ///   `DefaultTracerClock` timestamps (the swift-distributed-tracing default argument) mean "now" and
 ///   are read from that clock too; an instant of any other `TracerInstant` type, such as
 ///   ``TraceInstant``, is used as given.
-/// - Overflow: the store holds at most ``capacity`` spans and drops the oldest to make room, counting
-///   them in ``droppedSpanCount``; memory is bounded by `capacity` spans of at most ``SpanLimits`` each.
-/// - Threads: the store keeps one ring per CPU for capacities of 2,048 spans and more (one per 1,024
-///   spans, at most one per CPU). A span that ends goes into the ring of the CPU it ends on, under that
-///   ring's own lock, and the span it overwrites there, freed by the same thread, was almost always
-///   recorded on that CPU too: threads on different CPUs share no lock and no memory per span. "Oldest"
-///   is then exact within a ring and, across rings, to within about an eighth of the period the held
-///   spans cover: a ring whose oldest span is that much newer than another ring's takes slots from it
-///   (``SpanStore`` has the rule). With one ring (smaller capacities) the store holds exactly the newest
-///   spans. Every read sees every span that ended before it began; readers get spans in end-time order.
-///   A span keeps alive the ``TracerCore`` of the CPU it started on, not the tracer, so threads on
-///   different CPUs do not share one reference count either.
+/// - Overflow: the store holds exactly the newest ``capacity`` spans and drops the oldest to make
+///   room, counting them in ``droppedSpanCount``; memory is bounded by `capacity` spans of at most
+///   ``SpanLimits`` each.
+/// - Threads: spans may start, change and end on any thread. Each span's state is behind its own lock;
+///   an ended span goes into one ring under one lock (``SpanStore``). Every read sees every span that
+///   ended before it began; readers get spans in end-time order.
 /// - Secrets: every value is redacted at the source (``Redaction`` rules by key, then the
 ///   ``SecretScrubber``) before it is stored.
 /// - Seams: ``FinishedSpanSink``s hear of each finished span as it ends, and
@@ -42,8 +35,8 @@ public final class RingBufferTracer: Tracer, Sendable {
     private let idGenerator: any TraceIDGenerator
     private let sinks: [any FinishedSpanSink]
     private let store: SpanStore
-    /// One per CPU: what spans keep alive instead of the tracer.
-    private let cores: [TracerCore]
+    /// What spans keep alive instead of the tracer.
+    private let core: TracerCore
 
     /// A tracer holding at most `capacity` finished spans.
     public init(
@@ -64,14 +57,12 @@ public final class RingBufferTracer: Tracer, Sendable {
         self.sinks = sinks
         let store = SpanStore(capacity: capacity)
         self.store = store
-        cores = (0..<SpanStore.areaCount).map { _ in
-            TracerCore(
-                limits: limits, scrubber: scrubber, clock: clock, resource: resource, sinks: sinks, store: store)
-        }
+        core = TracerCore(
+            limits: limits, scrubber: scrubber, clock: clock, resource: resource, sinks: sinks, store: store)
     }
 
     deinit {
-        // Held spans keep their CPU's core alive, and the core keeps the store: empty it so all of them go.
+        // Held spans keep the core alive, and the core keeps the store: empty it so all of them go.
         _ = store.removeAll()
     }
 
@@ -86,7 +77,6 @@ public final class RingBufferTracer: Tracer, Sendable {
         file fileID: String,
         line: UInt
     ) -> RecordingSpan {
-        let core = cores[SpanStore.currentArea(of: cores.count)]
         let start = core.nanoseconds(instant)
         let context = context()
         let spanContext: SpanContext
@@ -131,13 +121,10 @@ public final class RingBufferTracer: Tracer, Sendable {
     public var droppedSpanCount: UInt64 { store.counts.dropped }
 
     /// Spans finished since the tracer started (held or not).
-    public var finishedSpanCount: UInt64 { store.counts.appended }
+    public var finishedSpanCount: UInt64 { store.counts.stored }
 
     /// Spans held now.
     public var count: Int { store.counts.held }
-
-    /// The store's rings: one per 1,024 spans of capacity, at most one per CPU, at least one.
-    package var ringCount: Int { store.ringCount }
 
     /// Empties the store, returning what it held (oldest first); counts and cursors go on.
     @discardableResult

@@ -1,13 +1,11 @@
-import Synchronization
 import Tracing
 
 /// What a span needs of its tracer while it records and when it ends: the limits, the scrubber, the
 /// clock, the resource, the sinks and the store of ended spans.
 ///
-/// A tracer holds one copy per CPU, and each span keeps the copy of the CPU it started on alive
-/// instead of the tracer itself. Threads on different CPUs therefore do not write one reference count
-/// per span they start and free (on two cores that shared count cost more than everything else a span
-/// does), and a span that outlives its tracer still has all it needs. No copy refers to the tracer.
+/// Spans keep this core alive instead of the tracer: the store holds ended spans, so a span that
+/// held its tracer would keep the tracer alive for as long as the store held the span. A span that
+/// outlives its tracer still has all it needs, and the tracer empties the store when it goes.
 final class TracerCore: Sendable {
     let limits: SpanLimits
     let scrubber: SecretScrubber
@@ -15,8 +13,6 @@ final class TracerCore: Sendable {
     let resource: TraceResource
     let sinks: [any FinishedSpanSink]
     let store: SpanStore
-    /// Keeps two copies' reference counts off one cache line (each copy spans more than two lines).
-    private let padding = InlineArray<16, UInt64>(repeating: 0)
 
     init(
         limits: SpanLimits, scrubber: SecretScrubber, clock: any TracingClock, resource: TraceResource,
@@ -30,9 +26,9 @@ final class TracerCore: Sendable {
         self.store = store
     }
 
-    /// Stores a span that ended at `end` and tells the sinks.
-    func record(_ span: RecordingSpan, end: UInt64) {
-        store.record(span, end: end)
+    /// Stores an ended span and tells the sinks.
+    func record(_ span: RecordingSpan) {
+        store.record(span)
         guard !sinks.isEmpty else { return }
         let finished = span.finished()
         for sink in sinks { sink.spanFinished(finished) }
