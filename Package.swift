@@ -30,6 +30,9 @@ let package = Package(
         .systemLibrary(
             name: "CLibCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
         // Linux's epoll and eventfd, for the SSH engine's I/O threads.
         .systemLibrary(name: "CLinuxEvents"),
 
@@ -47,6 +50,7 @@ let package = Package(
             ],
             swiftSettings: strictImports),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "ValueFormats"], swiftSettings: strictImports),
+        .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: strictImports),
         .target(
             name: "Storage",
             dependencies: ["OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")],
@@ -57,7 +61,7 @@ let package = Package(
         .target(
             name: "AgentTracing",
             dependencies: [
-                "OrderedJSON", "CurlHTTP", "ValueFormats",
+                "OrderedJSON", "CurlHTTP", "Gzip", "ValueFormats",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -109,6 +113,7 @@ let package = Package(
             name: "SSHTransportTests", dependencies: ["SSHTransport", "Digests", "ValueFormats", "TestSupport"],
             swiftSettings: strictImports),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"], swiftSettings: strictImports),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"], swiftSettings: strictImports),
         .testTarget(
             name: "StorageTests",
             dependencies: [
@@ -122,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [
-                "AgentTracing", "CurlHTTP", "OrderedJSON", "ValueFormats", "TestSupport",
+                "AgentTracing", "CurlHTTP", "Gzip", "OrderedJSON", "ValueFormats", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictImports),

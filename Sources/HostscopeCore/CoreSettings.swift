@@ -39,8 +39,10 @@ public struct CoreSettings: Sendable {
     public var connection: ConnectionSettings
     /// The span ring's capacity (`--trace-buffer`); `nil` for `$HOSTSCOPE_TRACE_BUFFER`, else 10,000.
     public var traceBuffer: Int?
-    /// Where spans are also sent while the command runs, if anywhere.
-    public var otlpEndpoint: OTLPEndpoint?
+    /// Where spans (and a watch's metrics) are also sent while the command runs, if anywhere.
+    public var export: OTLPExportSettings?
+    /// Attributes added to the resource of every span and metric (`OTEL_RESOURCE_ATTRIBUTES`).
+    public var resourceAttributes: [Attribute]
     /// Where warnings and notes go.
     public var diagnostics: Diagnostics
 
@@ -48,14 +50,15 @@ public struct CoreSettings: Sendable {
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment, database: String? = nil,
         storesHistory: Bool = true, connection: ConnectionSettings = ConnectionSettings(), traceBuffer: Int? = nil,
-        otlpEndpoint: OTLPEndpoint? = nil, diagnostics: Diagnostics = .silent
+        export: OTLPExportSettings? = nil, resourceAttributes: [Attribute] = [], diagnostics: Diagnostics = .silent
     ) {
         self.environment = environment
         self.database = database
         self.storesHistory = storesHistory
         self.connection = connection
         self.traceBuffer = traceBuffer
-        self.otlpEndpoint = otlpEndpoint
+        self.export = export
+        self.resourceAttributes = resourceAttributes
         self.diagnostics = diagnostics
     }
 
@@ -69,7 +72,8 @@ public struct CoreSettings: Sendable {
     public func traceSetup(retention: Duration? = nil) -> TraceSetup {
         TraceSetup(
             capacity: traceBuffer ?? TraceRuntime.capacity(fromEnvironment: environment) ?? TraceSetup.defaultCapacity,
-            databasePath: storesHistory ? databasePath : nil, retention: retention, otlpEndpoint: otlpEndpoint)
+            databasePath: storesHistory ? databasePath : nil, retention: retention, otlp: export?.traces,
+            resourceAttributes: resourceAttributes)
     }
 }
 

@@ -55,8 +55,10 @@ public actor ChatConversation {
         resumed: StoredConversation?, diagnostics: Diagnostics, newID: @escaping @Sendable () -> String,
         now: @escaping @Sendable () -> Date
     ) async -> ChatConversation {
-        let observer = TurnRecordingObserver(TracingChatObserver(tracer: trace.tracer))
-        let session = makeSession(setup: setup, client: client, observer: observer, model: setup.model)
+        let observer = TurnRecordingObserver(
+            TracingChatObserver(tracer: trace.tracer, captureContent: setup.captureContent))
+        let session = makeSession(
+            setup: setup, client: client, observer: observer, model: setup.model, conversationID: setup.header.id)
         if let resumed {
             // A fresh session is idle, so restoring cannot be refused.
             try? await session.restore(ChatHistory.transcript(resumed))
@@ -67,12 +69,12 @@ public actor ChatConversation {
     }
 
     private static func makeSession(
-        setup: ChatSetup, client: HTTPClient, observer: TurnRecordingObserver, model: String
+        setup: ChatSetup, client: HTTPClient, observer: TurnRecordingObserver, model: String, conversationID: String
     ) -> ChatSession {
         ChatSession(
             provider: setup.provider, client: client, model: model, systemPrompt: setup.systemPrompt,
             tools: setup.tools, observer: observer, configuration: setup.configuration,
-            secrets: ProcessSecrets.scrubber)
+            secrets: ProcessSecrets.scrubber, conversationID: conversationID)
     }
 
     /// The conversation as it would be stored now.
@@ -107,11 +109,12 @@ public actor ChatConversation {
         await save()
         let model = await session.model
         let system = await session.systemPrompt
-        session = Self.makeSession(setup: setup, client: client, observer: observer, model: model)
-        await session.setSystemPrompt(system)
         header = ChatHeader(
             id: newID(), host: header.host, provider: header.provider, baseURL: header.baseURL, root: header.root,
             createdAt: now())
+        session = Self.makeSession(
+            setup: setup, client: client, observer: observer, model: model, conversationID: header.id)
+        await session.setSystemPrompt(system)
         turns = []
     }
 

@@ -34,12 +34,15 @@ public struct ChatRequest: Sendable {
     public var toolTimeout: Duration
     /// How long to wait for the first token and between tokens.
     public var idleTimeout: Duration
+    /// Whether the messages sent to and answered by the model are recorded on its spans.
+    public var captureContent: Bool
 
     public init(
         host: String? = nil, provider: ProviderKind? = nil, model: String? = nil, baseURL: String? = nil,
         apiKeyVariable: String? = nil, credentialsFile: String? = nil, systemPrompt: String? = nil,
         root: String? = nil, resume: String? = nil, headers: [String] = [], pricing: ModelPricing? = nil,
-        maxIterations: Int = 10, toolTimeout: Duration = .seconds(60), idleTimeout: Duration = .seconds(120)
+        maxIterations: Int = 10, toolTimeout: Duration = .seconds(60), idleTimeout: Duration = .seconds(120),
+        captureContent: Bool = false
     ) {
         self.host = host
         self.provider = provider
@@ -55,6 +58,7 @@ public struct ChatRequest: Sendable {
         self.maxIterations = maxIterations
         self.toolTimeout = toolTimeout
         self.idleTimeout = idleTimeout
+        self.captureContent = captureContent
     }
 }
 
@@ -248,7 +252,7 @@ public struct ChatService: Sendable {
             provider: ChatProvider(configuration),
             model: request.model ?? (sameProvider ? stored?.model : nil) ?? Self.defaultModel(kind),
             systemPrompt: request.systemPrompt ?? stored?.systemPrompt ?? Self.defaultSystemPrompt, tools: tools,
-            header: header,
+            header: header, captureContent: request.captureContent,
             configuration: ChatSession.Configuration(
                 maxIterations: request.maxIterations, toolTimeout: request.toolTimeout))
     }
@@ -261,6 +265,7 @@ struct ChatSetup: Sendable {
     var systemPrompt: String
     var tools: HostTools
     var header: ChatHeader
+    var captureContent: Bool
     var configuration: ChatSession.Configuration
 }
 

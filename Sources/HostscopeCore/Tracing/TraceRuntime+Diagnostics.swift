@@ -1,4 +1,4 @@
-import AgentTracing
+public import AgentTracing
 
 extension TraceRuntime {
     /// Starts tracing, its problems reported to `diagnostics`.
@@ -25,18 +25,22 @@ extension TraceRuntime {
     /// Flushes and closes, and reports what went wrong with the export, if anything.
     public func finish(reportingTo diagnostics: Diagnostics) async {
         let summary = await finish()
-        guard let export = summary.export else { return }
-        if export.failedSpans > 0 || export.droppedSpans > 0 {
-            var parts = ["\(export.exportedSpans) span(s) exported"]
-            if export.failedSpans > 0 { parts.append("\(export.failedSpans) not delivered") }
-            if export.droppedSpans > 0 { parts.append("\(export.droppedSpans) dropped while the queue was full") }
+        if let export = summary.export { Self.report(export, items: "span(s)", to: diagnostics) }
+    }
+
+    /// What a continuous exporter could not do, as warnings; nothing when all went out.
+    public static func report(_ export: OTLPExportStatistics, items: String, to diagnostics: Diagnostics) {
+        if export.failed > 0 || export.dropped > 0 {
+            var parts = ["\(export.exported) \(items) exported"]
+            if export.failed > 0 { parts.append("\(export.failed) not delivered") }
+            if export.dropped > 0 { parts.append("\(export.dropped) dropped while the queue was full") }
             let reason = export.lastFailure.map { " (" + ProcessSecrets.scrub($0.message) + ")" } ?? ""
             diagnostics.warning("OTLP export: " + parts.joined(separator: ", ") + reason)
         }
-        if export.rejectedSpans > 0 {
+        if export.rejected > 0 {
             let messages = export.rejectionMessages.map(ProcessSecrets.scrub).joined(separator: "; ")
             diagnostics.warning(
-                "OTLP export: the receiver rejected \(export.rejectedSpans) span(s)"
+                "OTLP export: the receiver rejected \(export.rejected) \(items)"
                     + (messages.isEmpty ? "" : ": " + messages))
         }
     }

@@ -55,7 +55,7 @@ public struct WatchOutcome: Sendable {
 }
 
 /// `watch`: a fleet watch with its destinations: the history database (records and spans, pruned to the
-/// retention), an output file or stream, and the trace runtime.
+/// retention), an output file or stream, OTLP metrics when asked for, and the trace runtime.
 public struct WatchService: Sendable {
     /// The database, connection and tracing settings of the command.
     public let settings: CoreSettings
@@ -102,7 +102,13 @@ public struct WatchService: Sendable {
             hosts: hosts, interval: request.interval, count: request.count, duration: request.duration,
             collector: request.collector)
         let watch = FleetWatch(plan: plan, clock: clock)
-        let sink = RecordSink(writer: writer, history: history, diagnostics: settings.diagnostics)
+        let diagnostics = settings.diagnostics
+        let metrics = settings.export?.metrics.map { metrics in
+            HostMetricsExporter(settings: metrics, resourceAttributes: settings.resourceAttributes) {
+                diagnostics.warning($0)
+            }
+        }
+        let sink = RecordSink(writer: writer, history: history, metrics: metrics, diagnostics: diagnostics)
         // Subscribed before the watch starts, read by a task that is not cancelled with the watch: every
         // record collected reaches the file and the database, Ctrl-C or not.
         let records = watch.subscribe(buffer: Self.recordBacklog)
@@ -119,6 +125,9 @@ public struct WatchService: Sendable {
                 // The observer ends with the watch's events; the pruning only when cancelled.
                 if retention != nil, history != nil { group.cancelAll() }
                 await group.waitForAll()
+            }
+            if let metrics {
+                TraceRuntime.report(await metrics.finish(), items: "data point(s)", to: diagnostics)
             }
         }
         sink.finish()
@@ -169,18 +178,23 @@ public struct WatchService: Sendable {
     }
 }
 
-/// Where a watch's records go: the output file and the history database. A failure of either is said
-/// once and stops only that destination; collection and the other one go on.
+/// Where a watch's records go: the output file, the history database, and the OTLP metrics exporter. A
+/// failure of the file or the database is said once and stops only that destination; collection and
+/// the others go on.
 final class RecordSink: Sendable {
     private let writer: RecordFileWriter?
     private let history: StorageDatabase?
+    private let metrics: HostMetricsExporter?
     private let diagnostics: Diagnostics
     private let failed = Mutex<String?>(nil)
     private let historyFailed = Mutex(false)
 
-    init(writer: RecordFileWriter?, history: StorageDatabase?, diagnostics: Diagnostics) {
+    init(
+        writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics
+    ) {
         self.writer = writer
         self.history = history
+        self.metrics = metrics
         self.diagnostics = diagnostics
     }
 
@@ -203,6 +217,7 @@ final class RecordSink: Sendable {
     }
 
     func write(_ record: SnapshotRecord) async {
+        metrics?.record(record)
         if let writer, failure == nil {
             do {
                 try writer.write(record)

@@ -1,3 +1,4 @@
+import AgentTracing
 public import ArgumentParser
 public import Chat
 import Foundation
@@ -141,6 +142,13 @@ struct ChatCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-history"), help: "Store neither the conversation nor its spans.")
     var noHistory = false
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Record the messages sent to and answered by the model on its chat spans (default: "
+                + "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, else off); secrets are scrubbed as everywhere."))
+    var captureMessageContent: Bool?
+
     @OptionGroup var tracing: TracingOptions
     @OptionGroup var connection: ConnectionOptions
 
@@ -161,6 +169,17 @@ struct ChatCommand: AsyncParsableCommand {
         if resume != nil, noHistory {
             throw ValidationError("--resume reads the stored conversation; drop --no-history.")
         }
+        _ = try captureContent()
+    }
+
+    /// The content-capture choice: the option, else the OpenTelemetry variable.
+    func captureContent() throws -> Bool {
+        do {
+            return try GenAIContentCapture.enabled(
+                option: captureMessageContent, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
     static func pricing(_ text: String) -> ModelPricing? {
@@ -180,7 +199,8 @@ struct ChatCommand: AsyncParsableCommand {
             host: host, provider: provider, model: model, baseURL: baseURL, apiKeyVariable: apiKeyEnv,
             credentialsFile: credentials, systemPrompt: system, root: root, resume: resume, headers: headers,
             pricing: price.flatMap(Self.pricing), maxIterations: maxIterations,
-            toolTimeout: toolTimeout?.duration ?? .seconds(60), idleTimeout: idleTimeout?.duration ?? .seconds(120))
+            toolTimeout: toolTimeout?.duration ?? .seconds(60), idleTimeout: idleTimeout?.duration ?? .seconds(120),
+            captureContent: try captureContent())
         let status: Int32
         do {
             status = try await ChatService(settings: settings).withConversation(request) { conversation in

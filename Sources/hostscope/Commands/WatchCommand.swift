@@ -1,3 +1,4 @@
+import AgentTracing
 public import ArgumentParser
 import HostStats
 public import HostscopeCore
@@ -11,9 +12,10 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Snapshot hosts every few seconds into CSV, JSON or NDJSON.",
         discussion: """
-            Each host is read on its own fixed-rate schedule (ticks at start + k × --every, so \
-            lateness never accumulates) over a session kept between ticks. Every tick of every \
-            host yields exactly one record: a snapshot, or an error record (timeout, auth, \
+            Each host is read every --every over a session kept between ticks, at its own phase \
+            of the interval (derived from its name and counted from the Unix epoch), so a \
+            fleet's probes are spread over the interval and lateness never accumulates. Every \
+            tick of every host yields exactly one record: a snapshot, or an error record (timeout, auth, \
             host_key, connect, command, parse), so gaps are visible. CPU and network/disk rates \
             come from the difference with the previous tick; the first tick has none (null). A \
             failing host is retried with capped exponential backoff; the others are not delayed.
@@ -100,7 +102,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try CoreSettings.command(
-            database: database, storesHistory: !noHistory, connection: connection.settings, tracing: tracing)
+            database: database, storesHistory: !noHistory, connection: connection.settings, tracing: tracing,
+            signals: [.traces, .metrics])
         let request = WatchRequest(
             hosts: hosts, hostsFile: hostsFile, interval: every.duration, count: count, duration: runFor?.duration,
             collector: CollectorOptions(kind: collector, topProcesses: top, commandTimeout: commandTimeout.duration),

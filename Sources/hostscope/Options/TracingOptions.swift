@@ -1,16 +1,20 @@
-import AgentTracing
-import ArgumentParser
+public import AgentTracing
+public import ArgumentParser
 import Foundation
 import HostscopeCore
 import TerminalUI
 
-/// Tracing options of the commands that reach hosts (`snapshot`, `watch`).
+extension OTLPEncoding: ExpressibleByArgument {}
+extension OTLPCompression: ExpressibleByArgument {}
+
+/// Tracing options of the commands that reach hosts (`snapshot`, `watch`, `chat`).
 struct TracingOptions: ParsableArguments {
     @Option(
         name: .customLong("otlp-endpoint"),
         help: ArgumentHelp(
-            "Also send spans over OTLP/HTTP while running, e.g. http://localhost:4318 (/v1/traces is appended); "
-                + "@FILE reads the URL from a file only you can read.",
+            "Also send spans (and, for watch, metrics) over OTLP/HTTP while running, to this base URL, e.g. "
+                + "http://localhost:4318 (/v1/traces and /v1/metrics are appended); @FILE reads the URL from a file "
+                + "only you can read. Default: OTEL_EXPORTER_OTLP_ENDPOINT and its per-signal variants.",
             valueName: "url"))
     var otlpEndpoint: String?
 
@@ -23,6 +27,20 @@ struct TracingOptions: ParsableArguments {
     var otlpHeaders: [String] = []
 
     @Option(
+        name: .customLong("otlp-encoding"),
+        help: ArgumentHelp(
+            "protobuf (default) or json request bodies (default: OTEL_EXPORTER_OTLP_PROTOCOL, http/protobuf or "
+                + "http/json).",
+            valueName: "encoding"))
+    var otlpEncoding: OTLPEncoding?
+
+    @Option(
+        name: .customLong("otlp-compression"),
+        help: ArgumentHelp(
+            "gzip (default) or none (default: OTEL_EXPORTER_OTLP_COMPRESSION).", valueName: "compression"))
+    var otlpCompression: OTLPCompression?
+
+    @Option(
         name: .customLong("trace-buffer"),
         help: ArgumentHelp(
             "Spans held in memory before the oldest are overwritten (default: $HOSTSCOPE_TRACE_BUFFER, else 10000).",
@@ -31,70 +49,60 @@ struct TracingOptions: ParsableArguments {
 
     func validate() throws {
         if let traceBuffer, traceBuffer < 1 { throw ValidationError("--trace-buffer must be 1 or more.") }
-        _ = try resolveEndpoint()
+        _ = try TracingOptions.export(arguments, signals: [.traces, .metrics])
     }
 
-    /// The OTLP endpoint with its headers from every source, and warnings about secrets given inline;
-    /// `nil` when no endpoint was given.
-    func resolveEndpoint() throws -> (endpoint: OTLPEndpoint, warnings: [String])? {
-        guard let otlpEndpoint else {
-            if !otlpHeaders.isEmpty { throw ValidationError("--otlp-header needs --otlp-endpoint.") }
-            return nil
-        }
-        return try TracingOptions.endpoint(
-            otlpEndpoint, option: "--otlp-endpoint", headerOption: "--otlp-header", headers: otlpHeaders)
+    /// The options as the settings resolver takes them.
+    var arguments: OTLPExportSettings.Arguments {
+        OTLPExportSettings.Arguments(
+            endpoint: otlpEndpoint, endpointOption: "--otlp-endpoint", headers: otlpHeaders,
+            headerOption: "--otlp-header", encoding: otlpEncoding, compression: otlpCompression)
     }
 
-    /// The OTLP endpoint, warnings about inline secrets printed on stderr; `nil` when none was given.
-    func endpoint() throws -> OTLPEndpoint? {
-        guard let resolved = try resolveEndpoint() else { return nil }
-        resolved.warnings.forEach(Output.warning)
-        return resolved.endpoint
-    }
-
-    /// An endpoint (`URL` or `@FILE`) and its headers (options `name=value` or `@FILE`, and the
-    /// `OTEL_EXPORTER_OTLP_*HEADERS` variables), every credential registered as a secret before anything
-    /// can print it.
-    static func endpoint(
-        _ argument: String, option: String, headerOption: String, headers: [String],
+    /// Export settings from the options and the environment, credentials registered as secrets before anything
+    /// can print them; a setting that cannot be used is a usage error of one sentence.
+    static func export(
+        _ arguments: OTLPExportSettings.Arguments, signals: Set<OTLPSignal>,
         environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws -> (endpoint: OTLPEndpoint, warnings: [String]) {
+    ) throws -> OTLPExportSettings {
         do {
-            let (url, fromFile) = try ArgumentSecrets.url(argument, option: option)
-            let resolved = try HeaderSources.otlp(option: headerOption, arguments: headers, environment: environment)
-                .resolve()
-            let endpoint = try OTLPEndpoint(url, headers: resolved.headers)
-            for secret in endpoint.secrets { ProcessSecrets.register(secret) }
-            var warnings = resolved.warnings
-            if !fromFile,
-                let warning = ArgumentSecrets.urlWarning(
-                    url, option: option,
-                    saferForm: "send them as a header (OTEL_EXPORTER_OTLP_HEADERS or \(headerOption) @FILE), "
-                        + "or give the URL as \(option) @FILE")
-            {
-                warnings.append(warning)
-            }
-            return (endpoint, warnings)
-        } catch let error as PrivateFileError {
+            return try OTLPExportSettings.resolve(arguments, signals: signals, environment: environment)
+        } catch {
             throw ValidationError(error.message)
-        } catch let error as HeaderSourceError {
-            throw ValidationError(error.message)
-        } catch let error as TracingError {
+        }
+    }
+
+    /// The export settings of a command, warnings about inline secrets printed on stderr.
+    func export(signals: Set<OTLPSignal>) throws -> OTLPExportSettings {
+        let settings = try TracingOptions.export(arguments, signals: signals)
+        settings.warnings.forEach(Output.warning)
+        return settings
+    }
+
+    /// `OTEL_RESOURCE_ATTRIBUTES` and `OTEL_SERVICE_NAME`; a malformed list is a usage error.
+    static func resourceAttributes(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> [Attribute] {
+        do {
+            return try ResourceEnvironment.attributes(environment)
+        } catch {
             throw ValidationError(error.message)
         }
     }
 }
 
 extension CoreSettings {
-    /// The settings of a command: its `--db` (when it has one), connection and tracing options, with the
-    /// core's remarks printed on stderr.
+    /// The settings of a command: its `--db` (when it has one), connection and tracing options (exporting the
+    /// `signals` asked for), with the core's remarks printed on stderr.
     static func command(
         database: String? = nil, storesHistory: Bool = true, connection: ConnectionSettings = ConnectionSettings(),
-        tracing: TracingOptions? = nil
+        tracing: TracingOptions? = nil, signals: Set<OTLPSignal> = [.traces]
     ) throws -> CoreSettings {
         CoreSettings(
             environment: ProcessInfo.processInfo.environment, database: database, storesHistory: storesHistory,
-            connection: connection, traceBuffer: tracing?.traceBuffer, otlpEndpoint: try tracing?.endpoint(),
+            connection: connection, traceBuffer: tracing?.traceBuffer,
+            export: try tracing?.export(signals: signals),
+            resourceAttributes: tracing == nil ? [] : try TracingOptions.resourceAttributes(),
             diagnostics: Output.diagnostics)
     }
 }
