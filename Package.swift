@@ -144,7 +144,7 @@ let package = Package(
             swiftSettings: strictImports),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI", "HostscopeCore", "HostStats", "OrderedJSON", "TestSupport"],
+            dependencies: ["TerminalUI", "HostscopeCore", "HostStats", "OrderedJSON", "TestSupport", "ValueFormats"],
             swiftSettings: strictImports),
         .testTarget(
             name: "CLITests",
