@@ -25,6 +25,11 @@ struct ConnectionOptions: ParsableArguments {
         "Limit on connecting and authenticating, e.g. 10s (default: ConnectTimeout, else 10s).", valueName: "duration"))
     var connectTimeout: DurationArgument?
 
+    @Option(name: [.customShort("J"), .customLong("jump")], help: ArgumentHelp(
+        "Jump hosts to go through, as ssh -J: [user@]host[:port][,…], or none (wins over ProxyJump and ProxyCommand).",
+        valueName: "hosts"))
+    var jump: String?
+
     @Option(name: .customLong("password-env"), help: ArgumentHelp(
         "Name of an environment variable holding the SSH password (never the password itself).", valueName: "var"))
     var passwordEnv: String?
@@ -52,6 +57,7 @@ struct ConnectionOptions: ParsableArguments {
         settings.knownHostsFile = knownHosts
         settings.acceptNewHostKey = acceptNewHostKey
         settings.connectTimeout = connectTimeout?.duration
+        settings.jump = jump
         settings.passwordEnvironmentVariable = passwordEnv
         settings.passphraseEnvironmentVariable = passphraseEnv
         settings.configFile = sshConfig
