@@ -224,8 +224,8 @@ final class IOReactor: @unchecked Sendable {
     // MARK: - Extra descriptors (reactor thread)
 
     /// Starts watching `descriptor` for the session `owner` (which runs on this reactor): when epoll reports
-    /// it, the watch records what it saw and `owner` is stepped. Nothing is reported until ``update(_:readable:writable:)``
-    /// asks for it.
+    /// it, the watch records what it saw and `owner` is stepped. Nothing is reported until
+    /// ``update(_:readable:writable:)`` asks for it.
     func watch(_ descriptor: Int32, for owner: SessionLoop) -> DescriptorWatch {
         let watch = DescriptorWatch(descriptor: descriptor, token: nextWatchToken, ownerToken: owner.token)
         nextWatchToken += 1

@@ -26,7 +26,8 @@ struct ConnectionOptions: ParsableArguments {
     var connectTimeout: DurationArgument?
 
     @Option(name: [.customShort("J"), .customLong("jump")], help: ArgumentHelp(
-        "Jump hosts to go through, as ssh -J: [user@]host[:port][,…], or none (wins over ProxyJump and ProxyCommand).",
+        "Jump hosts to go through, as ssh -J: [user@]host[:port][,…], or none (wins over ProxyJump and "
+            + "ProxyCommand).",
         valueName: "hosts"))
     var jump: String?
 
