@@ -13,7 +13,7 @@
 #
 #   root 10.231.N.1 ── 10.231.N.2  b1 (jump host, sshd :22)
 #                      10.231.N.5  ──── 10.231.N.6   in (targets: sshd :22 and :2222; :2299 accepts
-#                                                        TCP and never answers)
+#                                                        TCP and never answers; :2298 never accepts)
 #                      10.231.N.9  ──── 10.231.N.10  b2 (second jump host, sshd :22)
 #                                       10.231.N.13 ──── 10.231.N.14 dp (target behind b2, sshd :22)
 #
@@ -144,15 +144,27 @@ up)
     bash "$harness" start-netns "$lab/sshd-b2" "hsl$index-b2" "$net.10" 22 "$base"
     bash "$harness" start-netns "$lab/sshd-dp" "hsl$index-dp" "$net.14" 22 "$base"
     # A host that accepts TCP connections and never says a word (the kernel completes the handshake
-    # for a listening socket that nobody accepts from).
+    # for a listening socket that nobody accepts from), and one whose accept queue is kept full, so a
+    # connection to it is never even accepted (its SYNs are dropped, as a firewall would).
     ip netns exec "hsl$index-in" python3 -c '
-import signal, socket
-listener = socket.socket()
-listener.bind(("0.0.0.0", 2299))
-listener.listen(64)
+import signal, socket, sys
+silent = socket.socket()
+silent.bind(("0.0.0.0", 2299))
+silent.listen(64)
+full = socket.socket()
+full.bind(("0.0.0.0", 2298))
+full.listen(0)
+filler = socket.create_connection(("127.0.0.1", 2298))
+open(sys.argv[1], "w").close()
 signal.pause()
-' </dev/null >/dev/null 2>&1 &
+' "$lab/silent.ready" </dev/null >/dev/null 2>&1 &
     echo $! >"$lab/silent.pid"
+    # Tests start as soon as this script returns: both ports must be listening (and 2298's queue full) by then.
+    for _ in $(seq 50); do
+        [[ -f "$lab/silent.ready" ]] && break
+        sleep 0.1
+    done
+    [[ -f "$lab/silent.ready" ]] || { echo "the silent listeners did not start" >&2; false; }
     cat "$lab"/sshd-*/known_hosts >"$lab/known_hosts"
     cat >"$lab/env" <<ENV
 LAB_INDEX=$index
@@ -161,6 +173,7 @@ LAB_INNER=$net.6
 LAB_BASTION2=$net.10
 LAB_DEEP=$net.14
 LAB_SILENT_PORT=2299
+LAB_UNANSWERED_PORT=2298
 ENV
     trap - ERR
     # Taken down when its owner ends, however it ends (a crashed test run included); nothing is left to

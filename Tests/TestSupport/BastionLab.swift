@@ -19,13 +19,15 @@ public struct BastionLab: Sendable {
     public let base: SSHTestServer
     /// The jump host, the only lab address the test process reaches (port 22).
     public let bastion: String
-    /// Targets behind `bastion`: sshd on ports 22 and 2222, and a port that never answers (`silentPort`).
+    /// Targets behind `bastion`: sshd on ports 22 and 2222, and ports that never answer.
     public let inner: String
     /// A second jump host behind `bastion` (port 22).
     public let bastion2: String
     /// A target behind `bastion2` (port 22).
     public let deep: String
     public let silentPort: Int
+    /// A port of `inner` whose connections are never accepted (their SYNs are dropped).
+    public let unansweredPort: Int
 
     /// known_hosts holding every lab host's key.
     public var knownHostsPath: String { directory + "/known_hosts" }
@@ -75,7 +77,8 @@ public struct BastionLab: Sendable {
         guard let index = values["LAB_INDEX"].flatMap({ Int($0) }), let bastion = values["LAB_BASTION"],
             let inner = values["LAB_INNER"],
             let bastion2 = values["LAB_BASTION2"], let deep = values["LAB_DEEP"],
-            let silentPort = values["LAB_SILENT_PORT"].flatMap({ Int($0) })
+            let silentPort = values["LAB_SILENT_PORT"].flatMap({ Int($0) }),
+            let unansweredPort = values["LAB_UNANSWERED_PORT"].flatMap({ Int($0) })
         else {
             return .failure(HarnessError(description: "incomplete lab environment in \(directory)"))
         }
@@ -83,7 +86,7 @@ public struct BastionLab: Sendable {
             BastionLab(
                 directory: directory, index: index, base: base, bastion: bastion, inner: inner, bastion2: bastion2,
                 deep: deep,
-                silentPort: silentPort))
+                silentPort: silentPort, unansweredPort: unansweredPort))
     }()
 
     private static var script: String { Repository.root.appendingPathComponent("Scripts/netns-lab.sh").path }

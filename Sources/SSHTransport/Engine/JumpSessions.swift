@@ -9,16 +9,20 @@ import Synchronization
 final class JumpSessions: Sendable {
     private typealias Waiter = CheckedContinuation<(SessionLoop, SSHConnectionInfo, UInt64), any Error>
 
+    /// The session new targets behind one jump host get: connecting (with the targets waiting for it) or up.
     private struct Entry {
         var id: UInt64
         var loop: SessionLoop?
         var info: SSHConnectionInfo?
         var waiters: [Waiter] = []
-        var leases = 1
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        var current: [String: Entry] = [:]
+        /// Targets holding each jump session, also one that new targets no longer get.
+        var leases: [UInt64: Int] = [:]
+        /// Every jump session up, by id, until its last target lets go.
+        var loops: [UInt64: SessionLoop] = [:]
         var nextID: UInt64 = 0
     }
 
@@ -27,11 +31,10 @@ final class JumpSessions: Sendable {
     /// The jump sessions open now, and how many targets each carries.
     var status: [SSHJumpSessionStatus] {
         state.withLock { state in
-            state.entries.values.compactMap { entry in
-                guard let loop = entry.loop else { return nil }
-                return SSHJumpSessionStatus(
+            state.loops.sorted { $0.key < $1.key }.map { id, loop in
+                SSHJumpSessionStatus(
                     displayName: loop.options.displayName, hostName: loop.options.hostName, port: loop.options.port,
-                    targets: entry.leases, isAlive: loop.isRunning)
+                    targets: state.leases[id] ?? 0, isAlive: loop.isRunning, acceptsTargets: loop.acceptsTunnels)
             }
         }
     }
@@ -53,25 +56,25 @@ final class JumpSessions: Sendable {
                 case connect(UInt64)
             }
             let plan = state.withLock { state -> Plan in
-                if var entry = state.entries[key] {
+                if var entry = state.current[key] {
                     if let loop = entry.loop, let info = entry.info {
                         if loop.acceptsTunnels {
-                            entry.leases += 1
-                            state.entries[key] = entry
+                            state.leases[entry.id, default: 0] += 1
                             return .ready(loop, info, entry.id)
                         }
-                        // Broken or closing: a new connect replaces it, and its targets keep their leases
-                        // on the old one until they end.
-                        state.entries[key] = nil
+                        // Broken, closing, or stuck opening a channel: a new session takes the new targets,
+                        // and the old one lives on for the targets it carries.
+                        state.current[key] = nil
                     } else {
-                        entry.leases += 1
+                        state.leases[entry.id, default: 0] += 1
                         entry.waiters.append(continuation)
-                        state.entries[key] = entry
+                        state.current[key] = entry
                         return .wait
                     }
                 }
                 state.nextID += 1
-                state.entries[key] = Entry(id: state.nextID, waiters: [continuation])
+                state.current[key] = Entry(id: state.nextID, waiters: [continuation])
+                state.leases[state.nextID] = 1
                 return .connect(state.nextID)
             }
             switch plan {
@@ -91,23 +94,26 @@ final class JumpSessions: Sendable {
         do {
             let (loop, info) = try await SessionLoop.connect(hop, maxChannels: 10, engine: engine)
             let waiters = state.withLock { state -> [Waiter] in
-                guard var entry = state.entries[key], entry.id == id else { return [] }
+                guard var entry = state.current[key], entry.id == id else {
+                    state.leases[id] = nil
+                    return []
+                }
                 let waiters = entry.waiters
                 entry.waiters = []
                 entry.loop = loop
                 entry.info = info
-                state.entries[key] = entry
+                state.current[key] = entry
+                state.loops[id] = loop
                 return waiters
             }
-            if waiters.isEmpty {
-                // Every target gave up meanwhile (their entry was replaced): nobody needs it.
-                loop.requestShutdown()
-            }
+            // Nobody is waiting for it any more (its entry was replaced meanwhile): nobody needs it.
+            if waiters.isEmpty { loop.requestShutdown() }
             waiters.forEach { $0.resume(returning: (loop, info, id)) }
         } catch {
             let waiters = state.withLock { state -> [Waiter] in
-                guard let entry = state.entries[key], entry.id == id else { return [] }
-                state.entries[key] = nil
+                guard let entry = state.current[key], entry.id == id else { return [] }
+                state.current[key] = nil
+                state.leases[id] = nil
                 return entry.waiters
             }
             waiters.forEach { $0.resume(throwing: error) }
@@ -117,14 +123,14 @@ final class JumpSessions: Sendable {
     /// A target let go of its lease; the last one closes the jump session.
     fileprivate func release(key: String, id: UInt64) {
         let closing = state.withLock { state -> SessionLoop? in
-            guard var entry = state.entries[key], entry.id == id else { return nil }
-            entry.leases -= 1
-            guard entry.leases <= 0 else {
-                state.entries[key] = entry
+            guard let count = state.leases[id] else { return nil }
+            guard count <= 1 else {
+                state.leases[id] = count - 1
                 return nil
             }
-            state.entries[key] = nil
-            return entry.loop
+            state.leases[id] = nil
+            if state.current[key]?.id == id { state.current[key] = nil }
+            return state.loops.removeValue(forKey: id)
         }
         closing?.requestShutdown()
     }
@@ -170,6 +176,9 @@ public struct SSHJumpSessionStatus: Sendable, Equatable {
     public var targets: Int
     /// False once its connection broke or it is closing.
     public var isAlive: Bool
+    /// False once new targets go to another session: this one broke, or a channel open on it hung past a
+    /// target's connect timeout (libssh2 opens one channel at a time per session).
+    public var acceptsTargets: Bool
 }
 
 extension SSHConnectionOptions {

@@ -10,8 +10,15 @@ import Foundation
 extension SessionLoop {
     // MARK: - Any thread
 
-    /// Whether a new target may be carried by this session (as a jump host): it is up and not closing.
-    var acceptsTunnels: Bool { isRunning }
+    /// Whether a new target may be carried by this session (as a jump host): it is up, not closing, and
+    /// no channel open on it has hung.
+    var acceptsTunnels: Bool { isRunning && !tunnelsRetired.load(ordering: .acquiring) }
+
+    /// New targets go to another session from now on: a channel open on this one outlived its target's
+    /// connect timeout, and libssh2 opens one channel at a time, so every open after it would wait too.
+    func retireForTunnels() {
+        tunnelsRetired.store(true, ordering: .releasing)
+    }
 
     /// The jump session opened this session's channel.
     func tunnelOpened() {
@@ -132,6 +139,7 @@ extension SessionLoop {
         let hop: String
         if case .tunnel(let lease) = carrier {
             hop = lease.hopDescription
+            lease.loop.retireForTunnels()
         } else {
             hop = "?"
         }

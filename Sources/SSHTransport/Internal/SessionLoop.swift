@@ -20,7 +20,7 @@ import Synchronization
 /// The session's socket is a TCP connection, or one end of a socketpair: carried by a jump host's
 /// session (``TunnelOperation``, on whatever I/O thread that session lives) or by a `ProxyCommand`
 /// (``ProxyCommandProcess``). libssh2 sees a socket either way.
-// @unchecked Sendable: everything but `inbox` (a Mutex) and `wakeClaimed` (an Atomic) is touched
+// @unchecked Sendable: everything but `inbox` (a Mutex), `wakeClaimed` and `tunnelsRetired` (Atomics) is touched
 // only by the reactor thread once the session is attached (the reactor's inbox lock orders the
 // hand-over).
 final class SessionLoop: @unchecked Sendable {
@@ -83,6 +83,8 @@ final class SessionLoop: @unchecked Sendable {
     let carrier: Carrier
     let inbox = Mutex(Inbox())
     private let wakeClaimed = Atomic<Bool>(false)
+    /// Set (from a target's thread) when this session, as a jump host, must take no new targets.
+    let tunnelsRetired = Atomic<Bool>(false)
 
     private static let nextToken = Atomic<UInt64>(0)
 

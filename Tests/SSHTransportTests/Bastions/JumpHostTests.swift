@@ -241,8 +241,8 @@ struct JumpHostTests {
         ) {
             message in
             message.hasPrefix(
-                "silent (via jump host bastion (\(lab.bastion):22)): no SSH handshake within 2 s from \(lab.inner) port "
-                    + "\(lab.silentPort)")
+                "silent (via jump host bastion (\(lab.bastion):22)): no SSH handshake within 2 s from \(lab.inner) "
+                    + "port \(lab.silentPort)")
         }
         let waited = start.duration(to: .now)
         #expect(waited >= .milliseconds(1900) && waited < .seconds(5), "\(waited)")
@@ -286,6 +286,46 @@ struct JumpHostTests {
         server.thawSSHD()
         await frozen.close()
         await healthy.close()
+    }
+
+    @Test func aChannelTheJumpHostCannotOpenSendsNewTargetsToAFreshJumpSessionAndKeepsTheOldOnesTargets()
+        async throws
+    {
+        let config = """
+            Host unanswered
+                HostName \(lab.inner)
+                Port \(lab.unansweredPort)
+            Host web2
+                HostName \(lab.inner)
+            Host web3
+                HostName \(lab.inner)
+                Port 2222
+            Host unanswered web2 web3
+                ProxyJump bastion
+            \(bastionBlock)
+            """
+        let engine = SSHEngine(threads: 2)
+        // One connect timeout for all three: it is part of what decides which targets share a jump session.
+        let web3 = try await SSHSession.connect(try options("web3", config, timeout: .seconds(2)), engine: engine)
+        // The bastion's connect to the unanswered port hangs (its SYNs are dropped), and libssh2 opens one
+        // channel at a time per session: nothing else could open a channel on this jump session for minutes.
+        await expectFailure(
+            connecting: try options("unanswered", config, timeout: .seconds(2)), engine: engine, code: .timeout
+        ) { message in
+            message
+                == "unanswered: jump host bastion (\(lab.bastion):22) did not open a connection to \(lab.inner) port "
+                + "\(lab.unansweredPort) within 2 s; the jump host may be overloaded, or \(lab.inner) may not answer it"
+        }
+        // Behind the hung open on the old jump session, this connect would time out too.
+        let web2 = try await SSHSession.connect(try options("web2", config, timeout: .seconds(2)), engine: engine)
+        #expect(engine.jumpSessions.map(\.acceptsTargets) == [false, true])
+        #expect(engine.jumpSessions.map(\.targets) == [1, 1])
+        // The old session still carries the target it had.
+        #expect(try await clientAddress(web3) == lab.bastion.replacingLastOctet(with: 5))
+        #expect(try await clientAddress(web2) == lab.bastion.replacingLastOctet(with: 5))
+        await web3.close()
+        await web2.close()
+        try await waitUntil { engine.jumpSessions.isEmpty }
     }
 
     @Test func whenTheJumpSessionBreaksItsTargetsEndNamingItAndTheNextConnectOpensANewOne() async throws {
