@@ -29,6 +29,21 @@ struct BastionCommandTests {
         #expect(json["memory"]?["total_bytes"] != nil)
     }
 
+    @Test func filesGrepTakesDashJToo() throws {
+        let directory = NSTemporaryDirectory() + "hostscope-bastion-grep-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "first line\nthe needle\n".write(toFile: directory + "/notes.txt", atomically: true, encoding: .utf8)
+        let result = try CLI.run(
+            [
+                "files", "grep", "-J", "\(lab.user)@\(lab.bastion)", "needle",
+                "\(lab.user)@\(lab.inner):\(directory)/notes.txt", "--identity", lab.keyPath, "--known-hosts",
+                lab.knownHostsPath,
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(directory)/notes.txt:2:the needle\n")
+    }
+
     @Test func aFleetBehindOneBastionIsCollectedAndItsUnreachableHostIsAnErrorRecordNamingTheHop() throws {
         let config = try lab.config(
             """

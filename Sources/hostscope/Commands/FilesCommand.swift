@@ -89,6 +89,11 @@ struct GrepConnectionOptions: ParsableArguments {
             "Limit on connecting and authenticating, e.g. 10s.", valueName: "duration"))
     var connectTimeout: DurationArgument?
     @Option(
+        name: [.customShort("J"), .customLong("jump")],
+        help: ArgumentHelp(
+            "Jump hosts to go through, as ssh -J: [user@]host[:port][,…], or none.", valueName: "hosts"))
+    var jump: String?
+    @Option(
         name: .customLong("password-env"),
         help: ArgumentHelp(
             "Name of an environment variable holding the SSH password.", valueName: "var"))
@@ -113,6 +118,7 @@ struct GrepConnectionOptions: ParsableArguments {
         options.knownHosts = knownHosts
         options.acceptNewHostKey = acceptNewHostKey
         options.connectTimeout = connectTimeout
+        options.jump = jump
         options.passwordEnv = passwordEnv
         options.passphraseEnv = passphraseEnv
         options.sshConfig = sshConfig
