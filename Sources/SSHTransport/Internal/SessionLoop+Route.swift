@@ -153,14 +153,23 @@ extension SessionLoop {
     /// What answered instead of an SSH server, when that is known: the first line libssh2 took for a banner,
     /// or the first bytes seen, when they do not start as an SSH banner does.
     var nonSSHEvidence: [UInt8]? {
+        let banner = session.flatMap { libssh2_session_banner_get($0) }.map { Array(String(cString: $0).utf8) }
+        return Self.nonSSHEvidence(banner: banner, firstBytes: firstBytes)
+    }
+
+    /// What answered instead of an SSH server, from the line libssh2 took for a banner or, when it took none,
+    /// the first bytes seen: the first line of those, as libssh2 would have taken it (line ends before it
+    /// skipped, after it dropped), so that the message does not depend on which of the two saw the bytes.
+    static func nonSSHEvidence(banner: [UInt8]?, firstBytes: [UInt8]?) -> [UInt8]? {
         let prefix = Array("SSH-".utf8)
-        if let session, let banner = libssh2_session_banner_get(session) {
-            let bytes = Array(String(cString: banner).utf8)
-            return bytes.starts(with: prefix) ? nil : bytes
-        }
-        guard let firstBytes, !firstBytes.isEmpty else { return nil }
-        let head = Array(firstBytes.prefix(prefix.count))
-        return prefix.starts(with: head) ? nil : firstBytes
+        if let banner { return banner.starts(with: prefix) ? nil : banner }
+        guard let firstBytes else { return nil }
+        let isLineEnd = { (byte: UInt8) in byte == ASCIIByte.cr || byte == ASCIIByte.lf }
+        let text = firstBytes.drop(while: isLineEnd)
+        guard !text.isEmpty else { return nil }
+        let line = Array(text.prefix(while: { !isLineEnd($0) }))
+        let head = Array(line.prefix(prefix.count))
+        return prefix.starts(with: head) ? nil : line
     }
 
     /// Looks at what the server sent first without taking it from libssh2.
