@@ -29,6 +29,29 @@ struct BastionCommandTests {
         #expect(json["memory"]?["total_bytes"] != nil)
     }
 
+    @Test func aJumpHostWhoseKeyIsRevokedExitsFiveNamingTheHopAndTheFile() throws {
+        let bastionKey = try String(
+            contentsOfFile: lab.server("b1").directory + "/ssh_host_ed25519_key.pub", encoding: .utf8)
+        let revoked = lab.directory + "/revoked-\(UUID().uuidString)"
+        try bastionKey.write(toFile: revoked, atomically: true, encoding: .utf8)
+        let config = try lab.config(
+            """
+            Host web1
+                HostName \(lab.inner)
+                ProxyJump bastion
+            Host bastion
+                HostName \(lab.bastion)
+                RevokedHostKeys \(revoked)
+            """)
+        let result = try CLI.run(["snapshot", "-F", config, "web1", "-o", "json"])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "web1: jump host bastion (\(lab.bastion):22): the host key "),
+            "\(result.stderr)")
+        #expect(result.stderr.contains("is revoked by \(revoked) line 1 (RevokedHostKeys)"), "\(result.stderr)")
+    }
+
     @Test func filesGrepTakesDashJToo() throws {
         let directory = NSTemporaryDirectory() + "hostscope-bastion-grep-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

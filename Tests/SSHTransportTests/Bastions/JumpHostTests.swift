@@ -197,6 +197,25 @@ struct JumpHostTests {
         }
     }
 
+    @Test func theTargetsOwnHostKeyIsCheckedBehindAKnownJumpHost() async throws {
+        // A known_hosts that vouches for the bastion alone.
+        let bastionOnly = try lab.server("b1").knownHostsPath
+        let target = try options(
+            "web1",
+            """
+            Host web1
+                HostName \(lab.inner)
+                ProxyJump bastion
+            Host web1 bastion
+                UserKnownHostsFile \(bastionOnly)
+            \(bastionBlock)
+            """)
+        await expectFailure(connecting: target, code: .hostKeyUnknown) { message in
+            message.hasPrefix("web1 (via jump host bastion (\(lab.bastion):22)): ")
+                && message.contains("\(lab.inner)")
+        }
+    }
+
     @Test func aTargetTheJumpHostCannotReachFailsNamingBothWhileTheJumpSessionServesOthers() async throws {
         let config = """
             Host web1

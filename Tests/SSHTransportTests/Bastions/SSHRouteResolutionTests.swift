@@ -54,6 +54,44 @@ import Testing
         #expect(edge.route.command?.command == "nc -X connect -x proxy.example:3128 edge 22")
     }
 
+    @Test func matchBlocksAreEvaluatedForEachJumpHostWithItsOwnNameAndUser() throws {
+        let config = try ConfigTest.config(
+            """
+            Host web1
+                ProxyJump admin@gw
+            Match originalhost gw user admin
+                HostName 192.0.2.7
+                Port 2201
+            Match originalhost gw
+                Port 1
+            Match originalhost web1
+                HostName 10.0.1.5
+            Match host 192.0.2.7
+                IdentityFile /keys/gw
+            """)
+        let web1 = try config.connection("web1")
+        #expect(web1.hostName == "10.0.1.5" && web1.port == 22)
+        #expect(!web1.identityFiles.contains("/keys/gw"))
+        let gw = try #require(web1.route.hop)
+        #expect(gw.hostName == "192.0.2.7")
+        #expect(gw.port == 2201)
+        #expect(gw.identityFiles.first == "/keys/gw")
+    }
+
+    @Test func aMatchExecThatDecidesAJumpHostsBlockFailsThatHostAloneNamingTheLine() throws {
+        let config = try ConfigTest.config(
+            """
+            Host web1
+                ProxyJump gw
+            Match originalhost gw exec "test -f ~/.vpn-up"
+                HostName 192.0.2.7
+            """)
+        let problem = try #require(try config.connection("web1").route.problem)
+        #expect(problem.code == .config)
+        #expect(problem.message.hasPrefix("web1: jump host gw: \(path) line 3: Match exec \"test -f ~/.vpn-up\""))
+        #expect(try config.connection("web2").route.isDirect)
+    }
+
     @Test func dashJWinsOverTheConfigsProxySettingsAndNoneLeavesItsProxyCommand() throws {
         let config = try ConfigTest.config(
             """
