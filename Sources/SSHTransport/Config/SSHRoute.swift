@@ -16,6 +16,18 @@ public indirect enum SSHRoute: Sendable {
         guard case .jump(let hop) = self else { return [] }
         return hop.route.jumpHosts + [hop]
     }
+
+    /// Whether `other` goes the same way: both direct, the same command, or the same jump hosts with the same
+    /// users, keys, host key checks and ways to them (what lets two targets share a jump session).
+    public func isSame(as other: SSHRoute) -> Bool {
+        switch (self, other) {
+        case (.direct, .direct): true
+        case (.command(let a), .command(let b)): a.command == b.command
+        case (.jump(let a), .jump(let b)): a.sharingKey == b.sharingKey
+        case (.unusable(let a), .unusable(let b)): a.code == b.code && a.message == b.message
+        default: false
+        }
+    }
 }
 
 /// A `ProxyCommand` ready to run: `/bin/sh -c 'exec COMMAND'`, its standard input and output carrying the

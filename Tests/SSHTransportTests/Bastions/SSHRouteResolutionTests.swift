@@ -92,6 +92,28 @@ import Testing
         #expect(try config.connection("web2").route.isDirect)
     }
 
+    @Test func twoRoutesAreTheSameOnlyWhenTheirJumpHostsOrCommandsAgree() throws {
+        let config = try ConfigTest.config(
+            """
+            Host web1 web2
+                ProxyJump gw
+            Host web3
+                ProxyJump admin@gw
+            Host web4
+                ProxyCommand nc %h %p
+            Host gw
+                HostName 192.0.2.7
+            """)
+        let web1 = try config.connection("web1").route
+        #expect(web1.isSame(as: try config.connection("web1").route))
+        #expect(web1.isSame(as: try config.connection("web2").route))
+        #expect(!web1.isSame(as: try config.connection("web3").route))
+        #expect(!web1.isSame(as: try config.connection("web4").route))
+        #expect(!web1.isSame(as: try config.connection("web5").route))
+        #expect(try config.connection("web4").route.isSame(as: try config.connection("web4").route))
+        #expect(try config.connection("web5").route.isSame(as: .direct))
+    }
+
     @Test func dashJWinsOverTheConfigsProxySettingsAndNoneLeavesItsProxyCommand() throws {
         let config = try ConfigTest.config(
             """
