@@ -4,13 +4,18 @@ import PackageDescription
 let package = Package(
     name: "hostscope",
     products: [
-        .executable(name: "hostscope", targets: ["hostscope"])
+        .executable(name: "hostscope", targets: ["hostscope"]),
+        // The domain modules, for the fuzzing package in Fuzz/ (which depends on this one by path).
+        .library(
+            name: "HostscopeParsers",
+            targets: ["OrderedJSON", "HostStats", "SSHTransport", "RemoteFiles", "AgentTracing", "Chat"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // C libraries, each wrapped by exactly one Swift module.
@@ -96,6 +101,12 @@ let package = Package(
         .testTarget(
             name: "RemoteFilesTests",
             dependencies: ["RemoteFiles", "SSHTransport", "Digests", "TestSupport", "OrderedJSON"]),
+        .testTarget(
+            name: "PropertyTests",
+            dependencies: [
+                "OrderedJSON", "HostStats", "AgentTracing",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
     ]
 )

@@ -4,7 +4,10 @@ import Foundation
 public enum Timestamp {
     /// `2026-11-21T19:22:00.123Z`.
     public static func format(_ date: Date) -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        // Cut to the millisecond, but a time within 50 µs below one counts as that one: a stamp read
+        // back as 0.002 s is 1.9999999999999998 ms in binary (and near year 9999 a Double is off by
+        // up to 15 µs), which a plain cut would print as .001.
+        let milliseconds = (date.timeIntervalSince1970 * 1000 + 0.05).rounded(.down)
         var seconds = time_t(floor(milliseconds / 1000))
         let millis = Int(milliseconds - Double(seconds) * 1000)
         var parts = tm()
