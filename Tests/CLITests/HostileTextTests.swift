@@ -91,7 +91,7 @@ import Testing
                 let terminal = try CLI.runOnTerminal(command + connection, environment: Self.environment)
                 #expect(terminal.stdout.contains(Self.escapedPrompt), "\(command[0]): \(terminal.stdout)")
                 // Rows still end as RFC 4180 says (the terminal shows CR LF as CR CR LF).
-                #expect(terminal.stdout.contains("error_message\r\r\n"), "\(command[0]): \(terminal.stdout)")
+                #expect(terminal.stdout.contains("error_message,slot\r\r\n"), "\(command[0]): \(terminal.stdout)")
                 #expect(Self.holdsNoControls(terminal.stdout), "\(command[0]): \(terminal.stdout)")
             }
         }

@@ -24,6 +24,21 @@ import Testing
         #expect(table.allSatisfy { $0.user == "root" })
     }
 
+    @Test func aBindMountOfADeviceIsShownOnceUnderItsShortestMountPointAsGNUDfShowsIt() throws {
+        // `ip netns add` bind-mounts /run/netns from the root device; GNU df shows the device once.
+        let root = "/dev/vda             ext4       264212084  16915488  82150124  17% /\n"
+        let text = try recorded()
+        #expect(text.contains(root))
+        // A second tmpfs with the same figures as /dev/shm: pseudo filesystems are separate instances.
+        let otherTmpfs = "tmpfs                tmpfs       24684084         0  24684084   0% /run/other\n"
+        let bound = text.replacingOccurrences(
+            of: root, with: root.replacingOccurrences(of: "% /\n", with: "% /run/netns\n") + root + otherTmpfs)
+        let disks = try #require(try parse(bound).disks)
+        #expect(disks.filter { $0.filesystem == "/dev/vda" }.map(\.mount) == ["/"])
+        #expect(disks.contains { $0.mount == "/run/other" && $0.filesystem == "tmpfs" })
+        #expect(disks.contains { $0.mount == "/dev/shm" })
+    }
+
     @Test func dfWithoutTypesStillGivesEverySizeOnceAndTheInodes() throws {
         // A build whose df lacks -T prints `df -kP`: the same rows without the type column.
         var lines: [String] = []

@@ -27,7 +27,7 @@ import Testing
         "{brace}", "\u{65E5}\u{672C}\u{8A9E} text", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "ab ab ab", "end$",
     ]
 
-    /// Patterns in the syntax the README promises, with Swift `Regex` as the reference.
+    /// Patterns in the syntax docs/files.md promises, with Swift `Regex` as the reference.
     static let patterns = [
         "TODO|FIXME", "^ERROR|WARN [0-9]+", "^a", "c$", "^$", "a.c", "fo+", "fo*bar", "o{2}", "[0-9]{2,}",
         "[0-9]{1,2};", "x=[0-9]+;y", "[^a-z ]", "[[:digit:]]+Z", "[[:upper:]][[:lower:]]", "\\d\\d", "\\w+_\\w+",

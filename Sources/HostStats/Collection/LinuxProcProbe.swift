@@ -150,7 +150,7 @@ public enum LinuxProcProbe {
             do {
                 // Stacked mounts are shown once, as GNU df does, without a warning on every tick.
                 let parsed = try DfParser.parse(text, reportingStackedMounts: false)
-                result.disks = parsed.value
+                result.disks = withoutBindMounts(parsed.value)
                 result.warnings.append(contentsOf: parsed.warnings)
             } catch {
                 result.warnings.append(error.description)
@@ -163,6 +163,36 @@ public enum LinuxProcProbe {
             result.disks = disks
         }
         return result
+    }
+
+    /// The rows of a plain `df` table (BusyBox has no `--output`) with bind mounts left out, as GNU
+    /// df leaves them out: GNU df shows one row per device, BusyBox one per mount. df prints no device
+    /// number, so a row is taken for a bind mount of an earlier one when both name the same device
+    /// path and report the same size, used and available figures; the shorter mount point is kept,
+    /// as GNU df keeps it. Pseudo filesystems (`tmpfs`, `overlay`: no `/` in the source) are separate
+    /// instances however alike their figures, and are all kept.
+    static func withoutBindMounts(_ disks: [DiskStats]) -> [DiskStats] {
+        struct Device: Hashable {
+            var filesystem: String
+            var size, used, available: UInt64?
+        }
+        var kept: [DiskStats] = []
+        var positions: [Device: Int] = [:]
+        for disk in disks {
+            guard disk.filesystem.hasPrefix("/") else {
+                kept.append(disk)
+                continue
+            }
+            let device = Device(
+                filesystem: disk.filesystem, size: disk.sizeBytes, used: disk.usedBytes, available: disk.availableBytes)
+            if let position = positions[device] {
+                if disk.mount.utf8.count < kept[position].mount.utf8.count { kept[position] = disk }
+            } else {
+                positions[device] = kept.count
+                kept.append(disk)
+            }
+        }
+        return kept
     }
 
     /// Copies inode counts from a second df run (`df -iP`, or macOS `df -i`) onto the
