@@ -8,7 +8,7 @@ import Testing
 /// and escapes, forge section markers, list 100,000 more processes, exit half-way or close without
 /// an exit status; and SFTP names holding newlines and escapes, a directory of a million entries and
 /// a file that grows while it is read. Each run must end with a record or a sentence saying what
-/// happened, within the output cap's memory (16 MiB per command, README "Sessions"), and attribute
+/// happened, within the output cap's memory (16 MiB per command, docs/ssh.md "Sessions"), and attribute
 /// nothing to the wrong host, process or file.
 @Suite(.serialized) struct HostileHostTests {
     static let password = "hostile-test-password"
