@@ -87,7 +87,9 @@ let package = Package(
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "HostStats", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "Storage", "HostStats", "OrderedJSON", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP"]),
         .testTarget(
             name: "AgentTracingTests",

@@ -90,9 +90,10 @@ public struct ReconnectBackoff: Sendable, Equatable {
 /// Runs `watch`: each host on its own loop of fixed-rate ticks (due at its phase + k × interval,
 /// see ``TickSchedule``, so lateness never accumulates and a fleet's probes are spread over the
 /// interval), each tick yielding exactly one record — a snapshot or an error record, carrying
-/// the slot it was due at — so gaps are visible. A slow or dead host never delays the others; a host whose
-/// connection fails is retried with capped exponential backoff, and the ticks in between are
-/// error records naming the last failure and the next attempt.
+/// the slot it was due at — so gaps are visible. A slow or dead host never delays the others. A host
+/// that refused the keys or showed a host key not trusted is retried with capped exponential backoff
+/// (the ticks in between are error records naming the last failure and the next attempt); one that is
+/// down or unreachable is tried again at each tick, so it is back within a tick of coming back.
 public struct FleetWatch: Sendable {
     public let plan: WatchPlan
 
@@ -191,9 +192,11 @@ public struct FleetWatch: Sendable {
                 case .failure(let failure):
                     let connected = await connection?.isConnected ?? true
                     if !connected {
-                        backoff.failed(at: .now)
-                        lastFailure = failure
                         await collector.reset()
+                        if Self.backsOff(after: failure.kind) {
+                            backoff.failed(at: .now)
+                            lastFailure = failure
+                        }
                     }
                 }
             }
@@ -217,6 +220,18 @@ public struct FleetWatch: Sendable {
             events.yield(.status(state))
         }
         await connection?.close()
+    }
+
+    /// Whether a lost connection that failed this way waits out the backoff before the next attempt.
+    ///
+    /// Refused keys or passwords and a changed host key stay so until someone acts, and each attempt
+    /// costs the host a handshake (and may count against fail2ban or MaxAuthTries): those back off.
+    /// A host that is down, unreachable, stopped or too slow is tried again at its next tick, because
+    /// each attempt is bounded by the tick budget and costs no more than the tick's error record, and
+    /// waiting would keep a host that came back hidden for up to the backoff's cap (30 s) instead of
+    /// the next tick.
+    static func backsOff(after kind: FailureKind) -> Bool {
+        kind == .auth || kind == .hostKey
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -20,7 +20,8 @@ struct WatchCommand: AsyncParsableCommand {
             tick of every host yields exactly one record: a snapshot, or an error record (timeout, auth, \
             host_key, connect, command, parse), so gaps are visible. CPU and network/disk rates \
             come from the difference with the previous tick; the first tick has none (null). A \
-            failing host is retried with capped exponential backoff; the others are not delayed.
+            host that is down is tried again at each tick; one refusing the keys or the host key \
+            with capped exponential backoff; the others are not delayed.
 
             Hosts come from arguments (aliases, user@host:port, local), ~/.ssh/config patterns \
             such as 'db-*', and --hosts-file (one per line, # comments). Output goes to --output \
@@ -194,14 +195,40 @@ struct WatchCommand: AsyncParsableCommand {
     }
 }
 
-/// Where `watch` records go: the output file and the history database. A failure of either
-/// is said once and stops only that destination; collection and the other one go on.
+/// Where `watch` records go: the output file and the history database. A failure of either is said
+/// once and skips only that destination; collection and the other one go on, and every later
+/// record tries the failed one again, so a disk that had space freed is written again from the next
+/// record on (said once too, with how many records it missed).
 final class RecordSink: Sendable {
     private let writer: RecordFileWriter?
     private let history: StorageDatabase?
     private let metrics: HostMetricsExporter?
+    /// The first failure of the run, for the exit status: the output is incomplete.
     private let failed = Mutex<String?>(nil)
-    private let historyFailed = Mutex(false)
+    private let output = Mutex(DestinationState())
+    private let historyState = Mutex(DestinationState())
+
+    /// Whether a destination is failing now, and how many records it missed since it began to.
+    struct DestinationState {
+        var failing = false
+        var missed = 0
+
+        /// Counts a failed record; true for the first failure of a run of them (the one to report).
+        mutating func failedOnce() -> Bool {
+            missed += 1
+            defer { failing = true }
+            return !failing
+        }
+
+        /// Notes a success; the records missed, when it ends a run of failures.
+        mutating func succeeded() -> Int? {
+            defer {
+                failing = false
+                missed = 0
+            }
+            return failing ? missed : nil
+        }
+    }
 
     init(writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter? = nil) {
         self.writer = writer
@@ -213,34 +240,45 @@ final class RecordSink: Sendable {
 
     func write(_ record: SnapshotRecord) async {
         metrics?.record(record)
-        if let writer, failure == nil {
+        if let writer {
             do {
                 try writer.write(record)
+                if let missed = output.withLock({ $0.succeeded() }) {
+                    let target = writer.path ?? "standard output"
+                    Output.note(
+                        "writing to \(target) again; the \(missed) record(s) made while it failed "
+                            + "are only in the history database")
+                }
             } catch {
-                failed.withLock { $0 = error.message }
-                Output.error(error.message)
+                failed.withLock { $0 = $0 ?? error.message }
+                if output.withLock({ $0.failedOnce() }) { Output.error(error.message) }
             }
         }
-        if let history, !historyFailed.withLock({ $0 }) {
+        if let history {
             do {
                 // Stopping the watch cancels this task; the record in hand is still stored, so the
                 // write runs in a task that does not inherit the cancellation.
                 try await Task { try await history.history.append([record]) }.value
+                if let missed = historyState.withLock({ $0.succeeded() }) {
+                    Output.note("storing records in the history database again; \(missed) record(s) were not stored")
+                }
             } catch {
                 let message = (error as? StorageError)?.message ?? "\(error)"
-                historyFailed.withLock { $0 = true }
                 failed.withLock { $0 = $0 ?? message }
-                Output.error(message + " (the output file keeps receiving records)")
+                if historyState.withLock({ $0.failedOnce() }) {
+                    Output.error(message + " (the output file keeps receiving records)")
+                }
             }
         }
     }
 
     func finish() {
-        guard failure == nil else { return }
+        // A destination failing at the end (a closed pipe, a disk still full) has nothing to close.
+        guard !output.withLock({ $0.failing }) else { return }
         do {
             try writer?.finish()
         } catch {
-            failed.withLock { $0 = error.message }
+            failed.withLock { $0 = $0 ?? error.message }
             Output.error(error.message)
         }
     }
