@@ -8,7 +8,8 @@ Swift harness reads: a selector byte before a tool's output, a NUL-ended field b
 so on (Fuzz/Sources/HostscopeFuzz/ says which). Seeds come from the captures listed in
 Fixtures/manifest.tsv, the captures under every locale (Fixtures/locales/), the regression inputs, the probe recordings, the LLM streams, the JSON
 goldens, and, for inputs nothing captured holds (ssh_config, known_hosts, patterns), the hand-made
-seeds in Fixtures/fuzz/. The output folder is git-ignored; run.sh rebuilds it before each run.
+seeds in Fixtures/fuzz/; the inputs that once crashed a harness (Fixtures/fuzz/crashes/HARNESS/) are
+added to its seeds, so every run replays them. The output folder is git-ignored; run.sh rebuilds it before each run.
 """
 
 import argparse
@@ -101,6 +102,11 @@ def seeds(harness):
             yield f"spans-{index}", header + b"\x00" + body
     else:
         raise SystemExit(f"no seeds known for harness {harness}")
+    # Inputs that once crashed a harness (each has a regression test): every run replays them first.
+    crashes = FIXTURES / "fuzz" / "crashes" / harness
+    if crashes.is_dir():
+        for path in sorted(crashes.iterdir()):
+            yield "crash-" + path.name, path.read_bytes()
 
 
 def main():

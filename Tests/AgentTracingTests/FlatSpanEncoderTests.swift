@@ -1,5 +1,7 @@
 import AgentTracing
+import Foundation
 import OrderedJSON
+import TestSupport
 import Testing
 import Tracing
 
@@ -169,6 +171,9 @@ import Tracing
             + FlatSpanEncoderTests.ok + #","colour":"blue"}"#,
         "{" + FlatSpanEncoderTests.ids + #","name":"x","kind":"internal","# + FlatSpanEncoderTests.times + ","
             + FlatSpanEncoderTests.ok + "} trailing",
+        // A start past 2554, the last year UInt64 nanoseconds hold: it used to trap (fuzzing, docs/fuzzing.md).
+        "{" + FlatSpanEncoderTests.ids + #","name":"x","kind":"internal","#
+            + #""start":"2922-11-21T19:22:00+05:30","end":"2026-01-01T00:00:00Z","# + FlatSpanEncoderTests.ok + "}",
     ])
     func otherLinesMeanWhatTheGeneralReaderSays(line: String) {
         switch (Self.read(line), Self.general(line)) {
@@ -201,6 +206,20 @@ import Tracing
     ])
     func malformedOrPreEpochTimestampsAreRejected(text: String) {
         #expect(RFC3339Nanoseconds.parse(text) == nil)
+    }
+
+    /// Found by fuzzing (Fixtures/fuzz/crashes/otlp/): a time after 2554 overflowed the nanosecond count
+    /// and trapped, ending `trace push` of a span file holding one.
+    @Test func aTimeAfterWhatUInt64NanosecondsHoldIsNoTimeRatherThanATrap() throws {
+        let input = try Data(
+            contentsOf: Repository.fixtures.appendingPathComponent("fuzz/crashes/otlp/rfc3339-year-2922"))
+        let header = String(decoding: input.prefix { $0 != 0 }, as: UTF8.self)
+        #expect(header == "2922-11-21T19:22:00+05:30")
+        #expect(RFC3339Nanoseconds.parse(header) == nil)
+        #expect(RFC3339Nanoseconds.parse("2554-07-21T23:34:33.709551615Z") == UInt64.max)
+        #expect(RFC3339Nanoseconds.parse("2554-07-21T23:34:33.709551616Z") == nil)
+        #expect(RFC3339Nanoseconds.parse("2554-07-21T23:34:34Z") == nil)
+        #expect(RFC3339Nanoseconds.parse("9999-12-31T23:59:59.999999999Z") == nil)
     }
 
     @Test func randomInstantsRoundTrip() {

@@ -10,8 +10,8 @@ public enum RFC3339Nanoseconds {
     }
 
     /// Nanoseconds since the epoch for an RFC 3339 timestamp with `Z` or a numeric offset and up to
-    /// nine fractional digits (more are rejected rather than rounded); `nil` for anything else or a
-    /// time before 1970.
+    /// nine fractional digits (more are rejected rather than rounded); `nil` for anything else, a
+    /// time before 1970 or one after 2554-07-21T23:34:33.709551615Z (the last that UInt64 nanoseconds hold).
     public static func parse(_ text: String) -> UInt64? {
         let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {
@@ -63,7 +63,12 @@ public enum RFC3339Nanoseconds {
         let days = daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - offsetSeconds
         guard seconds >= 0 else { return nil }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(fraction)
+        // 64 bits of nanoseconds end in 2554: a later time (RFC 3339 goes to 9999) is no time here,
+        // not a trap.
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = whole.addingReportingOverflow(UInt64(fraction))
+        guard !overflow, !carry else { return nil }
+        return total
     }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
