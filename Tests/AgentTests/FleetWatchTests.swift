@@ -145,6 +145,40 @@ func harnessHost(_ server: SSHTestServer) -> ResolvedHost {
         #expect(after.timeIntervalSince(back) <= 0.6 + 0.05, "back \(after.timeIntervalSince(back)) s after the sshd")
     }
 
+    /// A host whose tick ran past the next slot used to collect for every slot it had missed, back to back:
+    /// on a machine too busy for its fleet (the soak, docs/soak.md) fifty hosts doing so kept the one task
+    /// that writes records from running, and a minute of ticks gave a few dozen records.
+    @Test func aTickReachedAfterItsWholeIntervalIsRecordedAsSkippedInsteadOfCollected() async throws {
+        let log = WatchLog()
+        let interval = Duration.milliseconds(300)
+        let plan = WatchPlan(hosts: [.local], interval: interval, count: 10)
+        let watch = Task { await FleetWatch(plan: plan).run(record: { log.add($0) }) }
+        try await Task.sleep(for: .milliseconds(700))
+        // Hold every thread of the concurrency pool for a second, as a machine too busy for the fleet does.
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<max(2, ProcessInfo.processInfo.activeProcessorCount) {
+                group.addTask {
+                    let end = ContinuousClock.now + .seconds(1)
+                    while ContinuousClock.now < end {}
+                }
+            }
+        }
+        await watch.value
+        let records = log.of("local")
+        #expect(records.count == 10)
+        let skipped = records.filter { record in
+            if case .failure(let failure) = record { failure.message.hasPrefix("skipped:") } else { false }
+        }
+        #expect(!skipped.isEmpty, "every stale slot was collected")
+        #expect(skipped.allSatisfy { if case .failure(let failure) = $0 { failure.kind == .timeout } else { false } })
+        let slots = records.compactMap(\.slot)
+        #expect(slots.count == 10)
+        for (earlier, later) in zip(slots, slots.dropFirst()) {
+            #expect(abs(later.timeIntervalSince(earlier) - 0.3) < 0.001, "a slot was lost or repeated")
+        }
+        #expect(records.last.map { if case .snapshot = $0 { true } else { false } } == true, "no collection after")
+    }
+
     @Test func aHostThatNeverSendsABannerTimesOutWithinItsTicks() async throws {
         let listener = try LoopbackListener()
         let log = WatchLog()

@@ -32,4 +32,12 @@ import Testing
         }
         #expect(bins.allSatisfy { $0 >= 10 && $0 <= 60 }, "\(bins)")
     }
+
+    @Test func aTickIsOverrunOnceItsWholeIntervalHasPassed() {
+        let due = ContinuousClock.now
+        #expect(!TickSchedule.isOverrun(due: due, now: due, interval: .seconds(1)))
+        #expect(!TickSchedule.isOverrun(due: due, now: due + .milliseconds(999), interval: .seconds(1)))
+        #expect(TickSchedule.isOverrun(due: due, now: due + .seconds(1), interval: .seconds(1)))
+        #expect(TickSchedule.isOverrun(due: due, now: due + .seconds(7), interval: .seconds(1)))
+    }
 }

@@ -177,7 +177,15 @@ public struct FleetWatch: Sendable {
             tick += 1
             let now = ContinuousClock.now
             var result: SnapshotRecord
-            if let failure = lastFailure, !backoff.allowsAttempt(at: now), let next = backoff.nextAttempt {
+            if TickSchedule.isOverrun(due: due, now: now, interval: plan.interval) {
+                // The previous tick ran past this slot's whole interval: collecting for it now would only
+                // fall further behind, and a host that keeps collecting back to back starves the writer
+                // of every host's records. The slot gets its record at once; the next one is collected.
+                result = .failure(
+                    CollectionFailure(
+                        host: name, collectedAt: Date(), kind: .timeout,
+                        message: "skipped: the previous tick ran past this one's slot (\(Self.describe(due.duration(to: now))) late); the host or the machine running hostscope is too slow for --every \(Self.describe(plan.interval))"))
+            } else if let failure = lastFailure, !backoff.allowsAttempt(at: now), let next = backoff.nextAttempt {
                 let wait = now.duration(to: next)
                 result = .failure(
                     CollectionFailure(

@@ -42,6 +42,14 @@ public struct TickSchedule: Sendable, Equatable {
         return Date(timeIntervalSince1970: Double(steps * length + offset) / 1e9)
     }
 
+    /// Whether a tick due at `due` and reached only at `now` is past its own interval (its next slot is
+    /// due too): the tick before it overran, and collecting for it would put the host further behind.
+    public static func isOverrun(
+        due: ContinuousClock.Instant, now: ContinuousClock.Instant, interval: Duration
+    ) -> Bool {
+        due.duration(to: now) >= interval
+    }
+
     /// The slot `index` intervals after `first`.
     public func slot(_ index: Int, after first: Date) -> Date {
         first.addingTimeInterval(Self.seconds(interval) * Double(index))
