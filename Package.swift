@@ -1,6 +1,13 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// Every target: imports are internal unless marked `public import`, and a file uses only the members
+/// of modules it imports itself, so that each file's imports (and this manifest) say what it depends on.
+let strictImports: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
 let package = Package(
     name: "hostscope",
     products: [
@@ -8,7 +15,9 @@ let package = Package(
         // The domain modules, for the fuzzing package in Fuzz/ (which depends on this one by path).
         .library(
             name: "HostscopeParsers",
-            targets: ["OrderedJSON", "HostStats", "SSHTransport", "RemoteFiles", "AgentTracing", "Chat"]),
+            targets: [
+                "ValueFormats", "OrderedJSON", "HostStats", "SSHTransport", "RemoteFiles", "AgentTracing", "Chat",
+            ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -18,7 +27,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
-        // C libraries, each wrapped by exactly one Swift module.
+        // C: system libraries, each wrapped by exactly one Swift module.
         .systemLibrary(
             name: "CLibSSH2", pkgConfig: "libssh2",
             providers: [.apt(["libssh2-1-dev"])]),
@@ -34,86 +43,129 @@ let package = Package(
         // Linux's epoll and eventfd, for the SSH engine's I/O threads.
         .systemLibrary(name: "CLinuxEvents"),
 
-        // Leaf modules.
-        .target(name: "OrderedJSON"),
-        .target(name: "Digests", dependencies: ["CLibCrypto"]),
-        .target(name: "Gzip", dependencies: ["CZlib"]),
-        .target(name: "HostStats", dependencies: ["OrderedJSON"]),
+        // Leaves: value formats and JSON, used by every layer above.
+        .target(name: "ValueFormats", swiftSettings: strictImports),
+        .target(name: "OrderedJSON", dependencies: ["ValueFormats"], swiftSettings: strictImports),
+
+        // Wrappers: the only users of their C library.
+        .target(name: "Digests", dependencies: ["CLibCrypto", "ValueFormats"], swiftSettings: strictImports),
         .target(
             name: "SSHTransport",
             dependencies: [
-                "CLibSSH2", "CLinuxEvents", "Digests", .product(name: "HeapModule", package: "swift-collections"),
-            ]),
-        .target(name: "CurlHTTP", dependencies: ["CCurl"]),
+                "CLibSSH2", "CLinuxEvents", "Digests", "ValueFormats",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictImports),
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "ValueFormats"], swiftSettings: strictImports),
+        .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: strictImports),
         .target(
             name: "Storage",
-            dependencies: ["HostStats", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictImports),
+
+        // Domain: models, probes, pure parsers, state machines, encoders.
+        .target(name: "HostStats", dependencies: ["OrderedJSON", "ValueFormats"], swiftSettings: strictImports),
         .target(
             name: "AgentTracing",
             dependencies: [
-                "OrderedJSON", "CurlHTTP", "Gzip",
+                "OrderedJSON", "CurlHTTP", "Gzip", "ValueFormats",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
-            ]),
+            ],
+            swiftSettings: strictImports),
         .target(
             name: "RemoteFiles",
             dependencies: [
-                "SSHTransport", "Digests", "OrderedJSON",
+                "SSHTransport", "Digests", "OrderedJSON", "ValueFormats",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictImports),
         .target(
-            name: "Chat",
-            dependencies: ["OrderedJSON", "CurlHTTP", "AgentTracing"]),
+            name: "Chat", dependencies: ["OrderedJSON", "CurlHTTP", "AgentTracing", "ValueFormats"],
+            swiftSettings: strictImports),
 
-        // Composition root and the command line.
+        // Core: one entry point per surface; owns the database, the trace runtime, HTTP clients, sessions.
         .target(
-            name: "Agent",
+            name: "HostscopeCore",
             dependencies: [
-                "OrderedJSON", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles", "Chat",
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]),
+                "OrderedJSON", "ValueFormats", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles",
+                "Chat", "CurlHTTP", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictImports),
+        // Rendering: everything the command line shows on a terminal.
+        .target(
+            name: "TerminalUI",
+            dependencies: [
+                "HostscopeCore", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage", "AgentTracing",
+                "Chat",
+            ],
+            swiftSettings: strictImports),
+        // Faces.
         .executableTarget(
             name: "hostscope",
             dependencies: [
-                "Agent", "AgentTracing", "OrderedJSON", "HostStats", "RemoteFiles", "Storage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+                "HostscopeCore", "TerminalUI", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage",
+                "AgentTracing", "Chat", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictImports),
 
-        .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
+        .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"], swiftSettings: strictImports),
         .testTarget(
-            name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"]),
-        .testTarget(name: "SSHTransportTests", dependencies: ["SSHTransport", "Digests", "TestSupport"]),
-        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"]),
-        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),
+            name: "ValueFormatsTests", dependencies: ["ValueFormats", "TestSupport"], swiftSettings: strictImports),
+        .testTarget(
+            name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "ValueFormats", "TestSupport"],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "SSHTransportTests", dependencies: ["SSHTransport", "Digests", "ValueFormats", "TestSupport"],
+            swiftSettings: strictImports),
+        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"], swiftSettings: strictImports),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"], swiftSettings: strictImports),
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "HostStats", "OrderedJSON", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
-        .testTarget(name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP"]),
+                "Storage", "HostStats", "HostscopeCore", "OrderedJSON", "ValueFormats", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP", "AgentTracing"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [
-                "AgentTracing", "CurlHTTP", "Gzip", "OrderedJSON", "TestSupport",
+                "AgentTracing", "CurlHTTP", "Gzip", "OrderedJSON", "ValueFormats", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]),
+            ],
+            swiftSettings: strictImports),
         .testTarget(
-            name: "AgentTests",
+            name: "HostscopeCoreTests",
             dependencies: [
-                "Agent", "AgentTracing", "Chat", "CurlHTTP", "HostStats", "OrderedJSON", "SSHTransport", "Storage",
-                "TestSupport",
+                "HostscopeCore", "AgentTracing", "Chat", "CurlHTTP", "HostStats", "OrderedJSON", "SSHTransport",
+                "Storage", "RemoteFiles", "ValueFormats", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats"]),
+            ],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "TerminalUITests",
+            dependencies: ["TerminalUI", "HostscopeCore", "Chat", "HostStats", "OrderedJSON", "ValueFormats"],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats", "HostscopeCore", "ValueFormats"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "RemoteFilesTests",
-            dependencies: ["RemoteFiles", "SSHTransport", "Digests", "TestSupport", "OrderedJSON"]),
+            dependencies: ["RemoteFiles", "SSHTransport", "Digests", "TestSupport", "OrderedJSON", "ValueFormats"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "PropertyTests",
             dependencies: [
-                "OrderedJSON", "HostStats", "AgentTracing",
+                "OrderedJSON", "HostStats", "AgentTracing", "ValueFormats",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+            ],
+            swiftSettings: strictImports),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictImports),
     ]
 )

@@ -2,6 +2,7 @@ import Foundation
 import HostStats
 import PropertyBased
 import Testing
+import ValueFormats
 
 /// An RFC 4180 reader, strict where the writer must be: a field is quoted or holds no quote, CR or LF; a
 /// quote inside a quoted field is doubled; every record ends with CRLF.
@@ -84,7 +85,7 @@ let csvText = zip(fieldText, Gen.element(of: [",", "\"", "\r", "\n", "\r\n", "\"
             #expect(row["memory.total_bytes"].flatMap { UInt64($0) } == bytes)
             #expect(row["memory.used_bytes"].flatMap { UInt64($0) } == bytes / 2)
             #expect(row["uptime_seconds"].flatMap { Double($0) } == figure)
-            #expect(row["timestamp"].flatMap(Timestamp.parse) == Date(timeIntervalSince1970: 1_764_000_000.5))
+            #expect(row["timestamp"].flatMap(RFC3339.parse) == Date(timeIntervalSince1970: 1_764_000_000.5))
         }
     }
 

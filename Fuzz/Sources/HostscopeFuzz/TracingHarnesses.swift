@@ -1,5 +1,6 @@
 import AgentTracing
 import OrderedJSON
+import ValueFormats
 
 /// An attribute value of any type, built from the input.
 private func attributeValue(_ input: inout FuzzInput) -> AttributeValue {
@@ -56,9 +57,9 @@ extension Harness {
         if let context = TraceParent.parse(header) {
             check(TraceParent.parse(TraceParent.headerValue(for: context)) == context, "traceparent round trip")
         }
-        if let nanoseconds = RFC3339Nanoseconds.parse(header) {
+        if let nanoseconds = RFC3339.parseNanoseconds(header) {
             check(
-                RFC3339Nanoseconds.parse(RFC3339Nanoseconds.format(nanoseconds)) == nanoseconds, "RFC 3339 round trip")
+                RFC3339.parseNanoseconds(RFC3339.format(nanosecondsSince1970: nanoseconds)) == nanoseconds, "RFC 3339 round trip")
         }
         let spans = spans(&input)
         let encoder = OTLPJSONEncoder(scope: InstrumentationScope(version: "fuzz"), maximumLineBytes: 4096)
