@@ -11,7 +11,13 @@ let strictImports: [SwiftSetting] = [
 let package = Package(
     name: "hostscope",
     products: [
-        .executable(name: "hostscope", targets: ["hostscope"])
+        .executable(name: "hostscope", targets: ["hostscope"]),
+        // The domain modules, for the fuzzing package in Fuzz/ (which depends on this one by path).
+        .library(
+            name: "HostscopeParsers",
+            targets: [
+                "ValueFormats", "OrderedJSON", "HostStats", "SSHTransport", "RemoteFiles", "AgentTracing", "Chat",
+            ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -20,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // C: system libraries, each wrapped by exactly one Swift module.
@@ -109,7 +116,8 @@ let package = Package(
             swiftSettings: strictImports),
 
         .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"], swiftSettings: strictImports),
-        .testTarget(name: "ValueFormatsTests", dependencies: ["ValueFormats"], swiftSettings: strictImports),
+        .testTarget(
+            name: "ValueFormatsTests", dependencies: ["ValueFormats", "TestSupport"], swiftSettings: strictImports),
         .testTarget(
             name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"],
             swiftSettings: strictImports),
@@ -121,7 +129,8 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "HostStats", "HostscopeCore", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift"),
+                "Storage", "HostStats", "HostscopeCore", "OrderedJSON", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictImports),
         .testTarget(
@@ -153,6 +162,13 @@ let package = Package(
         .testTarget(
             name: "RemoteFilesTests",
             dependencies: ["RemoteFiles", "SSHTransport", "Digests", "TestSupport", "OrderedJSON", "ValueFormats"],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "PropertyTests",
+            dependencies: [
+                "OrderedJSON", "HostStats", "AgentTracing", "ValueFormats",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictImports),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictImports),
     ]

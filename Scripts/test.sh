@@ -20,5 +20,10 @@ export HOSTSCOPE_TEST_SSH_DIR="$harness"
 
 swift build --build-tests "$@"
 # Serially: several tests check wall-clock bounds (deadlines, tick rates), which a 2-core
-# machine running every suite at once cannot keep.
-swift test --skip-build --no-parallel "$@"
+# machine running every suite at once cannot keep. HOSTSCOPE_TEST_FILTER, when set, is the
+# --filter of swift test alone (swift build takes no --filter).
+filter=()
+if [[ -n ${HOSTSCOPE_TEST_FILTER:-} ]]; then
+    filter=(--filter "$HOSTSCOPE_TEST_FILTER")
+fi
+swift test --skip-build --no-parallel "$@" "${filter[@]}"

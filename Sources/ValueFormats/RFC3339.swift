@@ -33,8 +33,11 @@ public enum RFC3339 {
         switch precision {
         case .seconds: fraction = 0
         case .milliseconds:
-            // From the millisecond count, as the stored `collected_at` columns are.
-            let milliseconds = Int64((interval * 1000).rounded(.down))
+            // From the millisecond count, as the stored `collected_at` columns are. Cut to the
+            // millisecond, but a time within 50 µs below one counts as that one: a stamp read back as
+            // 0.002 s is 1.9999999999999998 ms in binary (and near year 9999 a Double is off by up to
+            // 15 µs), which a plain cut would print as .001.
+            let milliseconds = Int64((interval * 1000 + 0.05).rounded(.down))
             return format(
                 seconds: floorDivide(milliseconds, 1000), nanoseconds: floorModulo(milliseconds, 1000) * 1_000_000,
                 digits: 3)
@@ -123,13 +126,17 @@ public enum RFC3339 {
     }
 
     /// Nanoseconds since the epoch for a timestamp with `T`, `Z` or a numeric offset and up to nine
-    /// fractional digits (more are refused rather than rounded); `nil` for anything else or a time
-    /// before 1970.
+    /// fractional digits (more are refused rather than rounded); `nil` for anything else, a time
+    /// before 1970, or one after 2554-07-21T23:34:33.709551615Z (the last that UInt64 nanoseconds hold).
     public static func parseNanoseconds(_ text: String) -> UInt64? {
         guard let parsed = components(text, allowSpace: false, maximumDigits: 9), parsed.seconds >= 0 else {
             return nil
         }
-        return UInt64(parsed.seconds) * 1_000_000_000 + UInt64(parsed.nanoseconds)
+        // RFC 3339 goes to 9999: a later time than 64 bits of nanoseconds hold is no time here, not a trap.
+        let (whole, overflow) = UInt64(parsed.seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = whole.addingReportingOverflow(UInt64(parsed.nanoseconds))
+        guard !overflow, !carry else { return nil }
+        return total
     }
 
     /// Seconds since the epoch and the fraction's first nine digits as nanoseconds.

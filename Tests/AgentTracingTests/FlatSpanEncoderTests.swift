@@ -169,6 +169,9 @@ import Tracing
             + FlatSpanEncoderTests.ok + #","colour":"blue"}"#,
         "{" + FlatSpanEncoderTests.ids + #","name":"x","kind":"internal","# + FlatSpanEncoderTests.times + ","
             + FlatSpanEncoderTests.ok + "} trailing",
+        // A start past 2554, the last year UInt64 nanoseconds hold: it used to trap (fuzzing, docs/fuzzing.md).
+        "{" + FlatSpanEncoderTests.ids + #","name":"x","kind":"internal","#
+            + #""start":"2922-11-21T19:22:00+05:30","end":"2026-01-01T00:00:00Z","# + FlatSpanEncoderTests.ok + "}",
     ])
     func otherLinesMeanWhatTheGeneralReaderSays(line: String) {
         switch (Self.read(line), Self.general(line)) {

@@ -8,7 +8,7 @@ import Testing
 final class RunningCLI {
     let pid: pid_t
 
-    init(_ arguments: [String], stdout: String = "/dev/null") throws {
+    init(_ arguments: [String], stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
         var pid: pid_t = 0
         var argv: [UnsafeMutablePointer<CChar>?] = ([CLI.binary] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -17,7 +17,7 @@ final class RunningCLI {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard posix_spawn(&pid, CLI.binary, &actions, nil, &argv, environ) == 0 else {
             throw HarnessError(description: "cannot start hostscope")
         }
@@ -146,6 +146,52 @@ final class RunningCLI {
         #expect(errors.first?.contains("disk is full") == true)
         let database = try await StorageDatabase.open(at: db, mode: .existingOnly)
         #expect(try await database.history.count() == 3)
+        try await database.close()
+    }
+
+    /// The output file used to stay silent for the rest of the run once the disk had filled, even after
+    /// space came back (found by the soak, docs/soak.md).
+    @Test(.enabled(if: SmallFileSystem.available, "needs the right to mount a tmpfs"))
+    func aFullDiskIsSaidOnceAndTheFileReceivesRecordsAgainOnceThereIsRoom() async throws {
+        let volume = try SmallFileSystem(kilobytes: 256)
+        defer { volume.unmount() }
+        let csv = volume.file("fleet.csv")
+        let db = directory + "/refilled.sqlite"
+        let stderr = directory + "/refilled.stderr"
+        let watch = try RunningCLI(
+            ["watch", "local", "--every", "100ms", "--count", "70", "-o", csv, "--db", db], stderr: stderr)
+        try await Task.sleep(for: .milliseconds(800))
+        let ballast = volume.file("ballast")
+        #expect(FileManager.default.createFile(atPath: ballast, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: ballast))
+        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+        try handle.close()
+        // Long enough for the rows to fill the free bytes of the file's last page and then fail.
+        try await Task.sleep(for: .milliseconds(3000))
+        try FileManager.default.removeItem(atPath: ballast)
+        let freed = Date()
+        // Missing records in the file make the run incomplete: status 1, as before.
+        #expect(watch.wait() == 1)
+        // Said once per spell of failures, and once when it ends. A disk at the edge can take a short
+        // record after refusing a long one, so there may be more than one spell, each said whole.
+        let said = lines(stderr)
+        #expect(!said.isEmpty)
+        for (index, line) in said.enumerated() {
+            let expected = index.isMultiple(of: 2) ? "the disk is full" : "again"
+            #expect(line.contains(expected), "\(said)")
+        }
+        #expect(said.count.isMultiple(of: 2), "the last spell has no end: \(said)")
+        let rows = lines(csv, separator: "\r\n")
+        let columns = rows.first?.split(separator: ",").count ?? 0
+        for row in rows { #expect(row.split(separator: ",", omittingEmptySubsequences: false).count == columns) }
+        let lastSlot = try #require(rows.last.flatMap { $0.split(separator: ",").last }.map(String.init))
+        let stamps = ISO8601DateFormatter()
+        stamps.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let last = try #require(stamps.date(from: lastSlot))
+        #expect(last > freed, "no record in the file after the disk had room again")
+        #expect(rows.count - 1 < 70, "no record was missed: the disk never filled")
+        let database = try await StorageDatabase.open(at: db, mode: .existingOnly)
+        #expect(try await database.history.count() == 70)
         try await database.close()
     }
 

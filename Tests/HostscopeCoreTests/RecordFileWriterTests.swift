@@ -2,6 +2,7 @@ import HostscopeCore
 import Foundation
 import HostStats
 import OrderedJSON
+import TestSupport
 import Testing
 
 func sampleRecord(_ host: String, _ second: Int, failed: Bool = false) -> SnapshotRecord {
@@ -149,6 +150,62 @@ func sampleRecord(_ host: String, _ second: Int, failed: Bool = false) -> Snapsh
         } catch {
             #expect(error.message.contains("/nonexistent/dir/out.csv"))
         }
+    }
+
+    /// A write the disk could hold only in part used to leave that part in the file: a CSV row or NDJSON
+    /// line cut short, then the next record glued to it, or a JSON array without its closing bracket.
+    @Test(
+        .enabled(if: SmallFileSystem.available, "needs the right to mount a tmpfs"),
+        arguments: RecordFileFormat.allCases)
+    func aRecordTheFullDiskCannotHoldIsTakenBackWholeAndWritingGoesOnOnceThereIsRoom(
+        format: RecordFileFormat
+    ) throws {
+        let volume = try SmallFileSystem(kilobytes: 64)
+        defer { volume.unmount() }
+        let path = volume.file("fleet.\(format.rawValue)")
+        let writer = try RecordFileWriter(path: path, format: format)
+        try writer.write(sampleRecord("web1", 0))
+        // Fill every page left: the file's last page keeps its free bytes, so the records below fill
+        // them and one of them is cut at the page's end, as a disk filling up between two records does.
+        let ballast = volume.file("ballast")
+        #expect(FileManager.default.createFile(atPath: ballast, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: ballast))
+        while (try? handle.write(contentsOf: Data(count: 512))) != nil {}
+        try handle.close()
+        let sizeBefore = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        var failures = 0
+        for second in 1...40 {
+            do { try writer.write(sampleRecord("web1", second)) } catch {
+                failures += 1
+                #expect(error.message.contains("the disk is full"))
+            }
+        }
+        #expect(failures > 0, "the disk never filled")
+        let sizeFull = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(sizeFull >= sizeBefore)
+        try FileManager.default.removeItem(atPath: ballast)
+        try writer.write(sampleRecord("web2", 99))
+        let contents = try String(contentsOfFile: path, encoding: .utf8)
+        var hosts: [String] = []
+        switch format {
+        case .csv:
+            let rows = contents.split(separator: "\r\n").dropFirst()
+            let columns = SnapshotCSV.wideHeader.split(separator: ",").count
+            for row in rows {
+                #expect(row.split(separator: ",", omittingEmptySubsequences: false).count == columns, "\(row)")
+                hosts.append(String(row.split(separator: ",", omittingEmptySubsequences: false)[1]))
+            }
+        case .ndjson:
+            for line in contents.split(separator: "\n") {
+                let value = try JSONParser.parse(String(line))
+                hosts.append(value["host"]?.stringValue ?? "?")
+            }
+        case .json:
+            let array = try #require(try JSONParser.parse(contents).arrayValue)
+            hosts = array.map { $0["host"]?.stringValue ?? "?" }
+        }
+        #expect(hosts.last == "web2", "the record after the disk had room again is missing")
+        #expect(hosts.count == 1 + (40 - failures) + 1)
     }
 
     @Test func theFormatIsInferredFromTheFileName() {

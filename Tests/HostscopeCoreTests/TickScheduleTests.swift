@@ -33,4 +33,12 @@ import ValueFormats
         }
         #expect(bins.allSatisfy { $0 >= 10 && $0 <= 60 }, "\(bins)")
     }
+
+    @Test func aTickIsOverrunOnceItsWholeIntervalHasPassed() {
+        let slot = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(!TickSchedule.isOverrun(slot: slot, now: slot, interval: .seconds(1)))
+        #expect(!TickSchedule.isOverrun(slot: slot, now: slot.addingTimeInterval(0.999), interval: .seconds(1)))
+        #expect(TickSchedule.isOverrun(slot: slot, now: slot.addingTimeInterval(1), interval: .seconds(1)))
+        #expect(TickSchedule.isOverrun(slot: slot, now: slot.addingTimeInterval(7), interval: .seconds(1)))
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import ValueFormats
 
@@ -48,5 +49,19 @@ import ValueFormats
         #expect(RFC3339.parse("2025-11-21T19:22:00Z") == Date(timeIntervalSince1970: 1_763_752_920))
         #expect(RFC3339.parse("2025-11-21T19:22:00") == nil)
         #expect(RFC3339.parse("yesterday") == nil)
+    }
+
+    /// Found by fuzzing (Fixtures/fuzz/crashes/otlp/): a time after 2554 overflowed the nanosecond count
+    /// and trapped, ending `trace push` of a span file holding one.
+    @Test func aTimeAfterWhatUInt64NanosecondsHoldIsNoTimeRatherThanATrap() throws {
+        let input = try Data(
+            contentsOf: Repository.fixtures.appendingPathComponent("fuzz/crashes/otlp/rfc3339-year-2922"))
+        let header = String(decoding: input.prefix { $0 != 0 }, as: UTF8.self)
+        #expect(header == "2922-11-21T19:22:00+05:30")
+        #expect(RFC3339.parseNanoseconds(header) == nil)
+        #expect(RFC3339.parseNanoseconds("2554-07-21T23:34:33.709551615Z") == UInt64.max)
+        #expect(RFC3339.parseNanoseconds("2554-07-21T23:34:33.709551616Z") == nil)
+        #expect(RFC3339.parseNanoseconds("2554-07-21T23:34:34Z") == nil)
+        #expect(RFC3339.parseNanoseconds("9999-12-31T23:59:59.999999999Z") == nil)
     }
 }

@@ -119,7 +119,9 @@ public enum SnapshotCSV {
 
     /// Quotes a field when it holds a comma, quote, CR or LF (RFC 4180), doubling quotes.
     public static func field(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        // By bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        let special: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
+        guard value.utf8.contains(where: special.contains) else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

@@ -20,6 +20,9 @@ public enum DfParser {
 
     private struct Layout {
         var hasType: Bool
+        /// A translated header naming no type column the parser knows: whether rows carry a type is
+        /// told from the rows (``typesFromSources(_:)``).
+        var typeUnknown = false
         var inodesOnly: Bool
         var inlineInodes: Bool
         /// Bytes per unit of a suffix-less size; `nil` when sizes are human-readable.
@@ -98,10 +101,14 @@ public enum DfParser {
             throw ParseError(source: source, message: "truncated output: `\(name)` has no figures", line: pendingLine)
         }
         guard !tables.isEmpty else {
+            if let refusal = untranslatedHeaderRefusal(lines) { throw refusal }
             throw .unexpected(source: source, "no `Filesystem … Mounted on` header", expected: "`df`", text: text)
         }
         guard tables.contains(where: { !$0.disks.isEmpty }) else {
             throw .unexpected(source: source, "a header but no filesystem rows", expected: "`df`", text: text)
+        }
+        for index in tables.indices where tables[index].layout.typeUnknown {
+            tables[index].disks = typesFromSources(tables[index].disks)
         }
         let sizeTables = tables.filter { !$0.layout.inodesOnly }
         var stackWarnings: [String] = []
@@ -119,6 +126,20 @@ public enum DfParser {
             }
         }
         return Parsed(disks, warnings: warnings)
+    }
+
+    /// The rows of a table whose header did not say whether it has a type column: when every source
+    /// read as two words (`devtmpfs devtmpfs`, `/dev/vda ext4`), the second is the type, as `df -T`
+    /// prints in every locale.
+    private static func typesFromSources(_ disks: [DiskStats]) -> [DiskStats] {
+        let split = disks.map { $0.filesystem.split(separator: " ") }
+        guard !disks.isEmpty, split.allSatisfy({ $0.count == 2 }) else { return disks }
+        return zip(disks, split).map { disk, words in
+            var disk = disk
+            disk.filesystem = String(words[0])
+            disk.type = String(words[1])
+            return disk
+        }
     }
 
     private static func deduplicated(_ disks: [DiskStats], warnings: inout [String]) -> [DiskStats] {
@@ -139,22 +160,30 @@ public enum DfParser {
     /// The layout a header line announces, or `nil` when the line is not a df header.
     private static func header(_ line: Substring, line number: Int) throws(ParseError) -> Layout? {
         let words = TextScanning.fields(line)
-        guard words.count >= 4, !words.contains(where: { UInt64($0) != nil }) else { return nil }
+        // A row holds a percentage and several figures; a header at most one block size standing alone
+        // (`bloques de 1024`, `blocs de 1024`).
+        guard words.count >= 4,
+            !words.contains(where: { $0.hasSuffix("%") && $0.dropLast().first.map { $0.isNumber || $0 == "-" } == true }),
+            words.filter({ UInt64($0) != nil }).count <= 1
+        else { return nil }
         let lower = words.map { $0.lowercased() }
         // Words only a df header has; `free` and `ps` headers share `available` and `size`.
         let known = [
             "filesystem", "dateisystem", "sys.", "mounted", "eingehängt", "monté", "montado", "iuse%", "verw%",
         ]
-        // `1K-blocks`, `1024-blocks`, `1-blocks`, German `1K-Blöcke`: a block size, a dash, a word.
+        // `1K-blocks`, `1024-blocks`, `1-blocks`, German `1K-Blöcke`: a block size, a dash, a word; a
+        // size standing alone (Spanish `bloques de 1K`) or before a word of another script (`1024的块`).
+        let hasKnownWord = lower.contains(where: { known.contains($0) })
         let blockSizes = lower.compactMap { word -> UInt64? in
-            guard let dash = word.firstIndex(of: "-"), word[word.index(after: dash)...].allSatisfy(\.isLetter) else {
-                return nil
-            }
-            let size = word[..<dash]
-            guard size.first?.isNumber == true else { return nil }
+            let size = word.prefix { $0.isASCII && ($0.isNumber || "kmgKMG".contains($0)) }
+            let rest = word.dropFirst(size.count)
+            guard size.first?.isNumber == true,
+                (rest.isEmpty && hasKnownWord) || (rest.first == "-" && rest.dropFirst().allSatisfy(\.isLetter))
+                    || rest.first.map({ !$0.isASCII && $0.isLetter }) == true
+            else { return nil }
             return TextScanning.scaledSize(Substring(size))
         }
-        guard lower.contains(where: { known.contains($0) }) || !blockSizes.isEmpty else { return nil }
+        guard hasKnownWord || !blockSizes.isEmpty else { return nil }
         if lower.contains("inodes") && !blockSizes.isEmpty {
             // A translated GNU `df --output=…` header (English ones go to DfOutputTable): read by the
             // fixed layouts above, its figures would land in the wrong fields.
@@ -167,9 +196,30 @@ public enum DfParser {
         let inodesOnly = lower.contains("inodes") || (lower.contains("iuse%") && blockSizes.isEmpty)
         var blockBytes = blockSizes.first
         if inodesOnly { blockBytes = 1 }
+        let hasType = lower.contains("type") || lower.contains("typ") || lower.contains("tipo")
         return Layout(
-            hasType: lower.contains("type") || lower.contains("typ") || lower.contains("tipo"),
+            hasType: hasType, typeUnknown: !hasType && !lower.contains("filesystem"),
             inodesOnly: inodesOnly, inlineInodes: lower.contains("iused") && !inodesOnly, blockBytes: blockBytes)
+    }
+
+    /// The refusal for df output whose header is in a language the parser does not read: a first
+    /// line of words and no figures, over rows holding a percentage. Its plain figures could be
+    /// 1K blocks, bytes or inode counts, and guessing would misread them, so the sentence names the
+    /// commands to capture instead.
+    private static func untranslatedHeaderRefusal(_ lines: [Substring]) -> ParseError? {
+        guard let headerIndex = lines.firstIndex(where: { !$0.trimmingBlanks().isEmpty }) else { return nil }
+        let words = TextScanning.fields(lines[headerIndex])
+        guard words.count >= 3, !words.contains(where: { $0.hasSuffix("%") && Double($0.dropLast()) != nil }),
+            lines[(headerIndex + 1)...].contains(where: { line in
+                TextScanning.fields(line).contains { $0.hasSuffix("%") && UInt64($0.dropLast()) != nil }
+            })
+        else { return nil }
+        return ParseError(
+            source: source,
+            message: "the column names `\(lines[headerIndex].trimmingBlanks())` are in a language hostscope does not "
+                + "read, so its figures could be blocks, bytes or inode counts; capture `LC_ALL=C df -kPT` for sizes "
+                + "(and `LC_ALL=C df -iP` for inodes) instead",
+            line: headerIndex + 1)
     }
 
     /// The row in `line`, or `nil` when it holds no run of figures (a wrapped source name).

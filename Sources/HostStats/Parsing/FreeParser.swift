@@ -48,17 +48,31 @@ public enum FreeParser {
         var slack: Double
     }
 
+    /// A row label: `Mem:`, `Swap:`, translated ones, and Chinese ones ending in a full-width colon (`内存：`).
+    private static func isLabel(_ field: Substring) -> Bool {
+        field.hasSuffix(":") || field.hasSuffix("：")
+    }
+
+    /// A label and the figure it touches, apart: procps pads labels to a fixed width, which a long
+    /// translated label fills (`Speicher:25276502016` under de_DE).
+    private static func splitLabel(_ field: Substring) -> [Substring] {
+        guard let colon = field.firstIndex(where: { $0 == ":" || $0 == "：" }) else { return [field] }
+        let rest = field[field.index(after: colon)...]
+        guard let first = rest.first, first.isASCII, first.isNumber else { return [field] }
+        return [field[...colon], rest]
+    }
+
     public static func parse(_ text: String, unit: Unit? = nil) throws(ParseError) -> Parsed<MemoryStats> {
         var header: [Substring]?
         var rows: [(label: String, values: [Substring], line: Int)] = []
         for (index, line) in TextScanning.lines(text).enumerated() {
-            let fields = TextScanning.fields(line)
+            let fields = TextScanning.fields(line).flatMap(splitLabel)
             if fields.isEmpty { continue }
-            if header == nil, !fields[0].hasSuffix(":"), fields.count >= 3 {
+            if header == nil, !isLabel(fields[0]), fields.count >= 3 {
                 header = fields
                 continue
             }
-            guard let labelEnd = fields.lastIndex(where: { $0.hasSuffix(":") }) else { continue }
+            guard let labelEnd = fields.lastIndex(where: isLabel) else { continue }
             let label = fields[...labelEnd].joined(separator: " ")
             rows.append((label, Array(fields[(labelEnd + 1)...]), index + 1))
         }

@@ -164,14 +164,17 @@ public enum MpstatParser {
         return Int(fields[fields.count - 2].dropFirst())
     }
 
-    /// Seconds after midnight of `HH:MM:SS [AM|PM]`, or `nil` when the tokens are a label.
+    /// Seconds after midnight of `HH:MM:SS [AM|PM]` (or `HH.MM.SS` as fi_FI writes it, `07時24分00秒` as
+    /// ja_JP does, `07시 24분 01초` as ko_KR does, `kl. 07.24 +0000` as nb_NO does, to the minute), or
+    /// `nil` when the tokens are a label.
     static func clockSeconds(_ tokens: ArraySlice<Substring>) -> Int? {
-        guard let first = tokens.first else { return nil }
-        let parts = first.split(separator: ":")
-        guard parts.count == 3, let hours = Int(parts[0]), let minutes = Int(parts[1]),
-            let seconds = Int(parts[2].prefix(2)), (0..<24).contains(hours), (0..<60).contains(minutes),
-            (0..<61).contains(seconds)
-        else { return nil }
+        // A time zone's `+0000` is no part of the clock.
+        let text = tokens.filter { !(($0.hasPrefix("+") || $0.hasPrefix("-")) && $0.count == 5) }.joined(separator: " ")
+        let groups = text.split(whereSeparator: { !($0.isASCII && $0.isNumber) })
+        guard groups.count == 3 || groups.count == 2, groups.allSatisfy({ $0.count <= 2 }) else { return nil }
+        let parts = groups.map { Int($0) ?? -1 }
+        let (hours, minutes, seconds) = (parts[0], parts[1], parts.count == 3 ? parts[2] : 0)
+        guard (0..<24).contains(hours), (0..<60).contains(minutes), (0..<61).contains(seconds) else { return nil }
         var hour = hours
         if tokens.count > 1 {
             let marker = tokens[tokens.startIndex + 1].uppercased()

@@ -179,7 +179,8 @@ public enum PsParser {
         case .ppid: return processID(token) != nil || isDigits(token)
         case .cpu, .memory: return percent(token) != nil
         case .rss, .vsz: return token == "-" || TextScanning.readSize(token, unit: 1024) != nil
-        case .number: return token == "-" || Double(token) != nil
+        // `rt`: top's priority of a real-time process, under a `PRI` header in some locales (ro_RO).
+        case .number: return token == "-" || token == "rt" || Double(token) != nil
         // Linux and BSD state letters and flags (`Ss+`, `S<Ll`, `IW<`, `R+`, `SNs`, `U`, `Z`).
         case .state: return token.count <= 8 && token.allSatisfy { $0.isLetter || "<>+".contains($0) }
         case .user, .uid, .word, .text: return true

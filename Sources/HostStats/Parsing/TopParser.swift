@@ -31,6 +31,7 @@ public enum TopParser {
         var swapLine: Substring?
         var perCore: [CoreStats] = []
         var headerIndex: Int?
+        var afterCPU = false
         for index in frame.indices {
             let line = frame[index]
             let trimmed = line.trimmingBlanks()
@@ -39,19 +40,29 @@ public enum TopParser {
                 part.load = UptimeParser.load(line)
             } else if trimmed.lowercased().hasPrefix("load average:") {
                 part.load = UptimeParser.load(line)
-            } else if let label = label(trimmed), label.lowercased().contains("cpu") {
+            } else if let label = label(trimmed), label.lowercased().contains("cpu") || label.hasPrefix("%") {
+                // `%Cpu(s)`, and translated ones that keep the `%` (uk_UA `%CПроц.`).
                 let figures = pairs(trimmed[trimmed.index(after: trimmed.firstIndex(of: ":")!)...])
                 if let core = Int(label.filter(\.isNumber)), !label.contains("(") {
                     perCore.append(CoreStats(core: core, busyPercent: cpuStats(figures, cores: nil)?.busyPercent))
                 } else {
                     part.cpu = cpuStats(figures, cores: nil)
                 }
+                afterCPU = true
             } else if let label = label(trimmed), label.contains("Swap") || label.contains("Échange") {
                 swapLine = trimmed
             } else if memoryLine == nil, let label = label(trimmed), !label.contains("Task"), !label.contains("Tâche"),
                 trimmed.contains("free") || trimmed.contains("libr") || trimmed.contains("frei")
             {
                 memoryLine = trimmed
+            } else if afterCPU, label(trimmed) != nil, pairs(trimmed[trimmed.index(after: trimmed.firstIndex(of: ":")!)...]).count == 4 {
+                // procps prints memory, then swap, right after the CPU lines, whatever the language of
+                // their labels (`MiB RAM :`, `MiB Intercambio:`, `MiB 메모리 :`).
+                if memoryLine == nil {
+                    memoryLine = trimmed
+                } else if swapLine == nil {
+                    swapLine = trimmed
+                }
             } else if TextScanning.fields(trimmed).first == "PID" {
                 headerIndex = index
                 break
@@ -91,7 +102,8 @@ public enum TopParser {
 
     /// The words before the first colon, when the line has one early on.
     private static func label(_ line: Substring) -> Substring? {
-        guard let colon = line.firstIndex(of: ":"), line.distance(from: line.startIndex, to: colon) <= 12 else {
+        // Long enough for translated labels such as `MiB Intercambio`.
+        guard let colon = line.firstIndex(of: ":"), line.distance(from: line.startIndex, to: colon) <= 24 else {
             return nil
         }
         return line[..<colon]
@@ -142,6 +154,12 @@ public enum TopParser {
             }
             values[label] = number
         }
+        if values["id"] == nil, values["idle"] == nil, pairs.count == 8, values.count == 8 {
+            // Labels in a language not known here (pl_PL `uż, sy, ni, be, io, …`): procps prints the
+            // shares in one order in every locale.
+            let order = ["us", "sy", "ni", "id", "wa", "hi", "si", "st"]
+            values = Dictionary(uniqueKeysWithValues: zip(order, pairs.map { values[$0.label]! }))
+        }
         func first(_ names: String...) -> Double? { names.lazy.compactMap { values[$0] }.first }
         guard let idle = first("id", "idle") else { return nil }
         let iowait = first("wa", "io", "iowait")
@@ -161,12 +179,20 @@ public enum TopParser {
         let prefix = TextScanning.fields(line[..<colon]).first.map(String.init) ?? ""
         let multiplier: Double? =
             switch prefix {
-            case "KiB": 1024
-            case "MiB": 1_048_576
-            case "GiB": 1_073_741_824
-            case "TiB": 1_099_511_627_776
+            // top scales by 1024 whatever the unit's translation says (pt_BR `MB`, ro_RO `Mio`, uk_UA `МіБ`).
+            case "KiB", "KB", "Kio", "КіБ", "КиБ": 1024
+            case "MiB", "MB", "Mio", "МіБ", "МиБ": 1_048_576
+            case "GiB", "GB", "Gio", "ГіБ", "ГиБ": 1_073_741_824
+            case "TiB", "TB", "Tio", "ТіБ", "ТиБ": 1_099_511_627_776
             default: nil
             }
+        if multiplier == nil, prefix != line[..<colon].trimmingBlanks(), line.contains(",") {
+            // A unit word hostscope cannot read: taking the figures as KiB would misread them.
+            throw ParseError(
+                source: source,
+                message: "the memory unit `\(prefix)` of `\(line)` is in a language hostscope does not read; capture "
+                    + "`LC_ALL=C top -b -n 1` instead")
+        }
         /// Figures by label; those out of range are named in `warnings` and in `outOfRange`.
         func figures(_ text: Substring, outOfRange: inout Set<String>) throws(ParseError) -> [String: FreeParser.Figure]
         {
@@ -200,11 +226,28 @@ public enum TopParser {
             }
             return result
         }
+        /// Figures by label, or by position where the labels are in a language not known here: procps
+        /// prints `total, free, used, buff/cache` and `total, free, used. avail Mem` in every locale.
+        func figures(_ text: Substring, order: [String], outOfRange: inout Set<String>) throws(ParseError)
+            -> [String: FreeParser.Figure]
+        {
+            let byLabel = try figures(text, outOfRange: &outOfRange)
+            let labels = pairs(text[text.index(after: text.firstIndex(of: ":")!)...]).map { canonical($0.label) }
+            guard !(labels.contains("total") && labels.contains("free")), labels.count == order.count,
+                Set(labels).count == labels.count
+            else { return byLabel }
+            var byPosition: [String: FreeParser.Figure] = [:]
+            for (label, name) in zip(labels, order) {
+                if let figure = byLabel[label] { byPosition[name] = figure }
+                if outOfRange.remove(label) != nil { outOfRange.insert(name) }
+            }
+            return byPosition
+        }
         var outOfRange: Set<String> = []
-        let mem = try figures(line, outOfRange: &outOfRange)
+        let mem = try figures(line, order: ["total", "free", "used", "buff/cache"], outOfRange: &outOfRange)
         var swapOutOfRange: Set<String> = []
         let swapFigures = try swap.map { (text: Substring) throws(ParseError) in
-            try figures(text, outOfRange: &swapOutOfRange)
+            try figures(text, order: ["total", "free", "used", "available"], outOfRange: &swapOutOfRange)
         } ?? [:]
         var stats = MemoryStats()
         guard let free = mem["free"] else {

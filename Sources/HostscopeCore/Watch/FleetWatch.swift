@@ -136,9 +136,12 @@ public struct ReconnectBackoff: Sendable, Equatable {
 /// A fleet watch: each host on its own loop of fixed-rate ticks (due at its phase + k × interval, see
 /// ``TickSchedule``, so lateness never accumulates and a fleet's probes are spread over the interval),
 /// each tick yielding exactly one record — a snapshot or an error record, carrying the slot it was due
-/// at — so gaps are visible. A slow or dead host never delays the others; a host whose connection fails
-/// is retried with capped exponential backoff, and the ticks in between are error records naming the
-/// last failure and the next attempt.
+/// at — so gaps are visible. A slow or dead host never delays the others. A host that refused the keys or
+/// showed a host key not trusted is retried with capped exponential backoff (the ticks in between are
+/// error records naming the last failure and the next attempt); one that is down or unreachable is tried
+/// again at each tick, so it is back within a tick of coming back. A tick reached only after its whole
+/// interval (the one before it overran) gets a `timeout` record starting `skipped:` instead of a
+/// collection, so a host that falls behind catches up.
 ///
 /// It is a long-lived service object: ``run()`` collects until the plan ends or the task is cancelled
 /// (then every session is closed); meanwhile ``states`` reads each host's live state at any time,
@@ -316,7 +319,18 @@ public final class FleetWatch: Sendable {
             tick += 1
             let now = clock.now()
             var result: SnapshotRecord
-            if let failure = lastFailure, !backoff.allowsAttempt(at: now), let next = backoff.nextAttempt {
+            if TickSchedule.isOverrun(slot: slot, now: now, interval: plan.interval) {
+                // The previous tick ran past this slot's whole interval: collecting for it now would only
+                // fall further behind, and a host that keeps collecting back to back starves the writer
+                // of every host's records. The slot gets its record at once; the next one is collected.
+                let late = Self.describe(now.timeIntervalSince(slot))
+                result = .failure(
+                    CollectionFailure(
+                        host: name, collectedAt: now, kind: .timeout,
+                        message: "skipped: the previous tick ran past this one's slot (\(late) late); the host "
+                            + "or the machine running hostscope is too slow for --every "
+                            + Self.describe(plan.interval.inSeconds)))
+            } else if let failure = lastFailure, !backoff.allowsAttempt(at: now), let next = backoff.nextAttempt {
                 result = .failure(
                     CollectionFailure(
                         host: name, collectedAt: now, kind: failure.kind,
@@ -332,9 +346,11 @@ public final class FleetWatch: Sendable {
                 case .failure(let failure):
                     let connected = await connection?.isConnected ?? true
                     if !connected {
-                        backoff.failed(at: clock.now(), random: random())
-                        lastFailure = failure
                         await collector.reset()
+                        if Self.backsOff(after: failure.kind) {
+                            backoff.failed(at: clock.now(), random: random())
+                            lastFailure = failure
+                        }
                     }
                 }
             }
@@ -378,6 +394,18 @@ public final class FleetWatch: Sendable {
         options.connectTimeout = min(options.connectTimeout, plan.tickBudget)
         options.keepaliveInterval = options.keepaliveInterval ?? max(plan.interval, .seconds(15))
         return .ssh(options)
+    }
+
+    /// Whether a lost connection that failed this way waits out the backoff before the next attempt.
+    ///
+    /// Refused keys or passwords and a changed host key stay so until someone acts, and each attempt
+    /// costs the host a handshake (and may count against fail2ban or MaxAuthTries): those back off.
+    /// A host that is down, unreachable, stopped or too slow is tried again at its next tick, because
+    /// each attempt is bounded by the tick budget and costs no more than the tick's error record, and
+    /// waiting would keep a host that came back hidden for up to the backoff's cap (30 s) instead of
+    /// the next tick.
+    static func backsOff(after kind: FailureKind) -> Bool {
+        kind == .auth || kind == .hostKey
     }
 
     static func describe(_ seconds: TimeInterval) -> String {

@@ -124,10 +124,31 @@ public final class RecordFileWriter: Sendable {
 
     /// Appends one record and makes it durable in the page cache (not fsync'd: a power cut may
     /// lose the last seconds, a killed process loses nothing written).
+    ///
+    /// A write that fails part-way (the disk filled up) is taken back: the file is cut to where it
+    /// ended and, for JSON, its closing bracket restored, so it stays valid and the next record that
+    /// fits is appended whole after the last one.
     public func write(_ record: SnapshotRecord) throws(RecordWriteError) {
         try progress.withLock { (progress: inout Progress) throws(RecordWriteError) in
-            try write(record, &progress)
+            let before = progress
+            let end = ownsDescriptor ? lseek(descriptor, 0, SEEK_END) : -1
+            do throws(RecordWriteError) {
+                try write(record, &progress)
+            } catch {
+                if end >= 0 { takeBack(to: end) }
+                progress = before
+                throw error
+            }
         }
+    }
+
+    /// Cuts the file back to `end` bytes; a JSON array gets back the "\n]\n" a failed write overwrote
+    /// (bytes the file already held, so rewriting them needs no new space).
+    private func takeBack(to end: off_t) {
+        if format == .json, end >= 3 {
+            try? writeAll(Array("\n]\n".utf8), at: end - 3)
+        }
+        ftruncate(descriptor, end)
     }
 
     private func write(_ record: SnapshotRecord, _ progress: inout Progress) throws(RecordWriteError) {

@@ -43,6 +43,12 @@ public struct TickSchedule: Sendable, Equatable {
         return Date(timeIntervalSince1970: Double(steps * length + offset) / 1e9)
     }
 
+    /// Whether a tick due at `slot` and reached only at `now` is past its own interval (its next slot is
+    /// due too): the tick before it overran, and collecting for it would put the host further behind.
+    public static func isOverrun(slot: Date, now: Date, interval: Duration) -> Bool {
+        now.timeIntervalSince(slot) >= interval.inSeconds
+    }
+
     /// The slot `index` intervals after `first`.
     public func slot(_ index: Int, after first: Date) -> Date {
         first.addingTimeInterval(interval.inSeconds * Double(index))

@@ -179,15 +179,40 @@ public struct WatchService: Sendable {
 }
 
 /// Where a watch's records go: the output file, the history database, and the OTLP metrics exporter. A
-/// failure of the file or the database is said once and stops only that destination; collection and
-/// the others go on.
+/// failure of the file or the database is said once and skips only that destination; collection and
+/// the others go on, and every later record tries the failed one again, so a disk that had space freed
+/// is written again from the next record on (said once too, with how many records it missed).
 final class RecordSink: Sendable {
     private let writer: RecordFileWriter?
     private let history: StorageDatabase?
     private let metrics: HostMetricsExporter?
     private let diagnostics: Diagnostics
+    /// The first failure of the run, for the exit status: the output is incomplete.
     private let failed = Mutex<String?>(nil)
-    private let historyFailed = Mutex(false)
+    private let output = Mutex(DestinationState())
+    private let historyState = Mutex(DestinationState())
+
+    /// Whether a destination is failing now, and how many records it missed since it began to.
+    struct DestinationState {
+        var failing = false
+        var missed = 0
+
+        /// Counts a failed record; true for the first failure of a run of them (the one to report).
+        mutating func failedOnce() -> Bool {
+            missed += 1
+            defer { failing = true }
+            return !failing
+        }
+
+        /// Notes a success; the records missed, when it ends a run of failures.
+        mutating func succeeded() -> Int? {
+            defer {
+                failing = false
+                missed = 0
+            }
+            return failing ? missed : nil
+        }
+    }
 
     init(
         writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics
@@ -218,28 +243,40 @@ final class RecordSink: Sendable {
 
     func write(_ record: SnapshotRecord) async {
         metrics?.record(record)
-        if let writer, failure == nil {
+        if let writer {
             do {
                 try writer.write(record)
+                if let missed = output.withLock({ $0.succeeded() }) {
+                    let target = writer.path ?? "standard output"
+                    diagnostics.note(
+                        "writing to \(target) again; the \(missed) record(s) made while it failed "
+                            + "are only in the history database")
+                }
             } catch {
-                fail(error.message)
+                failed.withLock { $0 = $0 ?? error.message }
+                if output.withLock({ $0.failedOnce() }) { diagnostics.error(error.message) }
             }
         }
-        if let history, !historyFailed.withLock({ $0 }) {
+        if let history {
             do {
                 try await history.history.append([record])
+                if let missed = historyState.withLock({ $0.succeeded() }) {
+                    diagnostics.note("storing records in the history database again; \(missed) record(s) were not stored")
+                }
             } catch {
-                historyFailed.withLock { $0 = true }
                 let message = error.message
                 failed.withLock { $0 = $0 ?? message }
-                diagnostics.error(message + " (the output file keeps receiving records)")
+                if historyState.withLock({ $0.failedOnce() }) {
+                    diagnostics.error(message + " (the output file keeps receiving records)")
+                }
             }
         }
     }
 
     /// Completes the output file (a JSON array on a pipe gets its closing bracket).
     func finish() {
-        guard failure == nil else { return }
+        // A destination failing at the end (a closed pipe, a disk still full) has nothing to close.
+        guard !output.withLock({ $0.failing }) else { return }
         do {
             try writer?.finish()
         } catch {

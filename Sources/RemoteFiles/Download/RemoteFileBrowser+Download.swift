@@ -57,6 +57,8 @@ extension RemoteFileBrowser {
     /// The bytes go to ``partialPath(for:)`` and are renamed to the final name only when
     /// complete, so a failed download never leaves a partial file under the final name; a
     /// later call resumes from the partial file. The SHA-256 of the whole file is reported.
+    /// A file that grows while it is read is downloaded as it was when opened, up to the size it
+    /// had then.
     public func download(_ path: RemotePath, to destination: String, options: DownloadOptions = DownloadOptions())
         async throws -> DownloadResult
     {
@@ -120,7 +122,11 @@ extension RemoteFileBrowser {
                 } catch {
                     throw await explain(error, operation: "download", path: resolved.display, remote: resolved.remote)
                 }
-                try chunk.withUnsafeBytes { bytes in
+                // The file as it was when opened: one that grows while it is read (a log written
+                // faster than it downloads) would otherwise never end.
+                let kept = Int(min(UInt64(chunk.count), size - min(size, offset)))
+                try chunk.withUnsafeBytes { whole in
+                    let bytes = UnsafeRawBufferPointer(rebasing: whole[..<kept])
                     // Slices that fit in the core's cache: hashed, then written while still there.
                     var start = 0
                     while start < bytes.count {
@@ -131,9 +137,10 @@ extension RemoteFileBrowser {
                         start += slice.count
                     }
                 }
-                offset += UInt64(chunk.count)
+                offset += UInt64(kept)
                 recorder.bytes = offset - resumedFrom
                 options.progress?(offset, size)
+                if offset >= size { break }
             }
         } catch let error as RemoteFilesError {
             local.closeKeeping()

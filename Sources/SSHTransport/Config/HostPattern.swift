@@ -34,35 +34,41 @@ public enum HostPattern {
         matches(name.lowercased(), patternList: patternList.lowercased())
     }
 
+    /// Iterative, with one backtrack point at the latest `*`: time linear in the name for each pattern
+    /// position. (Trying every split at every `*` took exponential time: a pattern of a few dozen `*`s
+    /// and a name that misses it held a `watch` for minutes; found by fuzzing, docs/fuzzing.md.)
     private static func matches(_ name: ArraySlice<UInt8>, _ pattern: ArraySlice<UInt8>) -> Bool {
-        var name = name
-        var pattern = pattern
+        let name = Array(name)
+        let pattern = Array(pattern)
         let star = UInt8(ascii: "*")
         let question = UInt8(ascii: "?")
-        while let token = pattern.first {
-            if token == star {
-                while pattern.first == star {
-                    pattern = pattern.dropFirst()
-                }
-                if pattern.isEmpty {
-                    return true
-                }
-                var rest = name
-                while !rest.isEmpty {
-                    if matches(rest, pattern) {
-                        return true
-                    }
-                    rest = rest.dropFirst()
-                }
+        var nameIndex = 0
+        var patternIndex = 0
+        var starIndex = -1
+        var starName = 0
+        while nameIndex < name.count {
+            if patternIndex < pattern.count, pattern[patternIndex] != star,
+                pattern[patternIndex] == question || pattern[patternIndex] == name[nameIndex]
+            {
+                nameIndex += 1
+                patternIndex += 1
+            } else if patternIndex < pattern.count, pattern[patternIndex] == star {
+                starIndex = patternIndex
+                starName = nameIndex
+                patternIndex += 1
+            } else if starIndex >= 0 {
+                // The latest `*` takes one more byte, and matching resumes after it.
+                patternIndex = starIndex + 1
+                starName += 1
+                nameIndex = starName
+            } else {
                 return false
             }
-            guard let byte = name.first, token == question || token == byte else {
-                return false
-            }
-            name = name.dropFirst()
-            pattern = pattern.dropFirst()
         }
-        return name.isEmpty
+        while patternIndex < pattern.count, pattern[patternIndex] == star {
+            patternIndex += 1
+        }
+        return patternIndex == pattern.count
     }
 }
 

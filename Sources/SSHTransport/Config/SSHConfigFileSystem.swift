@@ -148,57 +148,59 @@ enum GlobPattern {
         return matches(name[...], pattern[...])
     }
 
+    /// Iterative, with one backtrack point at the latest `*` (as ``HostPattern`` and `files find`'s globs):
+    /// trying every split at every `*` took time exponential in the number of `*`s.
     private static func matches(_ name: ArraySlice<Unicode.Scalar>, _ pattern: ArraySlice<Unicode.Scalar>) -> Bool {
         var name = name
         var pattern = pattern
-        while let token = pattern.first {
-            switch token {
-            case "*":
-                pattern = pattern.dropFirst()
+        var backtrack: (pattern: ArraySlice<Unicode.Scalar>, name: ArraySlice<Unicode.Scalar>)?
+        while let scalar = name.first {
+            if pattern.first == "*" {
                 while pattern.first == "*" {
                     pattern = pattern.dropFirst()
                 }
                 if pattern.isEmpty {
                     return true
                 }
-                var rest = name
-                while true {
-                    if matches(rest, pattern) {
-                        return true
-                    }
-                    if rest.isEmpty {
-                        return false
-                    }
-                    rest = rest.dropFirst()
-                }
-            case "?":
-                guard !name.isEmpty else { return false }
+                backtrack = (pattern, name)
+            } else if let rest = matchOne(scalar, pattern) {
                 name = name.dropFirst()
-                pattern = pattern.dropFirst()
-            case "[":
-                guard let scalar = name.first else { return false }
-                if let (matched, remaining) = matchClass(scalar, pattern.dropFirst()) {
-                    guard matched else { return false }
-                    name = name.dropFirst()
-                    pattern = remaining
-                } else {
-                    // An unclosed `[` is an ordinary character.
-                    guard scalar == "[" else { return false }
-                    name = name.dropFirst()
-                    pattern = pattern.dropFirst()
-                }
-            case "\\" where pattern.count > 1:
-                let literal = pattern[pattern.startIndex + 1]
-                guard name.first == literal else { return false }
-                name = name.dropFirst()
-                pattern = pattern.dropFirst(2)
-            default:
-                guard name.first == token else { return false }
-                name = name.dropFirst()
-                pattern = pattern.dropFirst()
+                pattern = rest
+            } else if let point = backtrack, !point.name.isEmpty {
+                // The latest `*` takes one more scalar, and matching resumes after it.
+                name = point.name.dropFirst()
+                pattern = point.pattern
+                backtrack = (point.pattern, name)
+            } else {
+                return false
             }
         }
-        return name.isEmpty
+        while pattern.first == "*" {
+            pattern = pattern.dropFirst()
+        }
+        return pattern.isEmpty
+    }
+
+    /// The pattern after its first token when that token (not `*`) matches `scalar`; nil when it does not
+    /// or the pattern is empty.
+    private static func matchOne(
+        _ scalar: Unicode.Scalar, _ pattern: ArraySlice<Unicode.Scalar>
+    ) -> ArraySlice<Unicode.Scalar>? {
+        guard let token = pattern.first else { return nil }
+        switch token {
+        case "?":
+            return pattern.dropFirst()
+        case "[":
+            if let (matched, remaining) = matchClass(scalar, pattern.dropFirst()) {
+                return matched ? remaining : nil
+            }
+            // An unclosed `[` is an ordinary character.
+            return scalar == "[" ? pattern.dropFirst() : nil
+        case "\\" where pattern.count > 1:
+            return scalar == pattern[pattern.startIndex + 1] ? pattern.dropFirst(2) : nil
+        default:
+            return scalar == token ? pattern.dropFirst() : nil
+        }
     }
 
     /// Whether `scalar` is in the bracket expression that starts `body` (just after `[`), and what follows

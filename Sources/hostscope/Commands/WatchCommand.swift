@@ -18,7 +18,8 @@ struct WatchCommand: AsyncParsableCommand {
             tick of every host yields exactly one record: a snapshot, or an error record (timeout, auth, \
             host_key, connect, command, parse), so gaps are visible. CPU and network/disk rates \
             come from the difference with the previous tick; the first tick has none (null). A \
-            failing host is retried with capped exponential backoff; the others are not delayed.
+            host that is down is tried again at each tick; one refusing the keys or the host key \
+            with capped exponential backoff; the others are not delayed.
 
             Hosts come from arguments (aliases, user@host:port, local), ~/.ssh/config patterns \
             such as 'db-*', and --hosts-file (one per line, # comments). Output goes to --output \

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs hostscope's whole test suite under ThreadSanitizer and under AddressSanitizer, each in its own
+# build directory (.build-tsan, .build-asan) so the everyday .build stays as it is.
+#
+#   Scripts/sanitize.sh              both, thread first
+#   Scripts/sanitize.sh thread       one of them (thread or address)
+#   HOSTSCOPE_TEST_FILTER='SSHTransportTests|StorageTests' Scripts/sanitize.sh thread   some suites only
+#
+# Each run is Scripts/test.sh (its sshd harness, build, then the suite) with the sanitizer's flags.
+# Reports are written to .build-?san/reports/ (one file per process that reported, the test runner's
+# and every hostscope process a test starts), not to stderr, where they would change what the CLI tests
+# read. The script ends non-zero when a test failed or any report was written, and prints each distinct
+# finding with its first frame in hostscope's own sources, and how often it was reported.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sanitizers=(thread address)
+if (($# > 0)) && [[ $1 == thread || $1 == address ]]; then
+    sanitizers=("$1")
+    shift
+fi
+
+status=0
+for sanitizer in "${sanitizers[@]}"; do
+    scratch=.build-${sanitizer:0:1}san
+    reports=$PWD/$scratch/reports
+    rm -rf "$reports"
+    mkdir -p "$reports"
+    flags=(--scratch-path "$scratch" --sanitize "$sanitizer")
+    if [[ $sanitizer == address ]]; then
+        # Go on after a report, so one run lists every finding instead of the first.
+        flags+=(-Xswiftc -sanitize-recover=address)
+    fi
+    log=$scratch/hostscope-test.log
+    started=$(date +%s)
+    # Leaks are the fuzzers' to find (Scripts/fuzz/run.sh, one input at a time, with the suppressions of
+    # Swift's runtime): a test process's caches held until exit would bury real reports here.
+    test_status=0
+    TSAN_OPTIONS="log_path=$reports/tsan:halt_on_error=0:second_deadlock_stack=1" \
+        ASAN_OPTIONS="log_path=$reports/asan:halt_on_error=0:detect_leaks=0" \
+        bash Scripts/test.sh "${flags[@]}" "$@" >"$log" 2>&1 || test_status=$?
+    count=$(find "$reports" -type f | wc -l)
+    echo "$sanitizer: $(($(date +%s) - started)) s, status $test_status, $count report file(s) in $reports (log $log)"
+    grep -hE '^(Test run with|✘ Test .* failed|error:)' "$log" | tail -n 20 || true
+    for report in "$reports"/*; do
+        [[ -f $report ]] || continue
+        # The kind of finding and the first frame in hostscope's sources.
+        awk '
+            /^(WARNING|ERROR): .*Sanitizer/ { kind = $0; sub(/ \(pid=[0-9]+\)/, "", kind); frame = ""; next }
+            kind != "" && /\/Sources\// { sub(/^ *#[0-9]+ 0x[0-9a-f]+ /, ""); print kind " @ " $0; kind = "" }
+        ' "$report"
+    done | sed -E 's/ +/ /g' | sort | uniq -c | sort -rn
+    if ((test_status != 0 || count > 0)); then
+        status=1
+    fi
+done
+exit $status
