@@ -141,7 +141,9 @@ let package = Package(
             swiftSettings: strictImports),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI", "HostscopeCore", "Chat", "HostStats", "OrderedJSON", "ValueFormats"],
+            dependencies: [
+                "TerminalUI", "HostscopeCore", "Chat", "HostStats", "OrderedJSON", "ValueFormats", "TestSupport",
+            ],
             swiftSettings: strictImports),
         .testTarget(
             name: "CLITests",

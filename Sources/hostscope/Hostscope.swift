@@ -19,7 +19,7 @@ struct Hostscope: AsyncParsableCommand {
         version: HostscopeVersion.string,
         subcommands: [
             SnapshotCommand.self, WatchCommand.self, HistoryCommand.self, FilesCommand.self, TraceCommand.self,
-            ChatCommand.self, ParseCommand.self,
+            ChatCommand.self, ParseCommand.self, TopCommand.self,
         ])
 
     static func main() async {

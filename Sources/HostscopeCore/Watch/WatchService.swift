@@ -108,7 +108,11 @@ public struct WatchService: Sendable {
                 diagnostics.warning($0)
             }
         }
-        let sink = RecordSink(writer: writer, history: history, metrics: metrics, diagnostics: diagnostics)
+        // A reader that went away (`watch … | head -2`) ends the run as Ctrl-C would: what was collected is
+        // kept, files and the database closed valid.
+        let sink = RecordSink(
+            writer: writer, history: history, metrics: metrics, diagnostics: diagnostics,
+            readerClosed: { watch.stop() })
         // Subscribed before the watch starts, read by a task that is not cancelled with the watch: every
         // record collected reaches the file and the database, Ctrl-C or not.
         let records = watch.subscribe(buffer: Self.recordBacklog)
@@ -186,16 +190,20 @@ final class RecordSink: Sendable {
     private let history: StorageDatabase?
     private let metrics: HostMetricsExporter?
     private let diagnostics: Diagnostics
+    private let readerClosed: @Sendable () -> Void
     private let failed = Mutex<String?>(nil)
     private let historyFailed = Mutex(false)
+    private let closed = Mutex(false)
 
     init(
-        writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics
+        writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics,
+        readerClosed: @escaping @Sendable () -> Void = {}
     ) {
         self.writer = writer
         self.history = history
         self.metrics = metrics
         self.diagnostics = diagnostics
+        self.readerClosed = readerClosed
     }
 
     /// The first failure, if any.
@@ -218,9 +226,12 @@ final class RecordSink: Sendable {
 
     func write(_ record: SnapshotRecord) async {
         metrics?.record(record)
-        if let writer, failure == nil {
+        if let writer, failure == nil, !closed.withLock({ $0 }) {
             do {
                 try writer.write(record)
+            } catch where error.readerClosed {
+                closed.withLock { $0 = true }
+                readerClosed()
             } catch {
                 fail(error.message)
             }
@@ -239,7 +250,7 @@ final class RecordSink: Sendable {
 
     /// Completes the output file (a JSON array on a pipe gets its closing bracket).
     func finish() {
-        guard failure == nil else { return }
+        guard failure == nil, !closed.withLock({ $0 }) else { return }
         do {
             try writer?.finish()
         } catch {

@@ -80,7 +80,8 @@ struct SnapshotCommand: AsyncParsableCommand {
         let options = CollectorOptions(
             kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
         let service = SnapshotService(
-            settings: try .command(database: database, connection: connection.settings, tracing: tracing))
+            settings: try .command(
+                database: database, connection: connection.settings(attended: hosts.count <= 1), tracing: tracing))
         let records: [SnapshotRecord]
         do {
             records = try await withTerminationSignals { [hosts] () async throws(CoreError) in
@@ -105,8 +106,11 @@ struct SnapshotCommand: AsyncParsableCommand {
             case .long: Output.writeData(SnapshotCSV.longHeader + records.map(SnapshotCSV.longRows).joined())
             }
         }
-        for case .failure(let failure) in records {
-            Output.error(failure.message)
+        // A table on a terminal already shows each error; stderr repeats them only where the table is not seen.
+        if !(Output.stdoutIsTerminal && Output.stderrIsTerminal && (format ?? .table) == .table) {
+            for case .failure(let failure) in records {
+                Output.error(failure.message)
+            }
         }
         let status = ExitStatus(records: records)
         if status != .success { throw ExitCode(status.rawValue) }

@@ -102,7 +102,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try CoreSettings.command(
-            database: database, storesHistory: !noHistory, connection: connection.settings, tracing: tracing,
+            database: database, storesHistory: !noHistory, connection: connection.settings(attended: false),
+            tracing: tracing,
             signals: [.traces, .metrics])
         let request = WatchRequest(
             hosts: hosts, hostsFile: hostsFile, interval: every.duration, count: count, duration: runFor?.duration,

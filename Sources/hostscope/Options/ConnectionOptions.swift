@@ -101,7 +101,12 @@ struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
     }
 
     /// The options as the core takes them; secrets no variable holds are asked for on the terminal.
-    var settings: ConnectionSettings {
+    var settings: ConnectionSettings { settings(attended: true) }
+
+    /// The options as the core takes them. Only an attended run (one host, a person at the terminal) asks for a
+    /// secret no variable holds; an unattended one (a watch, several hosts at once) never prompts, as
+    /// OpenSSH's `BatchMode`: the host fails with an authentication error and the others go on.
+    func settings(attended: Bool) -> ConnectionSettings {
         var settings = ConnectionSettings()
         settings.user = user
         settings.port = port
@@ -112,7 +117,7 @@ struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
         settings.passwordEnvironmentVariable = passwordEnv
         settings.passphraseEnvironmentVariable = passphraseEnv
         settings.configFile = sshConfig
-        settings.prompter = TerminalPrompt.prompter
+        settings.prompter = attended ? TerminalPrompt.prompter : nil
         settings.configWarning = { Output.warningOnce($0) }
         settings.hostKeyRecorded = { Output.notice($0) }
         return settings
