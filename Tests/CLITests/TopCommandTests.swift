@@ -35,7 +35,11 @@ import Testing
         let session = try TerminalSession(["top", "local", "--every", "500ms"], width: width, height: height)
         _ = try session.waitForScreen { $0.first?.contains("1 up") ?? false }
         try session.send("Enter")
-        let detail = try session.waitForScreen { $0.contains { $0.hasPrefix("CPU ") } }
+        // Whole screens only: a capture can fall in the middle of a redraw.
+        let detail = try session.waitForScreen { lines in
+            lines.contains { $0.hasPrefix("CPU ") } && lines[height - 1].hasPrefix("Esc back")
+                && (height < 45 || lines.contains { $0.contains("COMMAND") })
+        }
         #expect(detail[0].hasPrefix("local · "))
         #expect(detail.contains { $0.hasPrefix("Mem ") })
         #expect(detail.contains { $0.hasPrefix("MOUNT") && $0.contains("INODE%") })
@@ -52,6 +56,16 @@ import Testing
         try session.send("/", "z", "z", "z", "Enter")
         _ = try session.waitForScreen { $0.contains { $0.contains("no host matches \"zzz\"") } }
         try session.send("C-c")
+        #expect(try session.waitForExit() == 0)
+        let modes = try session.modes()
+        #expect(modes.before == modes.after)
+    }
+
+    @Test func aCountedWatchOnATerminalShowsTheFullScreenViewAndGivesTheTerminalBackWhenItEnds() throws {
+        let session = try TerminalSession(
+            ["watch", "local", "--every", "300ms", "--count", "4", "--no-history"], width: 80, height: 24)
+        let screen = try session.waitForScreen { $0.first?.hasPrefix("hostscope watch · 1 host · 1 up") ?? false }
+        #expect(screen[2].hasPrefix("> local "))
         #expect(try session.waitForExit() == 0)
         let modes = try session.modes()
         #expect(modes.before == modes.after)

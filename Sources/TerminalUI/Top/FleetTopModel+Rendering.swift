@@ -92,7 +92,7 @@ extension FleetTopModel {
         let up = states.filter { $0.phase == .up }.count
         let failing = states.filter { $0.phase != .up && $0.phase != .connecting }.count
         let connecting = states.count - up - failing
-        var line = StyledLine("hostscope top", .bold)
+        var line = StyledLine(title, .bold)
         line.add(" · \(states.count) host\(states.count == 1 ? "" : "s") · ")
         line.add("\(up) up", up > 0 ? .green : nil)
         line.add(" · ")

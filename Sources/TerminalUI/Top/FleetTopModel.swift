@@ -65,6 +65,8 @@ public struct FleetTopModel: Sendable {
     public private(set) var expanded: Set<String> = []
     /// The tick interval, shown in the header.
     public var interval: Duration
+    /// The first words of the header (`hostscope top`, `hostscope watch`).
+    public var title = "hostscope top"
     /// The zone of the clock times shown (the local one; tests fix it).
     public var timeZone = TimeZone.current
     /// The first row of the list shown (when the list is longer than the screen).

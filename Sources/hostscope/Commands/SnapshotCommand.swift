@@ -36,9 +36,13 @@ struct SnapshotCommand: AsyncParsableCommand {
     var hosts: [String] = []
 
     @Option(
-        name: [.customShort("o"), .long],
+        name: [.customShort("f"), .long],
         help: "table, json, ndjson or csv (default: table on a terminal, json otherwise).")
     var format: RecordFormat?
+
+    /// `-o`, the short name --format had before `-o` meant --output everywhere; kept for a release.
+    @Option(name: .customShort("o"), help: .private)
+    var formatAlias: RecordFormat?
 
     @Option(
         help: """
@@ -91,7 +95,7 @@ struct SnapshotCommand: AsyncParsableCommand {
             throw Output.fail(error)
         }
 
-        switch format ?? (Output.stdoutIsTerminal ? .table : .json) {
+        switch format ?? formatAlias ?? (Output.stdoutIsTerminal ? .table : .json) {
         case .table:
             let width = Output.terminalWidth
             Output.write(records.map { SnapshotTable.render($0, width: width) }.joined(separator: "\n"))
@@ -107,7 +111,7 @@ struct SnapshotCommand: AsyncParsableCommand {
             }
         }
         // A table on a terminal already shows each error; stderr repeats them only where the table is not seen.
-        if !(Output.stdoutIsTerminal && Output.stderrIsTerminal && (format ?? .table) == .table) {
+        if !(Output.stdoutIsTerminal && Output.stderrIsTerminal && (format ?? formatAlias ?? .table) == .table) {
             for case .failure(let failure) in records {
                 Output.error(failure.message)
             }

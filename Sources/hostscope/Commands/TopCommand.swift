@@ -79,7 +79,7 @@ struct TopCommand: AsyncParsableCommand {
             outcome = try await withTerminationSignals { () async throws(CoreError) in
                 try await WatchService(settings: settings).run(request, output: nil) { watch in
                     if fullScreen {
-                        await FleetTopView.run(watch, colours: colours)
+                        await FleetTopView.run(watch, title: "hostscope top", colours: colours)
                         // q or Ctrl-C in the view: the watch ends with it.
                         watch.stop()
                     } else {

@@ -8,6 +8,8 @@ protocol ConnectionOptionStyle {
     static var identityNames: NameSpecification { get }
     /// `-F` and `--ssh-config`, or `--ssh-config` alone.
     static var sshConfigNames: NameSpecification { get }
+    /// `-l` and `--user`, or `--user` alone.
+    static var userNames: NameSpecification { get }
     /// Whether the help leaves out the defaults and asides (the help of `files grep` is kept short).
     static var briefHelp: Bool { get }
 }
@@ -16,6 +18,15 @@ protocol ConnectionOptionStyle {
 enum StandardConnectionNames: ConnectionOptionStyle {
     static let identityNames: NameSpecification = [.customShort("i"), .customLong("identity")]
     static let sshConfigNames: NameSpecification = [.customShort("F"), .customLong("ssh-config")]
+    static let userNames: NameSpecification = [.customShort("l"), .customLong("user")]
+    static let briefHelp = false
+}
+
+/// `files ls`'s: there `-l` keeps its ls meaning (the long listing).
+enum ListingConnectionNames: ConnectionOptionStyle {
+    static let identityNames = StandardConnectionNames.identityNames
+    static let sshConfigNames = StandardConnectionNames.sshConfigNames
+    static let userNames: NameSpecification = [.customLong("user")]
     static let briefHelp = false
 }
 
@@ -23,6 +34,7 @@ enum StandardConnectionNames: ConnectionOptionStyle {
 enum GrepConnectionNames: ConnectionOptionStyle {
     static let identityNames: NameSpecification = [.customLong("identity")]
     static let sshConfigNames: NameSpecification = [.customLong("ssh-config")]
+    static let userNames = StandardConnectionNames.userNames
     static let briefHelp = true
 }
 
@@ -30,10 +42,12 @@ enum GrepConnectionNames: ConnectionOptionStyle {
 typealias ConnectionOptions = ConnectionOptionGroup<StandardConnectionNames>
 /// ``ConnectionOptions`` without the short names `-i` and `-F`.
 typealias GrepConnectionOptions = ConnectionOptionGroup<GrepConnectionNames>
+/// ``ConnectionOptions`` without the short name `-l`.
+typealias ListingConnectionOptions = ConnectionOptionGroup<ListingConnectionNames>
 
 /// The connection options (`--user`, `--port`, `--identity`, …), named as `Style` says.
 struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
-    @Option(name: [.customShort("l"), .long], help: "Remote user name (wins over ~/.ssh/config's User).")
+    @Option(name: Style.userNames, help: "Remote user name (wins over ~/.ssh/config's User).")
     var user: String?
 
     @Option(name: [.customShort("p"), .long], help: "SSH port (wins over ~/.ssh/config's Port).")
