@@ -54,7 +54,7 @@ final class DrivenWatch: Sendable {
 
     /// Waits until every host still ticking sleeps until its next slot: no collection is under way.
     func settle(count: Int?) async throws {
-        try await ManualWatchClock.waitUntil("the host loops to sleep: \(watch.states)") {
+        try await waitUntil("the host loops to sleep: \(watch.states)") {
             clock.sleepers == ticking(count: count)
         }
     }

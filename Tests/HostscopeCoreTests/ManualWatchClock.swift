@@ -1,6 +1,7 @@
 import Foundation
 import HostscopeCore
 import Synchronization
+import ValueFormats
 
 /// A watch clock that moves only when a test says so, so that a watch runs tick by tick: each host sleeps
 /// until its slot, the test advances to the earliest slot, the host collects (for real, over SSH) and sleeps
@@ -66,27 +67,6 @@ final class ManualWatchClock: WatchClock {
 
     /// Moves the clock by `duration`.
     func advance(by duration: Duration) {
-        advance(
-            to: now().addingTimeInterval(
-                Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18))
+        advance(to: now().addingTimeInterval(duration.inSeconds))
     }
-
-    /// Waits (in real time, polling) until `condition` holds; a test that would wait past `timeout` fails
-    /// rather than hangs.
-    static func waitUntil(
-        timeout: Duration = .seconds(60), _ what: @autoclosure () -> String = "a condition",
-        _ condition: () async -> Bool
-    ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !(await condition()) {
-            guard ContinuousClock.now < deadline else { throw WaitTimeout(what: what()) }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-    }
-}
-
-/// A condition that did not come true in time.
-struct WaitTimeout: Error, CustomStringConvertible {
-    var what: String
-    var description: String { "gave up waiting for \(what)" }
 }

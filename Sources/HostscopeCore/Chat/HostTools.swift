@@ -414,9 +414,7 @@ public actor HostTools: ToolExecutor {
     /// `-rw-r--r--  1.2 KiB  2026-11-21T19:22:00Z  name -> target`.
     static func describe(_ entry: RemoteFileEntry, fullPath: Bool = false) -> String {
         let size = entry.size.map(String.init) ?? "-"
-        let modified = entry.modificationTime.map { time in
-            String(RFC3339.format(Date(timeIntervalSince1970: Double(time))).prefix(19)) + "Z"
-        }
+        let modified = entry.modificationTime.map { RFC3339.format(secondsSince1970: Int64($0)) }
         var line = "\(entry.permissionsText)\t\(size)\t\(modified ?? "-")\t"
         line += fullPath ? entry.path.escaped : entry.escapedName
         if entry.type == .dir, !fullPath { line += "/" }
