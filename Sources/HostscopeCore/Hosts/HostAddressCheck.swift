@@ -8,10 +8,10 @@ import ValueFormats
 /// Whether a host argument names a machine that can be reached at all, checked before a chat starts so that a
 /// misspelt host is one sentence (with the alias it was probably meant to be) rather than a failed tool call.
 enum HostAddressCheck {
-    /// A sentence saying why `host` cannot be reached, or `nil` when its name resolves (or a proxy reaches
-    /// it, which resolves the name itself).
+    /// A sentence saying why `host` cannot be reached, or `nil` when its name resolves (or a jump host or
+    /// ProxyCommand reaches it, which resolves the name itself).
     static func problem(_ host: ResolvedHost, argument: String, aliases: [String]) -> String? {
-        guard case .ssh(let options) = host, options.proxy == nil else { return nil }
+        guard case .ssh(let options) = host, case .direct = options.route else { return nil }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
