@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C: system libraries, each wrapped by exactly one Swift module.
@@ -85,6 +87,8 @@ let package = Package(
                 "OrderedJSON", "ValueFormats", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles",
                 "Chat", "CurlHTTP", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictImports),
         // Rendering: everything the command line shows on a terminal.
@@ -107,27 +111,26 @@ let package = Package(
         .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"], swiftSettings: strictImports),
         .testTarget(name: "ValueFormatsTests", dependencies: ["ValueFormats"], swiftSettings: strictImports),
         .testTarget(
-            name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "ValueFormats", "TestSupport"],
+            name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"],
             swiftSettings: strictImports),
         .testTarget(
             name: "SSHTransportTests", dependencies: ["SSHTransport", "Digests", "ValueFormats", "TestSupport"],
             swiftSettings: strictImports),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"], swiftSettings: strictImports),
-        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"], swiftSettings: strictImports),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: strictImports),
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "HostStats", "HostscopeCore", "OrderedJSON", "ValueFormats",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "Storage", "HostStats", "HostscopeCore", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictImports),
         .testTarget(
-            name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP", "AgentTracing"],
+            name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP"],
             swiftSettings: strictImports),
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [
-                "AgentTracing", "CurlHTTP", "Gzip", "OrderedJSON", "ValueFormats", "TestSupport",
+                "AgentTracing", "CurlHTTP", "OrderedJSON", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictImports),
@@ -135,15 +138,13 @@ let package = Package(
             name: "HostscopeCoreTests",
             dependencies: [
                 "HostscopeCore", "AgentTracing", "Chat", "CurlHTTP", "HostStats", "OrderedJSON", "SSHTransport",
-                "Storage", "RemoteFiles", "ValueFormats", "TestSupport",
+                "Storage", "ValueFormats", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictImports),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: [
-                "TerminalUI", "HostscopeCore", "Chat", "HostStats", "OrderedJSON", "ValueFormats", "TestSupport",
-            ],
+            dependencies: ["TerminalUI", "HostscopeCore", "HostStats", "OrderedJSON", "TestSupport", "ValueFormats"],
             swiftSettings: strictImports),
         .testTarget(
             name: "CLITests",

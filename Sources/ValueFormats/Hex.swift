@@ -33,6 +33,12 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A fresh random 64-bit value in hex, unpadded: the nonce that marks where a command's output ends,
+    /// which the output itself cannot guess.
+    public static func randomNonce() -> String {
+        String(UInt64.random(in: 0..<UInt64.max), radix: 16)
+    }
+
     /// `value` in hex, left-padded with zeros to `width` digits.
     public static func string<Value: BinaryInteger>(_ value: Value, width: Int, uppercase: Bool = false) -> String {
         let digits = String(value, radix: 16, uppercase: uppercase)

@@ -579,7 +579,8 @@ import Testing
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let input = directory + "/input.txt"
-            // The first question alone, then the rest a second later, once the slow answer is streaming.
+            // The first question alone, then the rest once the slow answer is streaming: the mock server has
+            // sent three of its words (one every 100 ms), however long the machine took to get there.
             try """
             /stop
             /model mock-error-429
@@ -593,7 +594,10 @@ import Testing
 
             """.write(toFile: input, atomically: false, encoding: .utf8)
             let command = setup.arguments("openai", model: "mock-slow").map { "'\($0)'" }.joined(separator: " ")
-            let pipeline = "(printf 'count slowly\\\\n'; sleep 1; cat '\(input)') | '\(CLI.binary)' \(command)"
+            let streaming =
+                "for i in \\$(seq 600); do curl -s \(setup.mock.baseURL)/requests "
+                + "| grep -Eq '\\\"frames_sent\\\": ([3-9]|[1-9][0-9])' && break; sleep 0.05; done"
+            let pipeline = "(printf 'count slowly\\\\n'; \(streaming); cat '\(input)') | '\(CLI.binary)' \(command)"
             let result = try CLI.runShell(
                 "script -q -e -c \"\(pipeline)\" /dev/null", environment: setup.environment)
             #expect(result.status == 0, "\(result.stderr)")

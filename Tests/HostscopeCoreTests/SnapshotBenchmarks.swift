@@ -5,6 +5,7 @@ import OrderedJSON
 import SSHTransport
 import TestSupport
 import Testing
+import ValueFormats
 
 /// The snapshot benchmark of Scripts/bench/snapshot: a warm snapshot on one persistent session
 /// next to a bare `exec true` on that session, OpenSSH's `ssh` running the same probe (a new
@@ -34,7 +35,7 @@ struct SnapshotBenchmarks {
     }
 
     private func ms(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        duration.inMilliseconds
     }
 
     /// Host CPU (user + system of the shell and its children) per run of `command`, from the

@@ -1,6 +1,7 @@
 import HostscopeCore
 import Foundation
 import Testing
+import ValueFormats
 
 @Suite struct TickScheduleTests {
     @Test func slotsFallAtThePhasePlusWholeIntervalsSinceTheEpoch() {
@@ -28,7 +29,7 @@ import Testing
         // Spread: each of ten half-second bins of the interval gets some of the 300 hosts, none most.
         var bins = [Int](repeating: 0, count: 10)
         for phase in phases {
-            bins[Int(Double(phase.components.seconds) * 2 + Double(phase.components.attoseconds) / 5e17)] += 1
+            bins[Int(phase.inSeconds * 2)] += 1
         }
         #expect(bins.allSatisfy { $0 >= 10 && $0 <= 60 }, "\(bins)")
     }

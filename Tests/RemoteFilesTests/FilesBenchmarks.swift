@@ -30,7 +30,7 @@ struct FilesBenchmarks {
     private let iterations = Int(ProcessInfo.processInfo.environment["HOSTSCOPE_BENCH_ITERATIONS"] ?? "") ?? 7
 
     private func ms(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        duration.inMilliseconds
     }
 
     private func time(_ count: Int, _ body: () async throws -> Void) async throws -> [Double] {

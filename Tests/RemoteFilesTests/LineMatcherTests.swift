@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ValueFormats
 
 @testable import RemoteFiles
 
@@ -16,8 +17,7 @@ import Testing
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = ContinuousClock.now
         try body()
-        let elapsed = start.duration(to: .now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return start.duration(to: .now).inSeconds
     }
 
     static let lines = [

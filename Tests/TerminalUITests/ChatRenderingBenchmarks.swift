@@ -2,6 +2,7 @@ import TerminalUI
 import HostscopeCore
 import Foundation
 import Testing
+import ValueFormats
 
 /// What the terminal renderer adds to a streamed answer: the cost of rendering the first token with a fresh
 /// renderer, and the rate at which it renders 10,000 deltas of Markdown. Off unless `HOSTSCOPE_BENCH=1`; run it
@@ -60,8 +61,7 @@ struct ChatRenderingBenchmarks {
     }
 
     private static func microseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
+        duration.inSeconds * 1e6
     }
 
     private static func format(_ value: Double, _ digits: Int) -> String {

@@ -35,17 +35,7 @@ measure=Scripts/bench/watch/measure.py
 
 bash Scripts/sshd-harness.sh start "$work/harness" >/dev/null
 source "$work/harness/env"
-for index in $(seq 0 $((hosts - 1))); do
-    cat <<CONFIG
-Host $(printf 'fleet-%03d' "$index")
-    HostName 127.0.0.1
-    Port $HOSTSCOPE_TEST_SSH_PORT
-    User $HOSTSCOPE_TEST_SSH_USER
-    IdentityFile $work/harness/id_ed25519
-    IdentitiesOnly yes
-    UserKnownHostsFile $work/harness/known_hosts
-CONFIG
-done >"$work/ssh_config"
+bash Scripts/bench/alias_config.sh "$hosts" "$work/harness" >"$work/ssh_config"
 
 # The watch: every host's spans go to watch.sqlite, as `hostscope watch` stores them by default.
 python3 $measure "$work/watch.json" -- "$bin" watch 'fleet-*' -F "$work/ssh_config" --every "$every" \

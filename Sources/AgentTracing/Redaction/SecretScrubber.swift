@@ -1,4 +1,5 @@
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -151,7 +152,6 @@ public final class SecretScrubber: Sendable {
 
     /// RFC 3986 percent-encoding of everything but unreserved characters.
     static func percentEncoded(_ text: String, uppercase: Bool) -> String {
-        let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
         var output: [UInt8] = []
         for byte in text.utf8 {
             switch byte {
@@ -161,8 +161,8 @@ public final class SecretScrubber: Sendable {
                 output.append(byte)
             default:
                 output.append(UInt8(ascii: "%"))
-                output.append(digits[Int(byte >> 4)])
-                output.append(digits[Int(byte & 0xF)])
+                output.append(Hex.digit(byte >> 4, uppercase: uppercase))
+                output.append(Hex.digit(byte, uppercase: uppercase))
             }
         }
         return String(decoding: output, as: UTF8.self)

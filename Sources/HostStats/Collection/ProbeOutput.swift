@@ -1,3 +1,5 @@
+import ValueFormats
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -24,7 +26,7 @@ public struct ProbeOutput: Sendable {
 
     /// A fresh nonce for one probe run.
     public static func makeNonce() -> String {
-        String(UInt64.random(in: 0..<UInt64.max), radix: 16)
+        Hex.randomNonce()
     }
 
     /// The marker line prefix for `nonce`; `@@` alone when the nonce is empty.

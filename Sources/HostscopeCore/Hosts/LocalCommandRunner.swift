@@ -1,6 +1,9 @@
 import ValueFormats
 import Foundation
 public import HostStats
+import Subprocess
+import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -9,8 +12,9 @@ public import HostStats
 /// Runs commands on this machine with `/bin/sh -c`, for the `local` host: the same probes and
 /// parsers as a remote host, without SSH.
 ///
-/// Each command runs in its own process group, read by a dedicated thread (never Swift's
-/// cooperative pool); at the deadline the whole group is killed, like a remote command.
+/// Each command runs in a process group of its own (swift-subprocess spawns it and reads both pipes
+/// without a thread per command); at the deadline, past the output limit or when the calling task is
+/// cancelled, the whole group is killed, so nothing the command started outlives it.
 public struct LocalCommandRunner: CommandRunner {
     /// Most bytes of stdout and stderr kept together; the rest is dropped and the result marked
     /// truncated.
@@ -24,105 +28,100 @@ public struct LocalCommandRunner: CommandRunner {
         try await CommandTracing.local(command) { try await runUntraced(command, timeout: timeout) }
     }
 
-    private func runUntraced(_ command: String, timeout: Duration) async throws -> CommandOutput {
-        let limit = outputLimit
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try Self.runBlocking(command, timeout: timeout, limit: limit) })
+    /// How a command's run ended besides its exit.
+    private enum Stop: Sendable {
+        case truncated
+        case timedOut
+    }
+
+    /// What the two pipe readers and the deadline share: the output budget left, and why the group was
+    /// stopped (the first reason wins).
+    private final class RunState: Sendable {
+        let budget: Mutex<Int>
+        let stop = Mutex<Stop?>(nil)
+
+        init(outputLimit: Int) {
+            budget = Mutex(outputLimit)
+        }
+
+        /// Takes up to `count` bytes from the budget; how many may be kept.
+        func take(_ count: Int) -> Int {
+            budget.withLock { left in
+                let kept = min(left, count)
+                left -= kept
+                return kept
             }
-            thread.name = "local command"
-            thread.start()
+        }
+
+        /// Records `reason` unless another came first; true when this one is the first.
+        func stopping(_ reason: Stop) -> Bool {
+            stop.withLock { stop in
+                guard stop == nil else { return false }
+                stop = reason
+                return true
+            }
         }
     }
 
-    private static func runBlocking(_ command: String, timeout: Duration, limit: Int) throws -> CommandOutput {
+    private func runUntraced(_ command: String, timeout: Duration) async throws -> CommandOutput {
         let started = ContinuousClock.now
-        var stdoutPipe: [Int32] = [-1, -1]
-        var stderrPipe: [Int32] = [-1, -1]
-        guard pipe(&stdoutPipe) == 0, pipe(&stderrPipe) == 0 else {
-            throw CollectionError(.command, "local: cannot create pipes (\(String(cString: strerror(errno))))")
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
-        for descriptor in stdoutPipe + stderrPipe { posix_spawn_file_actions_addclose(&actions, descriptor) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
-
-        var pid: pid_t = 0
-        let arguments = ["/bin/sh", "-c", command]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let status = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, environ)
-        close(stdoutPipe[1])
-        close(stderrPipe[1])
-        defer {
-            close(stdoutPipe[0])
-            close(stderrPipe[0])
-        }
-        guard status == 0 else {
-            throw CollectionError(.command, "local: cannot start /bin/sh (\(String(cString: strerror(status))))")
-        }
-
-        let deadline = started + timeout
-        var stdout: [UInt8] = []
-        var stderr: [UInt8] = []
-        var truncated = false
-        var timedOut = false
-        var descriptors = [
-            pollfd(fd: stdoutPipe[0], events: Int16(POLLIN), revents: 0),
-            pollfd(fd: stderrPipe[0], events: Int16(POLLIN), revents: 0),
-        ]
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        var open = 2
-        while open > 0 {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            if remaining <= .zero {
-                timedOut = true
-                break
+        var options = PlatformOptions()
+        options.processGroupID = 0
+        // Cancellation of the calling task: the whole group at once, as at the deadline.
+        options.teardownSequence = [.send(signal: .kill, toProcessGroup: true, allowedDurationToNextStep: .seconds(1))]
+        let state = RunState(outputLimit: outputLimit)
+        let result: ExecutionResult<([UInt8], [UInt8]), SequenceOutput, SequenceOutput>
+        do {
+            result = try await Subprocess.run(
+                .path(FilePath("/bin/sh")), arguments: ["-c", command], platformOptions: options, input: .none,
+                output: .sequence, error: .sequence
+            ) { execution in
+                @Sendable func kill(_ reason: Stop) {
+                    if state.stopping(reason) { try? execution.send(signal: .kill, toProcessGroup: true) }
+                }
+                /// One pipe's bytes, within what is left of the shared budget.
+                @Sendable func read(_ stream: SubprocessOutputSequence) async throws -> [UInt8] {
+                    var bytes: [UInt8] = []
+                    for try await buffer in stream {
+                        let kept = state.take(buffer.count)
+                        buffer.withUnsafeBytes { bytes.append(contentsOf: $0.prefix(kept)) }
+                        if kept < buffer.count {
+                            kill(.truncated)
+                            break
+                        }
+                    }
+                    return bytes
+                }
+                let deadline = Task {
+                    try await Task.sleep(for: timeout)
+                    kill(.timedOut)
+                }
+                defer { deadline.cancel() }
+                async let stdout = read(execution.standardOutput)
+                async let stderr = read(execution.standardError)
+                return try await (stdout, stderr)
             }
-            let millis = Int32(min(remaining.roundedUpMilliseconds, 60_000))
-            let ready = poll(&descriptors, 2, millis)
-            if ready < 0 && errno != EINTR { break }
-            for index in 0..<2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
-                let count = read(descriptors[index].fd, &buffer, buffer.count)
-                if count <= 0 {
-                    descriptors[index].fd = -1
-                    open -= 1
-                    continue
-                }
-                let room = limit - stdout.count - stderr.count
-                let kept = min(count, max(0, room))
-                if index == 0 {
-                    stdout.append(contentsOf: buffer[0..<kept])
-                } else {
-                    stderr.append(contentsOf: buffer[0..<kept])
-                }
-                if kept < count {
-                    truncated = true
-                    open = 0
-                    break
-                }
-            }
+        } catch let error as SubprocessError {
+            throw CollectionError(.command, "local: cannot run /bin/sh (\(error))")
         }
-        if timedOut || truncated { kill(-pid, SIGKILL) }
-        var waitStatus: Int32 = 0
-        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
-        if timedOut {
+        // A cancelled run ends normally once the teardown has killed the group: report it as cancelled.
+        try Task.checkCancellation()
+        let reason = state.stop.withLock { $0 }
+        if reason == .timedOut {
             throw CollectionError(.timeout, "local: the command did not finish within \(timeout); it was stopped")
         }
-        let exited = waitStatus & 0x7F == 0
-        let signalNumber = waitStatus & 0x7F
+        let (stdout, stderr) = result.closureResult
+        let exitStatus: Int32?
+        let exitSignal: String?
+        switch result.terminationStatus {
+        case .exited(let code):
+            (exitStatus, exitSignal) = (code, nil)
+        case .signaled(let number):
+            (exitStatus, exitSignal) = (nil, Self.signalName(number))
+        }
         return CommandOutput(
-            stdout: stdout, stderr: stderr, exitStatus: exited ? (waitStatus >> 8) & 0xFF : nil,
-            exitSignal: exited ? nil : signalName(signalNumber), truncated: truncated,
-            durationSeconds: started.duration(to: .now).inSeconds)
+            stdout: stdout, stderr: stderr, exitStatus: exitStatus, exitSignal: exitSignal,
+            truncated: reason == .truncated, durationSeconds: started.duration(to: .now).inSeconds)
     }
 
     private static func signalName(_ number: Int32) -> String {

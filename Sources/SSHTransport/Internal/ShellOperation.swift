@@ -1,6 +1,7 @@
 import CLibSSH2
 import Foundation
 import Synchronization
+import ValueFormats
 
 /// Drives one long-lived `sh` on a session channel (see ``SSHShell``) on the session's loop
 /// thread: opens the channel, starts the shell, then writes queued scripts to its standard
@@ -304,7 +305,7 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
         var ignored = ShellRequestFraming(nonce: "", outputLimit: 0)
         var drained = false
         _ = readAvailable(session, into: &ignored, progressed: &drained)
-        let framing = ShellRequestFraming(nonce: Self.makeNonce(), outputLimit: request.outputLimit)
+        let framing = ShellRequestFraming(nonce: Hex.randomNonce(), outputLimit: request.outputLimit)
         current = Current(
             request: request, framing: framing, input: framing.input(for: request.script),
             deadline: .now + request.timeout)
@@ -391,9 +392,5 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
         SSHError(
             .sessionClosed, "\(displayName): the connection broke while running a command (\(error.message))",
             libssh2Code: error.code)
-    }
-
-    private static func makeNonce() -> String {
-        String(UInt64.random(in: 0..<UInt64.max), radix: 16)
     }
 }
