@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what hostscope needs to build and test on Debian 12 (or Ubuntu): the C libraries it
 # links (libssh2, libcurl, SQLite, zlib), the real servers its tests start (OpenSSH server and client),
-# the tools its collectors read (sysstat, busybox), iproute2 for the network namespaces of the bastion
+# the tools its collectors read (sysstat, busybox), tmux for the tests that drive the full-screen view
+# through a pseudo-terminal, iproute2 for the network namespaces of the bastion
 # tests, and the Python packages of its test servers and receivers (opentelemetry-proto, the rotel
 # collector, Arize Phoenix).
 # Safe to run again; uses sudo when not run as root.
@@ -14,7 +15,7 @@ fi
 
 packages=(
     libssh2-1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev zlib1g-dev
-    openssh-server openssh-client sysstat busybox procps tcsh python3 python3-pip iproute2
+    openssh-server openssh-client sysstat busybox procps tcsh python3 python3-pip iproute2 tmux
 )
 missing=()
 for package in "${packages[@]}"; do

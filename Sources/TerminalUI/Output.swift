@@ -29,6 +29,8 @@ import Synchronization
 public enum Output {
     /// Whether stdout is a terminal (tables and colours) or a pipe (data only).
     public static let stdoutIsTerminal = isatty(1) == 1
+    /// Whether stderr is a terminal (where the person reading stdout also reads it).
+    public static let stderrIsTerminal = isatty(2) == 1
 
     /// The terminal's width, or 120 when unknown.
     public static var terminalWidth: Int {

@@ -68,6 +68,8 @@ public struct TerminalOutput: Sendable, Equatable, Hashable, CustomStringConvert
     /// SGR styles hostscope uses.
     public enum Style: Sendable {
         case bold, dim, underline, red, green, yellow, cyan
+        /// Foreground and background swapped (the selected row of a full-screen view).
+        case reverse
         /// Bold off (normal intensity).
         case normalIntensity
         /// The default foreground colour.
@@ -82,6 +84,7 @@ public struct TerminalOutput: Sendable, Equatable, Hashable, CustomStringConvert
             case .green: "32"
             case .yellow: "33"
             case .cyan: "36"
+            case .reverse: "7"
             case .normalIntensity: "22"
             case .defaultColour: "39"
             }
@@ -101,6 +104,15 @@ public struct TerminalOutput: Sendable, Equatable, Hashable, CustomStringConvert
     public static let eraseLine = TerminalOutput(escaped: "\u{1B}[2K")
     /// Erases from the cursor to the end of the line.
     public static let eraseToEndOfLine = TerminalOutput(escaped: "\u{1B}[K")
+
+    /// Switches to the alternate screen (what full-screen programs draw on), hides the cursor and clears.
+    public static let enterFullScreen = TerminalOutput(escaped: "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
+    /// Shows the cursor and goes back to the screen as it was before ``enterFullScreen``.
+    public static let leaveFullScreen = TerminalOutput(escaped: "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+    /// The cursor to the top left corner.
+    public static let home = TerminalOutput(escaped: "\u{1B}[H")
+    /// Erases the whole screen.
+    public static let eraseScreen = TerminalOutput(escaped: "\u{1B}[2J")
 
     /// Moves the cursor `lines` lines up (nothing for 0).
     public static func cursorUp(_ lines: Int) -> TerminalOutput {

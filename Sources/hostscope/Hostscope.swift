@@ -1,5 +1,6 @@
 import HostscopeCore
 import TerminalUI
+import ValueFormats
 import ArgumentParser
 import Foundation
 
@@ -19,7 +20,7 @@ struct Hostscope: AsyncParsableCommand {
         version: HostscopeVersion.string,
         subcommands: [
             SnapshotCommand.self, WatchCommand.self, HistoryCommand.self, FilesCommand.self, TraceCommand.self,
-            ChatCommand.self, ParseCommand.self,
+            ChatCommand.self, ParseCommand.self, TopCommand.self,
         ])
 
     static func main() async {
@@ -29,6 +30,10 @@ struct Hostscope: AsyncParsableCommand {
         // an arena of its own (up to 8 per core): with 100 hosts watched that fragmentation was a
         // third of the resident memory. One arena per core costs no measurable CPU here.
         limitMallocArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
+        if let message = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) {
+            Output.error(message)
+            Glibc.exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -40,6 +45,29 @@ struct Hostscope: AsyncParsableCommand {
             Output.exit(Hostscope.self, withError: error)
         }
     }
+}
+
+/// The sentence for a subcommand that does not exist (`hostscope snapshto`), with the closest one; `nil` when
+/// the arguments name commands that exist (options and their values are the parser's to judge).
+func unknownSubcommand(_ arguments: [String]) -> String? {
+    var command: any ParsableCommand.Type = Hostscope.self
+    var path = ["hostscope"]
+    for argument in arguments {
+        let subcommands = command.configuration.subcommands
+        guard !subcommands.isEmpty, !argument.hasPrefix("-"), argument != "help" else { return nil }
+        let names = subcommands.map { $0.configuration.commandName ?? "" }
+        if let index = names.firstIndex(of: argument) {
+            command = subcommands[index]
+            path.append(argument)
+            continue
+        }
+        let prefix = path.joined(separator: " ")
+        if let suggestion = NameSuggestion.closest(to: argument, among: names) {
+            return "\(prefix) has no command '\(argument)'; did you mean '\(prefix) \(suggestion)'?"
+        }
+        return "\(prefix) has no command '\(argument)'; the commands are \(names.joined(separator: ", "))"
+    }
+    return nil
 }
 
 /// glibc's `mallopt(M_ARENA_MAX, count)`. malloc.h is not part of Swift's Glibc module, so the

@@ -537,6 +537,8 @@ import Testing
                 environment: setup.environment)
             #expect(result.status == 0, "\(result.stderr)")
             let screen = result.stdout
+            // A dim line while the first token is awaited, erased when it comes.
+            #expect(screen.contains("\u{1B}[2m… waiting for mock-host-files\u{1B}[0m\r\u{1B}[2K"))
             // Markdown rendered for the terminal: the heading bold without its hashes, bullets, the fence kept.
             #expect(screen.contains("\u{1B}[1m\u{1B}[4mFindings"))
             #expect(!screen.contains("## Findings"))

@@ -32,6 +32,29 @@ import Testing
         try CLI.run(["files"] + arguments + connection(arguments))
     }
 
+    @Test func lsDashLIsTheLongListingAsInLs() throws {
+        let short = try files(["ls", "-l", remote(tree.root)])
+        #expect(short.status == 0, "\(short.stderr)")
+        let long = try files(["ls", "--long", remote(tree.root)])
+        #expect(short.stdout == long.stdout)
+        #expect(short.stdout.split(separator: "\n").contains { $0.hasSuffix("link -> hello.txt") })
+    }
+
+    @Test func getToADashWritesTheFileToStandardOutputAndNoFileNamedDash() throws {
+        let directory = NSTemporaryDirectory() + "hostscope-get-dash-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try CLI.runShell(
+            "cd \(CLI.shellQuoted(directory)) && "
+                + (["hostscope", "files", "get", remote(tree.root + "/hello.txt"), "-"] + connection(["get"]))
+                .map(CLI.shellQuoted).joined(separator: " ").replacingOccurrences(
+                    of: "'hostscope'", with: CLI.shellQuoted(CLI.binary)))
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try String(contentsOfFile: tree.root + "/hello.txt", encoding: .utf8)
+        #expect(result.stdout == expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    }
+
     @Test func lsPrintsEscapedNamesLongLinesAndJSON() throws {
         let plain = try files(["ls", remote(tree.root)])
         #expect(plain.status == 0, "\(plain.stderr)")

@@ -10,7 +10,7 @@ import Testing
         [], ["snapshot"], ["watch"], ["history"], ["parse"],
         ["files"], ["files", "ls"], ["files", "tree"], ["files", "stat"], ["files", "cat"], ["files", "grep"],
         ["files", "find"], ["files", "get"],
-        ["trace"], ["trace", "list"], ["trace", "show"], ["trace", "export"], ["trace", "push"], ["chat"],
+        ["trace"], ["trace", "list"], ["trace", "show"], ["trace", "export"], ["trace", "push"], ["chat"], ["top"],
     ]
 
     @Test(arguments: commands)

@@ -218,9 +218,9 @@ final class RunningCLI {
         #expect(missing.stderr.contains("/nonexistent/hosts"))
     }
 
-    @Test func onATerminalWatchShowsALiveStatusPerHost() throws {
+    @Test func onADumbTerminalWatchShowsALiveStatusPerHost() throws {
         let command = "\(CLI.binary) watch local --every 200ms --count 3 --no-history"
-        let result = try CLI.runShell("script -q -e -c '\(command)' /dev/null")
+        let result = try CLI.runShell("script -q -e -c '\(command)' /dev/null", environment: ["TERM": "dumb"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("watching 1 host"))
         #expect(result.stdout.contains("local"))

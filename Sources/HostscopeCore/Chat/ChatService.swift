@@ -1,6 +1,7 @@
 import AgentTracing
 public import Chat
 import CurlHTTP
+import SSHTransport
 public import Foundation
 public import Storage
 
@@ -219,6 +220,14 @@ public struct ChatService: Sendable {
             throw CoreError(.invalidRequest, error.message)
         }
         key?.registerForRedaction { ProcessSecrets.register($0) }
+        // A provider's public address always wants a key: fail here rather than send a request to be refused.
+        // A server of one's own (--base-url, e.g. Ollama on localhost) may want none.
+        if key == nil, base == nil, let variable = kind.apiKeyVariable {
+            throw CoreError(
+                .invalidRequest,
+                "no API key for \(kind.displayName): set \(variable), name another variable with --api-key-env, or "
+                    + "give --credentials FILE")
+        }
         var extra = HTTPHeaders()
         do {
             let resolved = try HeaderSources(option: "--header", arguments: request.headers).resolve()
@@ -278,13 +287,20 @@ extension HostTools {
         host: String, root: String?, connection: ConnectionSettings, environment: [String: String]
     ) throws(CoreError) -> HostTools {
         let hosts: [ResolvedHost]
+        let aliases: [String]
         do {
-            hosts = try HostResolver(settings: connection, environment: environment).resolve(arguments: [host])
+            let resolver = try HostResolver(settings: connection, environment: environment)
+            aliases = resolver.config.hostAliases
+            hosts = try resolver.resolve(arguments: [host])
         } catch {
             throw CoreError(.invalidRequest, "\(error)")
         }
         guard hosts.count == 1, let first = hosts.first else {
             throw CoreError(.invalidRequest, "--host \(host) names \(hosts.count) hosts; a chat reaches exactly one")
+        }
+        // Checked before the chat starts, so that a misspelt host is one sentence and not a model's turn.
+        if let problem = HostAddressCheck.problem(first, argument: host, aliases: aliases) {
+            throw CoreError(.invalidRequest, problem)
         }
         return HostTools(host: first, root: root)
     }

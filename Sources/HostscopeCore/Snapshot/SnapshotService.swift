@@ -1,5 +1,6 @@
 public import HostStats
 import SSHTransport
+import ValueFormats
 
 /// `snapshot`: one-off snapshots of several hosts, collected at once; a slow or failing host does not
 /// hold up the others, and every host yields one record.
@@ -20,15 +21,28 @@ public struct SnapshotService: Sendable {
     /// - Throws: ``CoreError`` (`invalidRequest`) when a host cannot be resolved; nothing was collected.
     public func collect(_ hosts: [String], options: CollectorOptions) async throws(CoreError) -> [SnapshotRecord] {
         let resolved: [ResolvedHost]
+        let aliases: [String]
         do {
-            resolved = try HostResolver(settings: settings.connection, environment: settings.environment)
-                .resolve(arguments: hosts.isEmpty ? [HostTarget.localName] : hosts)
+            let resolver = try HostResolver(settings: settings.connection, environment: settings.environment)
+            aliases = resolver.config.hostAliases
+            resolved = try resolver.resolve(arguments: hosts.isEmpty ? [HostTarget.localName] : hosts)
         } catch {
             throw CoreError(.invalidRequest, "\(error)")
         }
-        return await TraceRuntime.with(settings.traceSetup(), diagnostics: settings.diagnostics) { _ in
+        let records = await TraceRuntime.with(settings.traceSetup(), diagnostics: settings.diagnostics) { _ in
             await Self.collect(resolved, options: options)
         }
+        return records.map { Self.suggestingAlias($0, aliases: aliases) }
+    }
+
+    /// A record whose host name did not resolve, with the ssh_config alias it was probably meant to be.
+    static func suggestingAlias(_ record: SnapshotRecord, aliases: [String]) -> SnapshotRecord {
+        guard case .failure(var failure) = record, failure.kind == .connect,
+            failure.message.contains("cannot resolve host name"), !aliases.contains(failure.host),
+            let suggestion = NameSuggestion.closest(to: failure.host, among: aliases)
+        else { return record }
+        failure.message += "; did you mean \(suggestion)?"
+        return .failure(failure)
     }
 
     /// Collects resolved hosts at once, in the current tracer's spans; records in the order of `hosts`.

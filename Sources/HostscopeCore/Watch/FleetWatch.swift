@@ -172,6 +172,8 @@ public final class FleetWatch: Sendable {
         var start: Date?
         var running = 0
         var ended = false
+        /// ``stop()`` was called, perhaps before ``run()`` set up its starter.
+        var stopped = false
     }
 
     private let state = Mutex(State())
@@ -247,13 +249,13 @@ public final class FleetWatch: Sendable {
     public func run() async {
         let start = clock.now()
         let (starts, starter) = AsyncStream<(ResolvedHost, Int)>.makeStream()
-        let initial = state.withLock { state -> [(ResolvedHost, Int)] in
+        let (initial, stopped) = state.withLock { state -> ([(ResolvedHost, Int)], Bool) in
             state.start = start
             state.starter = starter
-            return state.order.compactMap { name in state.entries[name].map { ($0.host, $0.generation) } }
+            return (state.order.compactMap { name in state.entries[name].map { ($0.host, $0.generation) } }, state.stopped)
         }
         for host in initial { starter.yield(host) }
-        if initial.isEmpty, plan.isFinite { starter.finish() }
+        if (initial.isEmpty && plan.isFinite) || stopped { starter.finish() }
         await withTaskGroup(of: Void.self) { group in
             for await (host, generation) in starts {
                 state.withLock { $0.running += 1 }
@@ -266,6 +268,16 @@ public final class FleetWatch: Sendable {
             state.ended = true
         }
         events.finish()
+    }
+
+    /// Ends a running watch as cancelling it would (every session closed, the subscriptions ended), for a
+    /// reason that is not the caller's own cancellation: the reader of its records went away.
+    public func stop() {
+        let starter = state.withLock { state -> AsyncStream<(ResolvedHost, Int)>.Continuation? in
+            state.stopped = true
+            return state.starter
+        }
+        starter?.finish()
     }
 
     /// Runs one host's loop as a task of its own, so that ``replaceHosts(_:)`` can stop it alone; a

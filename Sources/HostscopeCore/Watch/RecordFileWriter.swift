@@ -25,10 +25,13 @@ public enum RecordFileFormat: String, Sendable, CaseIterable {
 /// A failure writing records: the file, what happened, and what to do.
 public struct RecordWriteError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// Whether the reader went away (`watch … | head -2`): the end of the run, not a failure.
+    public var readerClosed: Bool
     public var description: String { message }
 
-    public init(message: String) {
+    public init(message: String, readerClosed: Bool = false) {
         self.message = message
+        self.readerClosed = readerClosed
     }
 }
 
@@ -314,7 +317,7 @@ public final class RecordFileWriter: Sendable {
                 message: "cannot write to \(target): the disk is full; free space or choose another --output (records still go to the history database)")
         }
         if code == EPIPE {
-            return RecordWriteError(message: "standard output was closed")
+            return RecordWriteError(message: "standard output was closed", readerClosed: path == nil)
         }
         return RecordWriteError(
             message: "cannot write to \(target): \(String(cString: strerror(code))) (records still go to the history database)")

@@ -108,7 +108,11 @@ public struct WatchService: Sendable {
                 diagnostics.warning($0)
             }
         }
-        let sink = RecordSink(writer: writer, history: history, metrics: metrics, diagnostics: diagnostics)
+        // A reader that went away (`watch … | head -2`) ends the run as Ctrl-C would: what was collected is
+        // kept, files and the database closed valid.
+        let sink = RecordSink(
+            writer: writer, history: history, metrics: metrics, diagnostics: diagnostics,
+            readerClosed: { watch.stop() })
         // Subscribed before the watch starts, read by a task that is not cancelled with the watch: every
         // record collected reaches the file and the database, Ctrl-C or not.
         let records = watch.subscribe(buffer: Self.recordBacklog)
@@ -213,14 +217,19 @@ final class RecordSink: Sendable {
             return failing ? missed : nil
         }
     }
+    /// Set once the reader of standard output went away (`| head`): the run ends, nothing more is written.
+    private let readerClosed: @Sendable () -> Void
+    private let closed = Mutex(false)
 
     init(
-        writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics
+        writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics,
+        readerClosed: @escaping @Sendable () -> Void = {}
     ) {
         self.writer = writer
         self.history = history
         self.metrics = metrics
         self.diagnostics = diagnostics
+        self.readerClosed = readerClosed
     }
 
     /// The first failure, if any.
@@ -243,7 +252,7 @@ final class RecordSink: Sendable {
 
     func write(_ record: SnapshotRecord) async {
         metrics?.record(record)
-        if let writer {
+        if let writer, !closed.withLock({ $0 }) {
             do {
                 try writer.write(record)
                 if let missed = output.withLock({ $0.succeeded() }) {
@@ -252,6 +261,9 @@ final class RecordSink: Sendable {
                         "writing to \(target) again; the \(missed) record(s) made while it failed "
                             + "are only in the history database")
                 }
+            } catch where error.readerClosed {
+                closed.withLock { $0 = true }
+                readerClosed()
             } catch {
                 failed.withLock { $0 = $0 ?? error.message }
                 if output.withLock({ $0.failedOnce() }) { diagnostics.error(error.message) }
@@ -275,8 +287,8 @@ final class RecordSink: Sendable {
 
     /// Completes the output file (a JSON array on a pipe gets its closing bracket).
     func finish() {
-        // A destination failing at the end (a closed pipe, a disk still full) has nothing to close.
-        guard !output.withLock({ $0.failing }) else { return }
+        // A destination failing at the end (a disk still full) or a reader gone has nothing to close.
+        guard !output.withLock({ $0.failing }), !closed.withLock({ $0 }) else { return }
         do {
             try writer?.finish()
         } catch {

@@ -40,7 +40,9 @@ public actor LiveStatus {
 
     /// The text of the view, without cursor movement.
     public func render() -> [String] {
-        let connected = order.filter { (statuses[$0]?.ticks ?? 0) > 0 }.count
+        // Reporting: the last tick gave figures; failing: it gave an error. A host is one or the other (or
+        // still connecting), never both.
+        let connected = order.filter { statuses[$0]?.phase == .up }.count
         let failing = order.filter { statuses[$0].map { $0.phase != .up && $0.phase != .connecting } ?? false }.count
         var lines = [
             "watching \(order.count) host\(order.count == 1 ? "" : "s") · \(connected) reporting · \(failing) failing · "

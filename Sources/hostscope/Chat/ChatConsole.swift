@@ -173,7 +173,14 @@ struct ChatConsole {
             write(renderer.finish())
             if !atLineStart { write("\n") }
         }
+        // Until the first event, a dim line says the model is being waited for; the first event erases it.
+        var waiting = styled
+        if waiting { Output.write(dim("… waiting for \(await session.model)")) }
         for await event in events {
+            if waiting {
+                Output.write(.carriageReturn + .eraseLine)
+                waiting = false
+            }
             switch event {
             case .text(let delta):
                 write(renderer.feed(delta))
@@ -205,6 +212,7 @@ struct ChatConsole {
                 }
             }
         }
+        if waiting { Output.write(.carriageReturn + .eraseLine) }
         watcher.cancel()
         // A /stop it is carrying out finishes first (the gateway's DELETE included).
         await watcher.value

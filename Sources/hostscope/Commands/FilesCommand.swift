@@ -97,13 +97,13 @@ struct FilesListCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: "HOST:PATH to list.") var target: String
-    @Flag(help: "Type, permissions, owner, group, size, modification time and link targets.")
+    @Flag(name: [.short, .long], help: "Type, permissions, owner, group, size, modification time and link targets.")
     var long = false
     @Flag(name: [.short, .long], help: "Include names starting with a dot.") var all = false
     @Flag(help: "A JSON array of Files JSON objects.") var json = false
     @Flag(help: "Print entries in the server's order, without sorting.") var unsorted = false
     @OptionGroup var files: FilesOptions
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var connection: ListingConnectionOptions
 
     func run() async throws {
         try await files.run(target, connection.settings) { session in
@@ -393,7 +393,8 @@ struct FilesGetCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: "HOST:PATH of the file.") var target: String
-    @Argument(help: "Local file or directory (default: the current directory).") var destination: String = "."
+    @Argument(help: "Local file or directory (default: the current directory); - writes the file to standard output.")
+    var destination: String = "."
     @Flag(name: .customLong("no-resume"), help: "Start over even if a partial download exists.") var noResume = false
     @Flag(
         name: .customLong("no-checksum"),
@@ -406,6 +407,14 @@ struct FilesGetCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
+        if destination == "-" {
+            // The bytes as they are into a pipe or file (escaped on a terminal), as `scp host:file /dev/stdout`.
+            let preview = try await files.run(target, connection.settings) { session in
+                try await session.browser.read(session.path, options: ReadOptions(range: .whole, maxBytes: .max))
+            }
+            Output.writeData(preview.bytes)
+            return
+        }
         let result = try await files.run(target, connection.settings) { session in
             let last = session.path.lastComponent
             let name = last.isEmpty ? session.path.escaped : EscapedText.encode(last)

@@ -67,8 +67,16 @@ struct HistoryCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Latest record: a duration back from now or an RFC 3339 time.", valueName: "time"))
     var until: TimeArgument?
 
-    @Option(name: [.customShort("o"), .long], help: "csv, json (one array) or ndjson (one record per line).")
-    var format: HistoryFormat = .csv
+    @Option(
+        name: [.customShort("f"), .customLong("format")],
+        help: ArgumentHelp("csv, json (one array) or ndjson (one record per line) (default: csv).", valueName: "format"))
+    var chosenFormat: HistoryFormat?
+
+    /// `-o`, the short name --format had before `-o` meant --output everywhere; kept for a release.
+    @Option(name: .customShort("o"), help: .private)
+    var formatAlias: HistoryFormat?
+
+    var format: HistoryFormat { chosenFormat ?? formatAlias ?? .csv }
 
     @Option(
         name: .customLong("csv-layout"), help: "CSV layout: wide (host-level columns) or long (per disk/interface).")

@@ -36,9 +36,13 @@ struct SnapshotCommand: AsyncParsableCommand {
     var hosts: [String] = []
 
     @Option(
-        name: [.customShort("o"), .long],
+        name: [.customShort("f"), .long],
         help: "table, json, ndjson or csv (default: table on a terminal, json otherwise).")
     var format: RecordFormat?
+
+    /// `-o`, the short name --format had before `-o` meant --output everywhere; kept for a release.
+    @Option(name: .customShort("o"), help: .private)
+    var formatAlias: RecordFormat?
 
     @Option(
         help: """
@@ -80,7 +84,8 @@ struct SnapshotCommand: AsyncParsableCommand {
         let options = CollectorOptions(
             kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
         let service = SnapshotService(
-            settings: try .command(database: database, connection: connection.settings, tracing: tracing))
+            settings: try .command(
+                database: database, connection: connection.settings(attended: hosts.count <= 1), tracing: tracing))
         let records: [SnapshotRecord]
         do {
             records = try await withTerminationSignals { [hosts] () async throws(CoreError) in
@@ -90,7 +95,7 @@ struct SnapshotCommand: AsyncParsableCommand {
             throw Output.fail(error)
         }
 
-        switch format ?? (Output.stdoutIsTerminal ? .table : .json) {
+        switch format ?? formatAlias ?? (Output.stdoutIsTerminal ? .table : .json) {
         case .table:
             let width = Output.terminalWidth
             Output.write(records.map { SnapshotTable.render($0, width: width) }.joined(separator: "\n"))
@@ -105,8 +110,11 @@ struct SnapshotCommand: AsyncParsableCommand {
             case .long: Output.writeData(SnapshotCSV.longHeader + records.map(SnapshotCSV.longRows).joined())
             }
         }
-        for case .failure(let failure) in records {
-            Output.error(failure.message)
+        // A table on a terminal already shows each error; stderr repeats them only where the table is not seen.
+        if !(Output.stdoutIsTerminal && Output.stderrIsTerminal && (format ?? formatAlias ?? .table) == .table) {
+            for case .failure(let failure) in records {
+                Output.error(failure.message)
+            }
         }
         let status = ExitStatus(records: records)
         if status != .success { throw ExitCode(status.rawValue) }

@@ -24,7 +24,8 @@ struct WatchCommand: AsyncParsableCommand {
             Hosts come from arguments (aliases, user@host:port, local), ~/.ssh/config patterns \
             such as 'db-*', and --hosts-file (one per line, # comments). Output goes to --output \
             (format from --format or the file's extension: .csv, .json, .ndjson) or stdout. On a \
-            terminal without --output or --format, watch shows a live one-line-per-host status; \
+            terminal without --format (or with --output), watch shows the full-screen view of \
+            `hostscope top` (q ends the watch), or a one-line-per-host status where TERM is dumb; \
             piped, it prints nothing but data. Files stay valid: CSV and NDJSON lines are written \
             whole, the JSON array is closed after every record, and a run appending to an \
             existing file first drops a record cut short by a crash.
@@ -63,7 +64,8 @@ struct WatchCommand: AsyncParsableCommand {
         help: ArgumentHelp("File to write records to (default: stdout).", valueName: "file"))
     var output: String?
 
-    @Option(help: "csv, json or ndjson (default: from --output's extension; ndjson on stdout).")
+    @Option(
+        name: [.customShort("f"), .long], help: "csv, json or ndjson (default: from --output's extension; ndjson on stdout).")
     var format: RecordFileFormat?
 
     @Option(name: .customLong("csv-layout"), help: "wide (host-level columns) or long (per disk/interface/core).")
@@ -87,6 +89,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Delete history records older than this (e.g. 7d).", valueName: "duration"))
     var retain: DurationArgument?
 
+    @Option(name: .customLong("color"), help: "Colour in the live view: auto, always or never (auto: unless NO_COLOR).")
+    var colour: ColourChoice = .auto
+
     @OptionGroup var connection: ConnectionOptions
 
     @OptionGroup var tracing: TracingOptions
@@ -103,7 +108,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try CoreSettings.command(
-            database: database, storesHistory: !noHistory, connection: connection.settings, tracing: tracing,
+            database: database, storesHistory: !noHistory, connection: connection.settings(attended: false),
+            tracing: tracing,
             signals: [.traces, .metrics])
         let request = WatchRequest(
             hosts: hosts, hostsFile: hostsFile, interval: every.duration, count: count, duration: runFor?.duration,
@@ -120,11 +126,20 @@ struct WatchCommand: AsyncParsableCommand {
             destination = .stream(format: format ?? .ndjson, csvLayout: csvLayout, write: Output.writeStream)
         }
         let liveView = Output.stdoutIsTerminal && (output != nil || format == nil)
+        // The full-screen view where the terminal can show it; the one-line-per-host status elsewhere.
+        let fullScreen = liveView && FleetTopView.isCapable()
+        let colours = colour.enabled(isTerminal: Output.stdoutIsTerminal)
         let outcome: WatchOutcome
         do {
             outcome = try await withTerminationSignals { () async throws(CoreError) in
                 try await WatchService(settings: settings).run(request, output: destination) { watch in
                     guard liveView else { return }
+                    if fullScreen {
+                        await FleetTopView.run(watch, title: "hostscope watch", colours: colours)
+                        // q or Ctrl-C in the view ends the watch; the records collected are kept.
+                        watch.stop()
+                        return
+                    }
                     let view = LiveStatus(
                         hosts: watch.states.map(\.host), width: Output.terminalWidth, write: { Output.write($0) })
                     for await event in watch.subscribe() { await view.update(event) }

@@ -8,6 +8,8 @@ protocol ConnectionOptionStyle {
     static var identityNames: NameSpecification { get }
     /// `-F` and `--ssh-config`, or `--ssh-config` alone.
     static var sshConfigNames: NameSpecification { get }
+    /// `-l` and `--user`, or `--user` alone.
+    static var userNames: NameSpecification { get }
     /// Whether the help leaves out the defaults and asides (the help of `files grep` is kept short).
     static var briefHelp: Bool { get }
 }
@@ -16,6 +18,15 @@ protocol ConnectionOptionStyle {
 enum StandardConnectionNames: ConnectionOptionStyle {
     static let identityNames: NameSpecification = [.customShort("i"), .customLong("identity")]
     static let sshConfigNames: NameSpecification = [.customShort("F"), .customLong("ssh-config")]
+    static let userNames: NameSpecification = [.customShort("l"), .customLong("user")]
+    static let briefHelp = false
+}
+
+/// `files ls`'s: there `-l` keeps its ls meaning (the long listing).
+enum ListingConnectionNames: ConnectionOptionStyle {
+    static let identityNames = StandardConnectionNames.identityNames
+    static let sshConfigNames = StandardConnectionNames.sshConfigNames
+    static let userNames: NameSpecification = [.customLong("user")]
     static let briefHelp = false
 }
 
@@ -23,6 +34,7 @@ enum StandardConnectionNames: ConnectionOptionStyle {
 enum GrepConnectionNames: ConnectionOptionStyle {
     static let identityNames: NameSpecification = [.customLong("identity")]
     static let sshConfigNames: NameSpecification = [.customLong("ssh-config")]
+    static let userNames = StandardConnectionNames.userNames
     static let briefHelp = true
 }
 
@@ -30,10 +42,12 @@ enum GrepConnectionNames: ConnectionOptionStyle {
 typealias ConnectionOptions = ConnectionOptionGroup<StandardConnectionNames>
 /// ``ConnectionOptions`` without the short names `-i` and `-F`.
 typealias GrepConnectionOptions = ConnectionOptionGroup<GrepConnectionNames>
+/// ``ConnectionOptions`` without the short name `-l`.
+typealias ListingConnectionOptions = ConnectionOptionGroup<ListingConnectionNames>
 
 /// The connection options (`--user`, `--port`, `--identity`, …), named as `Style` says.
 struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
-    @Option(name: [.customShort("l"), .long], help: "Remote user name (wins over ~/.ssh/config's User).")
+    @Option(name: Style.userNames, help: "Remote user name (wins over ~/.ssh/config's User).")
     var user: String?
 
     @Option(name: [.customShort("p"), .long], help: "SSH port (wins over ~/.ssh/config's Port).")
@@ -111,7 +125,12 @@ struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
     }
 
     /// The options as the core takes them; secrets no variable holds are asked for on the terminal.
-    var settings: ConnectionSettings {
+    var settings: ConnectionSettings { settings(attended: true) }
+
+    /// The options as the core takes them. Only an attended run (one host, a person at the terminal) asks for a
+    /// secret no variable holds; an unattended one (a watch, several hosts at once) never prompts, as
+    /// OpenSSH's `BatchMode`: the host fails with an authentication error and the others go on.
+    func settings(attended: Bool) -> ConnectionSettings {
         var settings = ConnectionSettings()
         settings.user = user
         settings.port = port
@@ -123,7 +142,7 @@ struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
         settings.passwordEnvironmentVariable = passwordEnv
         settings.passphraseEnvironmentVariable = passphraseEnv
         settings.configFile = sshConfig
-        settings.prompter = TerminalPrompt.prompter
+        settings.prompter = attended ? TerminalPrompt.prompter : nil
         settings.configWarning = { Output.warningOnce($0) }
         settings.hostKeyRecorded = { Output.notice($0) }
         return settings

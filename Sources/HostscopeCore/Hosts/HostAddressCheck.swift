@@ -1,0 +1,41 @@
+import SSHTransport
+import ValueFormats
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Whether a host argument names a machine that can be reached at all, checked before a chat starts so that a
+/// misspelt host is one sentence (with the alias it was probably meant to be) rather than a failed tool call.
+enum HostAddressCheck {
+    /// A sentence saying why `host` cannot be reached, or `nil` when its name resolves (or a jump host or
+    /// ProxyCommand reaches it, which resolves the name itself).
+    static func problem(_ host: ResolvedHost, argument: String, aliases: [String]) -> String? {
+        guard case .ssh(let options) = host, case .direct = options.route else { return nil }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(options.hostName, nil, &hints, &list)
+        if status == 0 {
+            freeaddrinfo(list)
+            return nil
+        }
+        return unresolved(argument, hostName: options.hostName, reason: String(cString: gai_strerror(status)),
+            aliases: aliases)
+    }
+
+    /// The sentence for a name that does not resolve, with the closest ssh_config alias when there is one.
+    static func unresolved(_ argument: String, hostName: String, reason: String, aliases: [String]) -> String {
+        if aliases.contains(argument) {
+            return "host \(argument) does not resolve (its HostName \(hostName): \(reason)); check its entry in "
+                + "~/.ssh/config"
+        }
+        var sentence = "host \(argument) does not resolve (\(hostName): \(reason)); it is no ~/.ssh/config alias"
+        if let suggestion = NameSuggestion.closest(to: argument, among: aliases) {
+            sentence += ". Did you mean \(suggestion)?"
+        } else {
+            sentence += "; check the name"
+        }
+        return sentence
+    }
+}

@@ -1,0 +1,97 @@
+public import ArgumentParser
+import Foundation
+import HostStats
+public import HostscopeCore
+import TerminalUI
+
+extension ColourChoice: ExpressibleByArgument {}
+
+struct TopCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "top",
+        abstract: "A full-screen live view of hosts: CPU, memory, load, disks and network, and each host's detail.",
+        discussion: """
+            Watches the hosts every --every (as `watch` does: one session per host kept between ticks, \
+            failing hosts retried with backoff, never a password prompt) and shows them full-screen: a row \
+            per host with CPU, memory, load, the fullest disk and network traffic, sparklines of CPU and \
+            memory, colours from 60% (yellow) and 85% (red). A failing host keeps its last figures, dimmed, \
+            with their age and the error.
+
+            Keys: ↑/↓ (or j/k) select, Enter opens a host's detail (per-core CPU, memory breakdown, \
+            filesystems with inodes, interfaces with errors, top processes), Esc goes back, / filters \
+            hosts by name, s changes the sort (in the detail, the processes' sort), e shows the selected \
+            host's whole error, q or Ctrl-C quits. See docs/terminal.md.
+
+            Colour follows --color (auto: on a terminal unless NO_COLOR is set). When standard input or \
+            output is not a terminal, or TERM is dumb, top prints one plain line per host per tick instead. \
+            Nothing is stored unless --history is given (then records go to the history database as with \
+            watch).
+            """)
+
+    @Argument(help: "Hosts or ~/.ssh/config patterns to watch (default: local).")
+    var hosts: [String] = []
+
+    @Option(
+        name: .customLong("hosts-file"),
+        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
+    var hostsFile: String?
+
+    @Option(help: "Tick interval.")
+    var every: DurationArgument = DurationArgument(.seconds(2))
+
+    @Option(help: "auto, proc or tools.")
+    var collector: CollectorKind = .auto
+
+    @Option(help: "How many processes to collect per host for the detail.")
+    var top: Int = 20
+
+    @Option(name: .customLong("timeout"), help: "Limit on each probe command (at most 80% of --every).")
+    var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
+
+    @Option(name: .customLong("color"), help: "auto, always or never (auto: on a terminal, unless NO_COLOR is set).")
+    var colour: ColourChoice = .auto
+
+    @Flag(help: "Also store the records in the history database.")
+    var history = false
+
+    @Option(name: .customLong("db"), help: ArgumentHelp("The history database file (with --history).", valueName: "file"))
+    var database: String?
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        guard every.duration >= .milliseconds(100) else {
+            throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
+        }
+    }
+
+    func run() async throws {
+        let settings = try CoreSettings.command(
+            database: database, storesHistory: history, connection: connection.settings(attended: false))
+        let request = WatchRequest(
+            hosts: hosts.isEmpty && hostsFile == nil ? ["local"] : hosts, hostsFile: hostsFile,
+            interval: every.duration,
+            collector: CollectorOptions(kind: collector, topProcesses: top, commandTimeout: commandTimeout.duration))
+        let fullScreen = FleetTopView.isCapable()
+        let colours = colour.enabled(isTerminal: Output.stdoutIsTerminal)
+        let outcome: WatchOutcome
+        do {
+            outcome = try await withTerminationSignals { () async throws(CoreError) in
+                try await WatchService(settings: settings).run(request, output: nil) { watch in
+                    if fullScreen {
+                        await FleetTopView.run(watch, title: "hostscope top", colours: colours)
+                        // q or Ctrl-C in the view: the watch ends with it.
+                        watch.stop()
+                    } else {
+                        for await case .record(let record) in watch.subscribe() {
+                            Output.write(FleetTopView.plainLine(record) + "\n")
+                        }
+                    }
+                }
+            }
+        } catch {
+            throw Output.fail(error)
+        }
+        if outcome.failure != nil { throw ExitCode(ExitStatus.failure.rawValue) }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `hostscope top` on a real pseudo-terminal (tmux) at 80×24 and 160×45: keys in, screen out, and the terminal's
+/// mode as it was after `q`, Ctrl-C and SIGTERM. A password prompt on the same terminal gives way to one Ctrl-C.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct TopCommandTests {
+    static let sizes = [(80, 24), (160, 45)]
+
+    @Test(arguments: sizes)
+    func theFleetFillsTheTerminalAndQQuitsWithTheModeRestored(_ width: Int, _ height: Int) throws {
+        let session = try TerminalSession(["top", "local", "--every", "500ms"], width: width, height: height)
+        let screen = try session.waitForScreen { $0.first?.contains("1 up") ?? false }
+        #expect(screen[0].hasPrefix("hostscope top · 1 host · 1 up · 0 failing · every 500ms"))
+        let headings = screen[1].split(separator: " ")
+        #expect(headings == ["HOST", "STATE", "CPU%", "cpu", "MEM%", "mem", "LOAD", "DISK%", "NET/s", "AGE"])
+        #expect(screen[2].hasPrefix("> local "))
+        #expect(screen[2].contains(" up "))
+        #expect(screen[height - 1].hasPrefix("q quit"))
+        #expect(screen.allSatisfy { $0.count <= width })
+        try session.send("q")
+        #expect(try session.waitForExit() == 0)
+        let modes = try session.modes()
+        #expect(modes.before == modes.after)
+        // Back on the normal screen: the view's lines are gone with the alternate screen.
+        #expect(!(try session.screen()).contains { $0.contains("hostscope top ·") })
+    }
+
+    @Test(arguments: sizes)
+    func enterOpensTheHostsDetailAndEscGoesBack(_ width: Int, _ height: Int) throws {
+        let session = try TerminalSession(["top", "local", "--every", "500ms"], width: width, height: height)
+        _ = try session.waitForScreen { $0.first?.contains("1 up") ?? false }
+        try session.send("Enter")
+        // Whole screens only: a capture can fall in the middle of a redraw.
+        let detail = try session.waitForScreen { lines in
+            lines.contains { $0.hasPrefix("CPU ") } && lines[height - 1].hasPrefix("Esc back")
+                && (height < 45 || lines.contains { $0.contains("COMMAND") })
+        }
+        #expect(detail[0].hasPrefix("local · "))
+        #expect(detail.contains { $0.hasPrefix("Mem ") })
+        #expect(detail.contains { $0.hasPrefix("MOUNT") && $0.contains("INODE%") })
+        if height >= 45 {
+            #expect(detail.contains { $0.hasPrefix("INTERFACE") && $0.contains("RX ERR") })
+            #expect(detail.contains { $0.contains("PID") && $0.contains("COMMAND") })
+        }
+        #expect(detail[height - 1].hasPrefix("Esc back  s sort:cpu"))
+        #expect(detail.allSatisfy { $0.count <= width })
+        try session.send("s")
+        _ = try session.waitForScreen { $0[height - 1].hasPrefix("Esc back  s sort:memory") }
+        try session.send("Escape")
+        _ = try session.waitForScreen { $0.first?.hasPrefix("hostscope top") ?? false }
+        try session.send("/", "z", "z", "z", "Enter")
+        _ = try session.waitForScreen { $0.contains { $0.contains("no host matches \"zzz\"") } }
+        try session.send("C-c")
+        #expect(try session.waitForExit() == 0)
+        let modes = try session.modes()
+        #expect(modes.before == modes.after)
+    }
+
+    @Test func aCountedWatchOnATerminalShowsTheFullScreenViewAndGivesTheTerminalBackWhenItEnds() throws {
+        let session = try TerminalSession(
+            ["watch", "local", "--every", "300ms", "--count", "4", "--no-history"], width: 80, height: 24)
+        let screen = try session.waitForScreen { $0.first?.hasPrefix("hostscope watch · 1 host · 1 up") ?? false }
+        #expect(screen[2].hasPrefix("> local "))
+        #expect(try session.waitForExit() == 0)
+        let modes = try session.modes()
+        #expect(modes.before == modes.after)
+    }
+
+    @Test func sigtermEndsTheViewWithTheModeRestored() throws {
+        let session = try TerminalSession(["top", "local", "--every", "500ms"], width: 80, height: 24)
+        _ = try session.waitForScreen { $0.first?.contains("1 up") ?? false }
+        let pid = try #require(try session.commandPID())
+        kill(pid, SIGTERM)
+        #expect(try session.waitForExit() == 0)
+        let modes = try session.modes()
+        #expect(modes.before == modes.after)
+    }
+
+    @Test func aFailingHostShowsItsErrorAndExpandsIt() throws {
+        let session = try TerminalSession(
+            ["top", "local", "nosuch.invalid", "--every", "500ms"], width: 160, height: 45)
+        let screen = try session.waitForScreen { $0.first?.contains("1 failing") ?? false }
+        let row = try #require(screen.first { $0.contains("nosuch.invalid") })
+        #expect(row.contains("connect"))
+        try session.send("Down", "e")
+        let expanded = try session.waitForScreen { lines in
+            lines.contains { $0.hasPrefix("    connect:") && $0.contains("cannot resolve host name") }
+        }
+        #expect(expanded.allSatisfy { $0.count <= 160 })
+        try session.send("q")
+        #expect(try session.waitForExit() == 0)
+    }
+
+    @Test func withoutATerminalTopPrintsOnePlainLinePerTick() throws {
+        let result = try CLI.runShell(
+            "timeout 20 \(CLI.shellQuoted(CLI.binary)) top local --every 200ms </dev/null | head -2")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.contains(" local cpu ") && $0.contains(" mem ") && !$0.contains("\u{1B}") })
+    }
+
+    @Test func oneCtrlCCancelsAPasswordPromptAndTheModeIsRestored() throws {
+        let server = try SSHTestServer.shared()
+        let session = try TerminalSession(
+            ["snapshot", server.target, "-i", server.encryptedKeyPath, "--known-hosts", server.knownHostsPath],
+            width: 120, height: 30)
+        _ = try session.waitForScreen { $0.contains { $0.contains("Enter passphrase for key") } }
+        try session.send("C-c")
+        let status = try session.waitForExit(timeout: 10)
+        #expect(status != 0)
+        let modes = try session.modes()
+        #expect(modes.before == modes.after)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import HostStats
+import HostscopeCore
+import OrderedJSON
+import TerminalUI
+import TestSupport
+import Testing
+
+/// `hostscope top`'s screens drawn from a fixed fleet: one host up (a captured snapshot, several ticks for the
+/// sparklines), one failing since 42 s with its last figures kept, one still connecting. Goldens at 80×24 and
+/// 160×45 under Fixtures/terminal/; `HOSTSCOPE_RECORD_GOLDENS=1` rewrites them on purpose.
+@Suite struct FleetTopModelTests {
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)
+
+    static func snapshot(host: String, age: TimeInterval, cpu: Double, memory: Double) throws -> Snapshot {
+        let url = Repository.fixtures.appendingPathComponent("probes/busybox-1.35.0-debian12/snapshot.json")
+        let record = try SnapshotRecord(json: JSONParser.parse(String(contentsOf: url, encoding: .utf8)))
+        guard case .snapshot(var snapshot) = record else { throw HarnessError(description: "not a snapshot") }
+        snapshot.host = host
+        snapshot.collectedAt = now.addingTimeInterval(-age)
+        snapshot.cpu?.busyPercent = cpu
+        snapshot.cpu?.userPercent = cpu * 0.8
+        snapshot.cpu?.systemPercent = cpu * 0.2
+        snapshot.memory?.usedPercent = memory
+        snapshot.cpu?.perCore = [CoreStats(core: 0, busyPercent: cpu), CoreStats(core: 1, busyPercent: cpu / 2)]
+        return snapshot
+    }
+
+    static func fleet() throws -> FleetTopModel {
+        var model = FleetTopModel(hosts: ["web1", "db-primary", "cache"], interval: .seconds(2))
+        model.timeZone = TimeZone(identifier: "UTC")!
+        for (index, cpu) in [12.0, 30, 55, 71, 90, 64].enumerated() {
+            let tick = try snapshot(host: "web1", age: Double(10 - 2 * index), cpu: cpu, memory: 40 + Double(index))
+            model.apply(.record(.snapshot(tick)))
+        }
+        var web = HostWatchState(host: "web1", phase: .up)
+        web.ticks = 6
+        web.lastTick = now.addingTimeInterval(-0)
+        model.apply(.state(web))
+        model.apply(.record(.snapshot(try snapshot(host: "db-primary", age: 42, cpu: 91, memory: 88))))
+        var db = HostWatchState(host: "db-primary", phase: .backingOff(until: now.addingTimeInterval(8)))
+        db.ticks = 9
+        db.errors = 3
+        db.lastError = "connect: db-primary: connection refused by 10.0.0.7:22"
+        model.apply(.state(db))
+        return model
+    }
+
+    static func checkGolden(_ lines: [String], _ name: String) throws {
+        let text = lines.joined(separator: "\n") + "\n"
+        let golden = Repository.fixtures.appendingPathComponent("terminal/\(name).txt")
+        if ProcessInfo.processInfo.environment["HOSTSCOPE_RECORD_GOLDENS"] == "1" {
+            try text.write(to: golden, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOf: golden, encoding: .utf8)
+        #expect(text == expected, "\(name): rerun with HOSTSCOPE_RECORD_GOLDENS=1 if the change is intended")
+    }
+
+    @Test(arguments: [(80, 24), (160, 45)])
+    func theFleetMatchesItsGolden(_ width: Int, _ height: Int) throws {
+        var model = try Self.fleet()
+        let lines = model.plainLines(width: width, height: height, now: Self.now)
+        #expect(lines.count == height)
+        #expect(lines.allSatisfy { $0.count == width })
+        try Self.checkGolden(lines.map { $0.replacingOccurrences(of: " +$", with: "", options: .regularExpression) },
+            "fleet-\(width)x\(height)")
+    }
+
+    @Test(arguments: [(80, 24), (160, 45)])
+    func aHostsDetailMatchesItsGolden(_ width: Int, _ height: Int) throws {
+        var model = try Self.fleet()
+        #expect(model.handle(.enter) == .redraw)
+        #expect(model.screen == .detail(host: "web1"))
+        let lines = model.plainLines(width: width, height: height, now: Self.now)
+        #expect(lines.count == height)
+        #expect(lines.allSatisfy { $0.count == width })
+        try Self.checkGolden(lines.map { $0.replacingOccurrences(of: " +$", with: "", options: .regularExpression) },
+            "detail-\(width)x\(height)")
+    }
+
+    @Test func aFailingHostKeepsItsLastFiguresDimmedWithTheirAgeAndItsError() throws {
+        var model = try Self.fleet()
+        let lines = model.plainLines(width: 160, height: 45, now: Self.now)
+        let row = try #require(lines.first { $0.contains("db-primary") })
+        #expect(row.contains("wait"))
+        #expect(row.contains("91.0"))
+        #expect(row.contains("42s"))
+        #expect(row.contains("connect: db-primary"))
+        let styled = model.screen(width: 160, height: 45, now: Self.now, colours: true).text
+        // The stale CPU figure is dimmed (SGR 2), not coloured as a current one would be (red from 85 %).
+        #expect(styled.contains("\u{1B}[2m  91.0\u{1B}[0m"))
+        #expect(!styled.contains("\u{1B}[31m  91.0"))
+    }
+
+    @Test func theHeaderCountsEachHostOnceAsUpFailingOrConnecting() throws {
+        var model = try Self.fleet()
+        let header = model.plainLines(width: 160, height: 45, now: Self.now)[0]
+        #expect(header.contains("3 hosts · 1 up · 1 failing · 1 connecting"))
+    }
+
+    @Test func sortingByCPUPutsTheBusiestFirstAndFilteringKeepsMatchingNames() throws {
+        var model = try Self.fleet()
+        #expect(model.visibleHosts == ["web1", "db-primary", "cache"])
+        _ = model.handle(.character("s"))
+        #expect(model.sort == .cpu)
+        #expect(model.visibleHosts == ["db-primary", "web1", "cache"])
+        _ = model.handle(.character("/"))
+        #expect(model.editingFilter)
+        for character in "PRIM" { _ = model.handle(.character(character)) }
+        _ = model.handle(.enter)
+        #expect(!model.editingFilter)
+        #expect(model.visibleHosts == ["db-primary"])
+        #expect(model.selected == "db-primary")
+        _ = model.handle(.escape)
+        #expect(model.filter.isEmpty)
+        #expect(model.visibleHosts.count == 3)
+    }
+
+    @Test func qAndCtrlCQuitAndEscLeavesTheDetail() throws {
+        var model = try Self.fleet()
+        _ = model.handle(.down)
+        #expect(model.selected == "db-primary")
+        _ = model.handle(.enter)
+        #expect(model.screen == .detail(host: "db-primary"))
+        _ = model.handle(.character("s"))
+        #expect(model.processSort == .memory)
+        _ = model.handle(.escape)
+        #expect(model.screen == .fleet)
+        #expect(model.handle(.character("q")) == .quit)
+        #expect(model.handle(.interrupt) == .quit)
+    }
+
+    @Test func eShowsTheSelectedHostsWholeErrorOnALineOfItsOwn() throws {
+        var model = try Self.fleet()
+        _ = model.handle(.down)
+        _ = model.handle(.character("e"))
+        let lines = model.plainLines(width: 80, height: 24, now: Self.now)
+        let index = try #require(lines.firstIndex { $0.contains("db-primary") })
+        #expect(lines[index + 1].contains("connect: db-primary: connection refused by 10.0.0.7:22"))
+    }
+
+    @Test func aLongFleetScrollsToKeepTheSelectionOnScreen() throws {
+        let names = (1...40).map { "host\($0)" }
+        var model = FleetTopModel(hosts: names, interval: .seconds(2))
+        for _ in 1..<30 { _ = model.handle(.down) }
+        let lines = model.plainLines(width: 80, height: 24, now: Self.now)
+        #expect(lines.contains { $0.hasPrefix("> host30 ") })
+        #expect(!lines.contains { $0.hasPrefix("  host1 ") })
+    }
+}
