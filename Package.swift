@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -11,6 +11,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Only the HTTP face uses it; no default traits (swift-configuration is not needed).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C libraries, each wrapped by exactly one Swift module.
@@ -63,10 +69,28 @@ let package = Package(
                 "OrderedJSON", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles", "Chat",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
+        // Prometheus and OpenMetrics exposition of snapshots, and the JSON API's pure parts.
+        .target(name: "MetricsExposition", dependencies: ["HostStats"]),
+        .target(
+            name: "ServeAPI",
+            dependencies: ["Agent", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "Storage"]),
+        // The HTTP face of `serve`: the only module that depends on the server library.
+        .target(
+            name: "HostscopeServer",
+            dependencies: [
+                "Agent", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "ServeAPI", "Storage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .executableTarget(
             name: "hostscope",
             dependencies: [
-                "Agent", "AgentTracing", "OrderedJSON", "HostStats", "RemoteFiles", "Storage",
+                "Agent", "AgentTracing", "OrderedJSON", "HostStats", "RemoteFiles", "Storage", "HostscopeServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -96,6 +120,16 @@ let package = Package(
         .testTarget(
             name: "RemoteFilesTests",
             dependencies: ["RemoteFiles", "SSHTransport", "Digests", "TestSupport", "OrderedJSON"]),
+        .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition", "HostStats", "TestSupport"]),
+        .testTarget(
+            name: "ServeAPITests",
+            dependencies: ["ServeAPI", "Agent", "HostStats", "MetricsExposition", "OrderedJSON", "Storage", "TestSupport"]),
+        .testTarget(
+            name: "HostscopeServerTests",
+            dependencies: [
+                "HostscopeServer", "Agent", "HostStats", "MetricsExposition", "OrderedJSON", "ServeAPI", "Storage",
+                "TestSupport",
+            ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
     ]
 )

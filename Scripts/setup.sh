@@ -13,6 +13,7 @@ fi
 packages=(
     libssh2-1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
     openssh-server openssh-client sysstat busybox procps tcsh python3 python3-pip
+    prometheus prometheus-node-exporter wrk
 )
 missing=()
 for package in "${packages[@]}"; do
@@ -22,10 +23,12 @@ if ((${#missing[@]})); then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-# Debian's sshd package starts a system daemon on port 22; the tests start their own.
+# Debian's sshd package starts a system daemon on port 22; the tests start their own. Likewise
+# prometheus and prometheus-node-exporter: the serve tests and benchmarks start their own on
+# loopback ports with temporary configurations.
 
-python_packages=(opentelemetry-proto protobuf rotel asyncssh)
-if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh' 2>/dev/null; then
+python_packages=(opentelemetry-proto protobuf rotel asyncssh prometheus-client)
+if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, prometheus_client' 2>/dev/null; then
     pip_flags=(--quiet --disable-pip-version-check --root-user-action=ignore)
     if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
         pip_flags+=(--break-system-packages)

@@ -17,7 +17,7 @@ struct Hostscope: AsyncParsableCommand {
             """,
         version: HostscopeVersion.string,
         subcommands: [
-            SnapshotCommand.self, WatchCommand.self, HistoryCommand.self, FilesCommand.self, TraceCommand.self,
+            SnapshotCommand.self, WatchCommand.self, ServeCommand.self, HistoryCommand.self, FilesCommand.self, TraceCommand.self,
             ChatCommand.self, ParseCommand.self,
         ])
 

@@ -47,6 +47,22 @@ public struct HostWatchStatus: Sendable, Equatable {
     public var lastError: String?
     /// When the next connection attempt of a failing host is due.
     public var nextAttempt: Date?
+
+    public init(
+        host: String, state: State, ticks: Int = 0, errors: Int = 0, lastTick: Date? = nil,
+        cpuBusyPercent: Double? = nil, memoryUsedPercent: Double? = nil, lastError: String? = nil,
+        nextAttempt: Date? = nil
+    ) {
+        self.host = host
+        self.state = state
+        self.ticks = ticks
+        self.errors = errors
+        self.lastTick = lastTick
+        self.cpuBusyPercent = cpuBusyPercent
+        self.memoryUsedPercent = memoryUsedPercent
+        self.lastError = lastError
+        self.nextAttempt = nextAttempt
+    }
 }
 
 /// Capped exponential backoff for reconnecting to a failing host: the first retry waits one

@@ -66,27 +66,15 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("csv-layout"), help: "wide (host-level columns) or long (per disk/interface/core).")
     var csvLayout: RecordFileWriter.CSVLayoutChoice = .wide
 
-    @Option(help: "auto, proc or tools.")
-    var collector: CollectorKind = .auto
-
-    @Option(help: "How many processes to record per snapshot.")
-    var top: Int = 10
-
-    @Option(name: .customLong("timeout"), help: "Limit on each probe command (at most 80% of --every).")
-    var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
-
-    @Option(name: .customLong("db"), help: ArgumentHelp("The history database file.", valueName: "file"))
-    var database: String?
-
-    @Flag(name: .customLong("no-history"), help: "Do not store records in the history database.")
-    var noHistory = false
-
-    @Option(help: ArgumentHelp("Delete history records older than this (e.g. 7d).", valueName: "duration"))
-    var retain: DurationArgument?
+    @OptionGroup var watchOptions: WatchOptions
 
     @OptionGroup var connection: ConnectionOptions
 
     @OptionGroup var tracing: TracingOptions
+
+    private var database: String? { watchOptions.database }
+    private var noHistory: Bool { watchOptions.noHistory }
+    private var retain: DurationArgument? { watchOptions.retain }
 
     func validate() throws {
         guard every.duration >= .milliseconds(100) else {
@@ -99,22 +87,11 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = connection.settings
         let resolved: [ResolvedHost]
         do {
-            let resolver = try HostResolver(settings: settings)
-            var entries = hosts.map { HostListEntry(text: $0) }
-            if let hostsFile {
-                guard let text = try? String(contentsOfFile: hostsFile, encoding: .utf8) else {
-                    throw Output.fail("cannot read the hosts file \(hostsFile); check the path", .usage)
-                }
-                entries += try HostList.parseHostsFile(text, path: hostsFile)
-            }
-            guard !entries.isEmpty else {
-                throw Output.fail("no hosts to watch: name hosts or 'pattern*' arguments, or pass --hosts-file", .usage)
-            }
-            resolved = try HostList.targets(for: entries, config: resolver.config).map { try resolver.resolve($0) }
-        } catch let error as SSHError {
+            resolved = try FleetDefinition(arguments: hosts, hostsFile: hostsFile, settings: connection.settings)
+                .resolve().hosts
+        } catch {
             throw Output.fail(error.message, .usage)
         }
 
@@ -152,7 +129,7 @@ struct WatchCommand: AsyncParsableCommand {
         let history = opened
         let plan = WatchPlan(
             hosts: resolved, interval: every.duration, count: count, duration: runFor?.duration,
-            collector: CollectorOptions(kind: collector, topProcesses: top, commandTimeout: commandTimeout.duration))
+            collector: watchOptions.collectorOptions)
         let status = liveView
             ? LiveStatus(hosts: resolved.map(\.displayName), width: Output.terminalWidth, write: { Output.write($0) })
             : nil
