@@ -29,12 +29,16 @@ let package = Package(
         .systemLibrary(
             name: "CLibCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
         // Linux's epoll and eventfd, for the SSH engine's I/O threads.
         .systemLibrary(name: "CLinuxEvents"),
 
         // Leaf modules.
         .target(name: "OrderedJSON"),
         .target(name: "Digests", dependencies: ["CLibCrypto"]),
+        .target(name: "Gzip", dependencies: ["CZlib"]),
         .target(name: "HostStats", dependencies: ["OrderedJSON"]),
         .target(
             name: "SSHTransport",
@@ -48,7 +52,7 @@ let package = Package(
         .target(
             name: "AgentTracing",
             dependencies: [
-                "OrderedJSON", "CurlHTTP",
+                "OrderedJSON", "CurlHTTP", "Gzip",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
@@ -99,6 +103,7 @@ let package = Package(
             name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"]),
         .testTarget(name: "SSHTransportTests", dependencies: ["SSHTransport", "Digests", "TestSupport"]),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"]),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),
         .testTarget(
             name: "StorageTests",
             dependencies: ["Storage", "HostStats", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -106,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [
-                "AgentTracing", "CurlHTTP", "OrderedJSON", "TestSupport",
+                "AgentTracing", "CurlHTTP", "Gzip", "OrderedJSON", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An OTLP/HTTP trace receiver on loopback that decodes every request strictly, for testing exporters.
+"""An OTLP/HTTP trace and metrics receiver on loopback that decodes every request strictly, for testing exporters.
 
 It needs PyPI's opentelemetry-proto and protobuf (`pip install -r Scripts/requirements.txt`). It binds
 127.0.0.1 (or ::1) on the given port, 0 meaning a free one, and prints one JSON line on stdout when ready:
@@ -13,17 +13,22 @@ Endpoints:
                          Answers like a collector: 200 with `{}` (or `{"partialSuccess": {...}}`) for JSON, a
                          serialized ExportTraceServiceResponse for protobuf; a body that does not decode gets
                          400 with a google.rpc.Status saying why; 415 for another content type, 413 when too big.
-    GET  /received       JSON: every accepted request (span count, resource/scope/span names, ids, attributes,
-                         events, headers with secret values redacted, traceparent) and every attempt's status
+    POST /v1/metrics     an ExportMetricsServiceRequest, the same encodings and answers (partial success counts
+                         rejectedDataPoints).
+    GET  /received       JSON: every accepted trace request (span count, resource/scope/span names, ids, attributes,
+                         events, headers with secret values redacted, traceparent), every accepted metrics request
+                         under "metric_requests" (resources, metrics with type, unit, temporality, monotonicity and
+                         data points), and every attempt's status
     POST /control/fail   JSON {"status": 429, "count": 2, "retry_after": "1", "message": "..."}: answer the next
-                         `count` trace requests with `status` (429, 502, 503, 504, 400, ...) without storing them
+                         `count` requests (traces or metrics) with `status` (429, 502, 503, 504, 400, ...) without
+                         storing them
     POST /control/partial
                          JSON {"rejected_spans": 1, "error_message": "...", "count": 1}: accept the next `count`
                          requests but report that many spans rejected in partialSuccess
     POST /control/reset  forget everything received and every pending failure
 
-Options: --port N, --host 127.0.0.1|::1, --ndjson FILE (append each accepted request as one OTLP/JSON line,
-as a collector's file exporter writes), --fail STATUS[:COUNT[:RETRY_AFTER]] (repeatable; same as
+Options: --port N, --host 127.0.0.1|::1, --ndjson FILE (append each accepted trace request as one OTLP/JSON line,
+as a collector's file exporter writes), --metrics-ndjson FILE (the same for metrics requests), --fail STATUS[:COUNT[:RETRY_AFTER]] (repeatable; same as
 /control/fail), --require-header NAME=VALUE (repeatable; a trace request without that exact header value is
 answered 401 Unauthenticated, as a collector with an authenticator extension answers), --max-body-bytes N,
 --exit-on-stdin-eof (stop when the parent process goes away), --verbose.
@@ -47,6 +52,7 @@ try:
     from google.protobuf import json_format
     from google.protobuf.descriptor import FieldDescriptor
     from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2
     from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 except ImportError as exc:  # pragma: no cover
     sys.stderr.write("otlp_receiver.py needs opentelemetry-proto and protobuf (%s): "
@@ -55,6 +61,8 @@ except ImportError as exc:  # pragma: no cover
 
 Request = trace_service_pb2.ExportTraceServiceRequest
 Response = trace_service_pb2.ExportTraceServiceResponse
+MetricsRequest = metrics_service_pb2.ExportMetricsServiceRequest
+MetricsResponse = metrics_service_pb2.ExportMetricsServiceResponse
 
 SPAN_MESSAGES = {"opentelemetry.proto.trace.v1.Span", "opentelemetry.proto.trace.v1.Span.Link"}
 ID_LENGTHS = {"trace_id": 32, "span_id": 16, "parent_span_id": 16}
@@ -125,26 +133,26 @@ def hex_ids_to_base64(obj, descriptor, path):
     return out
 
 
-def decode_json(body):
+def decode_json(body, request_type=Request):
     try:
         obj = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DecodeFailure("the body is not valid JSON: %s" % exc)
-    fixed = hex_ids_to_base64(obj, Request.DESCRIPTOR, "")
-    message = Request()
+    fixed = hex_ids_to_base64(obj, request_type.DESCRIPTOR, "")
+    message = request_type()
     try:
         json_format.ParseDict(fixed, message, ignore_unknown_fields=False)
     except json_format.ParseError as exc:
-        raise DecodeFailure("the body is not an OTLP/JSON ExportTraceServiceRequest: %s" % exc)
+        raise DecodeFailure("the body is not an OTLP/JSON %s: %s" % (request_type.DESCRIPTOR.name, exc))
     return message
 
 
-def decode_protobuf(body):
-    message = Request()
+def decode_protobuf(body, request_type=Request):
+    message = request_type()
     try:
         message.ParseFromString(body)
     except DecodeError as exc:
-        raise DecodeFailure("the body is not a protobuf ExportTraceServiceRequest: %s" % exc)
+        raise DecodeFailure("the body is not a protobuf %s: %s" % (request_type.DESCRIPTOR.name, exc))
     return message
 
 
@@ -189,6 +197,34 @@ def summarize(message):
                 })
             scopes.append({"scope": {"name": ss.scope.name, "version": ss.scope.version}, "spans": spans})
         resources.append({"resource": {"attributes": attributes(rs.resource.attributes)}, "scope_spans": scopes})
+    return resources
+
+
+def summarize_metrics(message):
+    resources = []
+    for rm in message.resource_metrics:
+        metrics = []
+        for sm in rm.scope_metrics:
+            for metric in sm.metrics:
+                kind = metric.WhichOneof("data")
+                data = getattr(metric, kind) if kind else None
+                points = []
+                for point in (data.data_points if data is not None else []):
+                    value_kind = point.WhichOneof("value")
+                    points.append({
+                        "attributes": attributes(point.attributes),
+                        "start_time_unix_nano": str(point.start_time_unix_nano),
+                        "time_unix_nano": str(point.time_unix_nano),
+                        "value_type": value_kind,
+                        "value": getattr(point, value_kind) if value_kind else None,
+                    })
+                entry = {"name": metric.name, "description": metric.description, "unit": metric.unit,
+                         "type": kind, "scope": sm.scope.name, "data_points": points}
+                if kind == "sum":
+                    entry["aggregation_temporality"] = data.aggregation_temporality
+                    entry["is_monotonic"] = data.is_monotonic
+                metrics.append(entry)
+        resources.append({"resource": {"attributes": attributes(rm.resource.attributes)}, "metrics": metrics})
     return resources
 
 
@@ -241,13 +277,15 @@ def rpc_status_protobuf(code, message):
 
 
 class State:
-    def __init__(self, ndjson_path):
+    def __init__(self, ndjson_path, metrics_ndjson_path=None):
         self.lock = threading.Lock()
         self.ndjson_path = ndjson_path
+        self.metrics_ndjson_path = metrics_ndjson_path
         self.reset()
 
     def reset(self):
         self.requests = []
+        self.metric_requests = []
         self.attempts = []
         self.failures = []
         self.partials = []
@@ -309,13 +347,15 @@ class Handler(BaseHTTPRequestHandler):
             with state.lock:
                 self.send_json(200, {
                     "requests": state.requests,
+                    "metric_requests": state.metric_requests,
                     "attempts": state.attempts,
                     "span_count": sum(r["span_count"] for r in state.requests),
+                    "data_point_count": sum(r["data_point_count"] for r in state.metric_requests),
                     "rejected_spans": sum(r["rejected_spans"] for r in state.requests),
                     "pending_failures": len(state.failures),
                 })
-        elif path == "/v1/traces":
-            self.send_status(405, "use POST for /v1/traces", False, [("Allow", "POST")])
+        elif path in ("/v1/traces", "/v1/metrics"):
+            self.send_status(405, "use POST for %s" % path, False, [("Allow", "POST")])
         else:
             self.send_json(404, {"error": "no such endpoint: %s" % path})
 
@@ -328,7 +368,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_status(413, "the body exceeds %d bytes" % self.server.max_body_bytes, False)
             return
         if path == "/v1/traces":
-            self.traces(body)
+            self.export(body, "traces")
+        elif path == "/v1/metrics":
+            self.export(body, "metrics")
         elif path.startswith("/control/"):
             self.control(path[len("/control/"):], body)
         else:
@@ -356,12 +398,12 @@ class Handler(BaseHTTPRequestHandler):
                 return
         self.send_json(200, {"ok": True})
 
-    def traces(self, body):
+    def export(self, body, signal):
         state = self.server.state
         content_type = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
         protobuf = content_type == "application/x-protobuf"
         headers = redacted_headers(self.headers)
-        attempt = {"content_type": content_type, "traceparent": self.headers.get("traceparent"),
+        attempt = {"signal": signal, "content_type": content_type, "traceparent": self.headers.get("traceparent"),
                    "headers": headers, "body_bytes": len(body)}
 
         with state.lock:
@@ -399,10 +441,14 @@ class Handler(BaseHTTPRequestHandler):
         elif encoding not in ("", "identity"):
             reject(400, "unsupported Content-Encoding %r" % encoding)
             return
+        request_type = Request if signal == "traces" else MetricsRequest
         try:
-            message = decode_protobuf(body) if protobuf else decode_json(body)
+            message = decode_protobuf(body, request_type) if protobuf else decode_json(body, request_type)
         except DecodeFailure as exc:
             reject(400, str(exc))
+            return
+        if signal == "metrics":
+            self.metrics(message, attempt, encoding, protobuf)
             return
 
         span_count = sum(len(ss.spans) for rs in message.resource_spans for ss in rs.scope_spans)
@@ -421,6 +467,34 @@ class Handler(BaseHTTPRequestHandler):
         response = Response()
         if partial:
             response.partial_success.rejected_spans = rejected
+            response.partial_success.error_message = error_message
+        if protobuf:
+            self.send(200, "application/x-protobuf", response.SerializeToString())
+        else:
+            self.send(200, "application/json",
+                      json.dumps(json_format.MessageToDict(response), separators=(",", ":")).encode())
+
+
+    def metrics(self, message, attempt, encoding, protobuf):
+        state = self.server.state
+        points = sum(len(getattr(m, m.WhichOneof("data")).data_points)
+                     for rm in message.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
+                     if m.WhichOneof("data"))
+        with state.lock:
+            partial = state.partials.pop(0) if state.partials else None
+        rejected, error_message = partial if partial else (0, "")
+        record = dict(attempt, status=200, injected=False, data_point_count=points, rejected_data_points=rejected,
+                      content_encoding=encoding or None, resource_metrics=summarize_metrics(message))
+        with state.lock:
+            state.metric_requests.append(record)
+            state.attempts.append({k: v for k, v in record.items() if k != "resource_metrics"})
+            if state.metrics_ndjson_path:
+                with open(state.metrics_ndjson_path, "a", encoding="utf-8") as out:
+                    out.write(json.dumps(json_format.MessageToDict(message, use_integers_for_enums=True),
+                                         separators=(",", ":")) + "\n")
+        response = MetricsResponse()
+        if partial:
+            response.partial_success.rejected_data_points = rejected
             response.partial_success.error_message = error_message
         if protobuf:
             self.send(200, "application/x-protobuf", response.SerializeToString())
@@ -471,11 +545,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one (default)")
-    parser.add_argument("--ndjson", help="append each accepted request to this file as one OTLP/JSON line")
+    parser.add_argument("--ndjson", help="append each accepted trace request to this file as one OTLP/JSON line")
+    parser.add_argument("--metrics-ndjson", help="append each accepted metrics request to this file as one JSON line")
     parser.add_argument("--fail", action="append", default=[], type=parse_fail,
                         metavar="STATUS[:COUNT[:RETRY_AFTER]]", help="answer the first requests with STATUS")
     parser.add_argument("--require-header", action="append", default=[], type=parse_header, metavar="NAME=VALUE",
-                        help="answer 401 to trace requests without this exact header value")
+                        help="answer 401 to requests without this exact header value")
     parser.add_argument("--max-body-bytes", type=int, default=20 * 1024 * 1024)
     parser.add_argument("--exit-on-stdin-eof", action="store_true", help="exit when standard input closes")
     parser.add_argument("--verbose", action="store_true", help="log method and path of each request to stderr")
@@ -489,7 +564,7 @@ def main(argv=None):
     if not ipaddress.ip_address(args.host).is_loopback:
         parser.error("--host must be a loopback address; this receiver is for tests on this machine only")
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-    state = State(args.ndjson)
+    state = State(args.ndjson, args.metrics_ndjson)
     for status, count, retry_after in args.fail:
         state.add_failures(status, count, retry_after, None)
     server = Server((args.host, args.port), family, state, args.max_body_bytes, args.verbose, args.require_header)

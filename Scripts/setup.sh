@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what hostscope needs to build and test on Debian 12 (or Ubuntu): the C libraries it
-# links (libssh2, libcurl, SQLite), the real servers its tests start (OpenSSH server and client),
-# the tools its collectors read (sysstat, busybox), and the Python packages of its test servers.
+# links (libssh2, libcurl, SQLite, zlib), the real servers its tests start (OpenSSH server and client,
+# Prometheus, node_exporter), the tools its collectors and benchmarks read (sysstat, busybox, wrk), and
+# the Python packages of its test servers and receivers (opentelemetry-proto, the rotel collector,
+# Arize Phoenix, prometheus-client).
 # Safe to run again; uses sudo when not run as root.
 set -euo pipefail
 
@@ -11,7 +13,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 packages=(
-    libssh2-1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
+    libssh2-1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev zlib1g-dev
     openssh-server openssh-client sysstat busybox procps tcsh python3 python3-pip
     prometheus prometheus-node-exporter wrk
 )
@@ -27,8 +29,9 @@ fi
 # prometheus and prometheus-node-exporter: the serve tests and benchmarks start their own on
 # loopback ports with temporary configurations.
 
-python_packages=(opentelemetry-proto protobuf rotel asyncssh prometheus-client)
-if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, prometheus_client' 2>/dev/null; then
+# arize-phoenix is large (a few minutes to install): the Phoenix tests skip, saying why, where it is missing.
+python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client)
+if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix, prometheus_client' 2>/dev/null; then
     pip_flags=(--quiet --disable-pip-version-check --root-user-action=ignore)
     if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
         pip_flags+=(--break-system-packages)

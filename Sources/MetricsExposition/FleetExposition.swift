@@ -7,19 +7,10 @@ public enum FleetExposition {
         [HostscopeFamilies.buildInfo, HostscopeFamilies.hosts] + HostscopeFamilies.perHost + NodeExporterFamilies.all
 
     /// One host's samples: hostscope's, and node_exporter's when its latest collection succeeded.
-    ///
-    /// - Parameters:
-    ///   - cpu: the `/proc/stat` counters behind the latest snapshot, if the collector read them.
-    ///   - disks: the `/proc/diskstats` counters behind it.
-    ///   - ticksPerSecond: USER_HZ of `cpu`.
-    public static func samples(
-        for summary: HostCollectionSummary, topProcesses: Int, cpu: CPUCounters? = nil, disks: [DiskIOCounters] = [],
-        ticksPerSecond: Double = 100
-    ) -> [MetricSample] {
+    public static func samples(for summary: HostCollectionSummary, topProcesses: Int) -> [MetricSample] {
         var samples = HostscopeFamilies.samples(for: summary, topProcesses: topProcesses)
         if let snapshot = summary.currentSnapshot {
-            samples += NodeExporterMapping.samples(
-                snapshot: snapshot, cpu: cpu, disks: disks, ticksPerSecond: ticksPerSecond)
+            samples += NodeExporterMapping.samples(snapshot: snapshot)
         }
         return samples
     }

@@ -7,15 +7,13 @@ import HostStats
 /// the snapshot does not have are left out, never sent as zero. Which devices and filesystems are
 /// shown follows node_exporter's default filters, so series line up with a node_exporter's.
 public enum NodeExporterMapping {
-    /// The node_exporter samples of one snapshot.
-    ///
-    /// - Parameters:
-    ///   - cpu: the `/proc/stat` counters the snapshot was built from.
-    ///   - disks: the `/proc/diskstats` counters.
-    ///   - ticksPerSecond: USER_HZ of `cpu`.
-    public static func samples(
-        snapshot: Snapshot, cpu: CPUCounters?, disks: [DiskIOCounters], ticksPerSecond: Double
-    ) -> [MetricSample] {
+    /// The node_exporter samples of one snapshot; the counter families (`node_cpu_seconds_total`,
+    /// `node_disk_*_total`, `node_boot_time_seconds`) come from its ``Snapshot/counters``, when the collector
+    /// read them.
+    public static func samples(snapshot: Snapshot) -> [MetricSample] {
+        let cpu = snapshot.counters?.cpu
+        let disks = snapshot.counters?.disks ?? []
+        let ticksPerSecond = snapshot.counters?.ticksPerSecond ?? 100
         var samples: [MetricSample] = []
         samples.reserveCapacity(64 + (cpu?.perCore.count ?? 0) * 10 + disks.count * 17)
         typealias F = NodeExporterFamilies

@@ -118,10 +118,7 @@ public final class FleetBoard: Sendable {
     }
 
     static func samples(_ summary: HostCollectionSummary, topProcesses: Int) -> [MetricSample] {
-        let counters = summary.currentSnapshot.map(KernelCounterSource.counters(of:))
-        return FleetExposition.samples(
-            for: summary, topProcesses: topProcesses, cpu: counters?.cpu, disks: counters?.disks ?? [],
-            ticksPerSecond: counters?.ticksPerSecond ?? 100)
+        FleetExposition.samples(for: summary, topProcesses: topProcesses)
     }
 
     /// `/metrics`: every host, each sample with its `instance` label.

@@ -97,6 +97,88 @@ import Tracing
     }
 }
 
+/// `FinishedSpan(flatJSONLine:)` reads hostscope's own lines directly and everything else through the JSON tree;
+/// both ways must give the same span, or the same refusal.
+@Suite struct FlatSpanReaderTests {
+    /// The span the general reader makes of a line, or the error it throws.
+    static func general(_ line: String) -> Result<FinishedSpan, TracingError> {
+        do {
+            return .success(try FinishedSpan(flatJSON: try JSONParser.parse(line)))
+        } catch let error as TracingError {
+            return .failure(error)
+        } catch {
+            return .failure(TracingError(code: .invalidFlatSpan, message: "\(error)"))
+        }
+    }
+
+    static func read(_ line: String) -> Result<FinishedSpan, TracingError> {
+        Result { () throws(TracingError) in try FinishedSpan(flatJSONLine: line) }
+    }
+
+    static func spans() -> [FinishedSpan] {
+        let (tracer, _) = SampleTraces.tracer()
+        SampleTraces.record(into: tracer)
+        tracer.withSpan("edges") { span in
+            span.setAttribute("escapes", "\u{0}\u{1F}\u{7F} \" \\ / \u{2028}\u{2029} é 🚀 \u{10FFFF}")
+            span.setAttribute("nan", .double(.nan))
+            span.setAttribute("infinity", .double(-.infinity))
+            span.setAttribute("doubles", .doubleArray([0.1, -0.0, 1e300, 2.5]))
+            span.setAttribute("integers", .intArray([Int64.min, -1, 0, Int64.max]))
+            span.setAttribute("whole double", .double(3))
+            span.setAttribute("tiny", .double(5e-324))
+            span.setAttribute("empty", .stringArray([]))
+            span.setAttribute("flags", .boolArray([false, true]))
+            span.addEvent("event", attributes: [Attribute("k", "v")])
+            span.setStatus(.error, message: "failed: \"quoted\"\n")
+        }
+        var spans = tracer.finishedSpans()
+        spans[0].traceState = "vendor=a,other=b"
+        spans[0].droppedAttributeCount = 2
+        spans[0].droppedEventCount = 1
+        spans[0].droppedLinkCount = 3
+        return spans
+    }
+
+    @Test func hostscopesOwnLinesReadTheSameBothWays() throws {
+        for span in Self.spans() {
+            let line = FlatSpanEncoder().string(span)
+            let general = try Self.general(line).get()
+            let read = try Self.read(line).get()
+            #expect(read == general, "\(span.name)")
+            // NaN never equals itself; compare the line it writes back instead.
+            #expect(FlatSpanEncoder().string(read) == line, "\(span.name)")
+        }
+    }
+
+    @Test(arguments: [
+        // Valid JSON, but not as hostscope writes it: spaces, escapes it does not use, other key order.
+        "{ " + FlatSpanEncoderTests.ids + #" , "name" : "\u0041\ud83d\ude80\/" ,"kind":"client","#
+            + FlatSpanEncoderTests.times + "," + FlatSpanEncoderTests.ok + #","attributes":{"n":-0,"d":1E+2}}"#,
+        "{" + FlatSpanEncoderTests.ok + "," + FlatSpanEncoderTests.times + #","kind":"internal","name":"x","#
+            + FlatSpanEncoderTests.ids + "}",
+        // Numbers JSON refuses, an integer past 64 bits, a lone surrogate, an unknown key, trailing text.
+        "{" + FlatSpanEncoderTests.ids + #","name":"x","kind":"internal","# + FlatSpanEncoderTests.times + ","
+            + FlatSpanEncoderTests.ok + #","attributes":{"n":+1}}"#,
+        "{" + FlatSpanEncoderTests.ids + #","name":"x","kind":"internal","# + FlatSpanEncoderTests.times + ","
+            + FlatSpanEncoderTests.ok + #","attributes":{"n":01}}"#,
+        "{" + FlatSpanEncoderTests.ids + #","name":"x","kind":"internal","# + FlatSpanEncoderTests.times + ","
+            + FlatSpanEncoderTests.ok + #","attributes":{"n":9223372036854775808}}"#,
+        "{" + FlatSpanEncoderTests.ids + #","name":"\ud800","kind":"internal","# + FlatSpanEncoderTests.times + ","
+            + FlatSpanEncoderTests.ok + "}",
+        "{" + FlatSpanEncoderTests.ids + #","name":"x","kind":"internal","# + FlatSpanEncoderTests.times + ","
+            + FlatSpanEncoderTests.ok + #","colour":"blue"}"#,
+        "{" + FlatSpanEncoderTests.ids + #","name":"x","kind":"internal","# + FlatSpanEncoderTests.times + ","
+            + FlatSpanEncoderTests.ok + "} trailing",
+    ])
+    func otherLinesMeanWhatTheGeneralReaderSays(line: String) {
+        switch (Self.read(line), Self.general(line)) {
+        case (.success(let read), .success(let general)): #expect(read == general)
+        case (.failure(let read), .failure(let general)): #expect(read.code == general.code)
+        case (let read, let general): Issue.record("read \(read), the general reader \(general)")
+        }
+    }
+}
+
 @Suite struct RFC3339NanosecondsTests {
     @Test(arguments: [
         (UInt64(0), "1970-01-01T00:00:00.000000000Z"),

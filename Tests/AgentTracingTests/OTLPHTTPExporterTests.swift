@@ -51,26 +51,40 @@ struct OTLPHTTPExporterTests {
         #expect(response.status == 200)
     }
 
-    static func exporter(_ server: PythonServer, policy: OTLPRetryPolicy) throws -> OTLPHTTPExporter {
-        OTLPHTTPExporter(endpoint: try OTLPEndpoint(server.baseURL), scope: SampleTraces.scope, policy: policy)
+    static func exporter(
+        _ server: PythonServer, policy: OTLPRetryPolicy, encoding: OTLPEncoding = .protobuf,
+        compression: OTLPCompression = .gzip
+    ) throws -> OTLPHTTPExporter {
+        OTLPHTTPExporter(
+            endpoint: try OTLPEndpoint(server.baseURL), scope: SampleTraces.scope, encoding: encoding,
+            compression: compression, policy: policy)
     }
 
-    @Test("Spans are posted as OTLP JSON to /v1/traces, decoded by the receiver, with no traceparent")
-    func delivers() async throws {
+    static let wireFormats: [(OTLPEncoding, OTLPCompression)] = [
+        (.protobuf, .gzip), (.protobuf, .none), (.json, .gzip), (.json, .none),
+    ]
+
+    @Test(
+        "Spans are posted to /v1/traces in every encoding and compression, decoded by the receiver, with no traceparent",
+        arguments: wireFormats)
+    func delivers(encoding: OTLPEncoding, compression: OTLPCompression) async throws {
         try await Self.withReceiver { server, client in
             let waits = Waits()
-            let exporter = try Self.exporter(server, policy: waits.policy())
+            let exporter = try Self.exporter(
+                server, policy: waits.policy(), encoding: encoding, compression: compression)
             let spans = Self.spans()
             let result = await exporter.export(spans, droppedSpanCount: 7)
             await exporter.shutdown()
             #expect(result.failure == nil)
-            #expect(result.acceptedSpans == 3)
+            #expect(result.accepted == 3)
             #expect(result.attempts == 1)
             #expect(waits.all.isEmpty)
             let received = try await Self.received(server, client)
             #expect(received["span_count"] as? Int == 3)
             let request = try #require((received["requests"] as? [[String: Any]])?.first)
-            #expect(request["content_type"] as? String == "application/json")
+            #expect(request["content_type"] as? String == encoding.contentType)
+            #expect((request["content_encoding"] as? String) == (compression == .gzip ? "gzip" : nil))
+            #expect(request["body_bytes"] as? Int == result.bytesSent)
             #expect(request["traceparent"] is NSNull)
             let scope = ((request["resource_spans"] as? [[String: Any]])?.first?["scope_spans"] as? [[String: Any]])?
                 .first
@@ -89,7 +103,7 @@ struct OTLPHTTPExporterTests {
             let result = await exporter.export(Self.spans())
             await exporter.shutdown()
             #expect(result.failure == nil)
-            #expect(result.acceptedSpans == 3)
+            #expect(result.accepted == 3)
             #expect(result.attempts == 2)
             #expect(waits.all == [.seconds(3)])
             let attempts = try await Self.received(server, client)["attempts"] as? [[String: Any]] ?? []
@@ -122,7 +136,7 @@ struct OTLPHTTPExporterTests {
             #expect(failure.code == .exportRejected)
             #expect(failure.message.contains("400"))
             #expect(failure.message.contains("injected 400"))
-            #expect(result.failedSpans == 3)
+            #expect(result.failed == 3)
             #expect(result.attempts == 1)
             #expect(waits.all.isEmpty)
             let attempts = try await Self.received(server, client)["attempts"] as? [[String: Any]] ?? []
@@ -139,9 +153,9 @@ struct OTLPHTTPExporterTests {
             let result = await exporter.export(Self.spans())
             await exporter.shutdown()
             #expect(result.failure == nil)
-            #expect(result.deliveredSpans == 3)
-            #expect(result.rejectedSpans == 2)
-            #expect(result.acceptedSpans == 1)
+            #expect(result.delivered == 3)
+            #expect(result.rejected == 2)
+            #expect(result.accepted == 1)
             #expect(result.rejectionMessages == ["span too old"])
         }
     }
@@ -158,7 +172,7 @@ struct OTLPHTTPExporterTests {
         let failure = try #require(result.failure)
         #expect(failure.code == .exportUnavailable)
         #expect(failure.message.contains("3 attempt(s)"))
-        #expect(result.failedSpans == 3)
+        #expect(result.failed == 3)
         #expect(waits.all == [.seconds(1), .seconds(2)])
     }
 
@@ -194,9 +208,9 @@ struct OTLPHTTPExporterTests {
             #expect(batch.queuedSpanCount == 4)
             batch.start()
             let statistics = await batch.shutdown(timeout: .seconds(10))
-            #expect(statistics.droppedSpans == 6)
-            #expect(statistics.exportedSpans == 4)
-            #expect(statistics.failedSpans == 0)
+            #expect(statistics.dropped == 6)
+            #expect(statistics.exported == 4)
+            #expect(statistics.failed == 0)
             let received = try await Self.received(server, client)
             #expect(received["span_count"] as? Int == 4)
             let request = try #require((received["requests"] as? [[String: Any]])?.first)
@@ -258,8 +272,9 @@ struct OTLPHTTPExporterTests {
         }
     }
 
-    @Test("rotel, a second independent collector, receives the exported spans")
-    func rotelReceives() async throws {
+    @Test(
+        "rotel, a second independent collector, receives the exported spans in every encoding", arguments: wireFormats)
+    func rotelReceives(encoding: OTLPEncoding, compression: OTLPCompression) async throws {
         guard let agent = RotelAgent.path else {
             Issue.record("PyPI's rotel is not installed: pip install rotel (Scripts/setup.sh does)")
             return
@@ -268,12 +283,12 @@ struct OTLPHTTPExporterTests {
         defer { rotel.stop() }
         let exporter = OTLPHTTPExporter(
             endpoint: try OTLPEndpoint("http://127.0.0.1:\(rotel.port)"), scope: SampleTraces.scope,
-            policy: Waits().policy())
+            encoding: encoding, compression: compression, policy: Waits().policy())
         let spans = Self.spans()
         let result = await exporter.export(spans)
         await exporter.shutdown()
         #expect(result.failure == nil)
-        #expect(result.acceptedSpans == 3)
+        #expect(result.accepted == 3)
         var output = ""
         for _ in 0..<100 {
             output = rotel.output()

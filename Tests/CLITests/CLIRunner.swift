@@ -19,17 +19,25 @@ enum CLI {
     /// `XDG_DATA_HOME` of every run: a directory of this test process.
     static let dataHome = NSTemporaryDirectory() + "hostscope-cli-data-\(getpid())"
 
+    /// The environment every run starts from: this process's, without an agent socket, with the test's own data
+    /// directory, and without the OpenTelemetry variables of whoever runs the tests (they would send its spans
+    /// somewhere, or change their form).
+    static var baseEnvironment: [String: String] {
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OTEL_") }
+        env.removeValue(forKey: "SSH_AUTH_SOCK")
+        // Commands that store spans or history write under the test's own data directory, never the user's.
+        env["XDG_DATA_HOME"] = dataHome
+        env.removeValue(forKey: "HOSTSCOPE_DB")
+        return env
+    }
+
     static func run(
         _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: TimeInterval = 60
     ) throws -> CLIResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "SSH_AUTH_SOCK")
-        // Commands that store spans or history write under the test's own data directory, never the user's.
-        env["XDG_DATA_HOME"] = dataHome
-        env.removeValue(forKey: "HOSTSCOPE_DB")
+        var env = baseEnvironment
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()
@@ -72,10 +80,7 @@ enum CLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script]
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "SSH_AUTH_SOCK")
-        env["XDG_DATA_HOME"] = dataHome
-        env.removeValue(forKey: "HOSTSCOPE_DB")
+        var env = baseEnvironment
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()

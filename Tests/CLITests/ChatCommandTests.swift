@@ -156,7 +156,10 @@ import Testing
                     #expect(last["session_id"]?.stringValue?.hasPrefix("sess_") == true)
                     #expect(usages.last?["cost_usd"]?.doubleValue == 0.00021)
                 } else {
-                    #expect(last["session_id"] == .null)
+                    // No session of the provider's own: done names the stored conversation, as its spans do.
+                    let session = try #require(last["session_id"]?.stringValue, "\(provider)")
+                    let listed = try CLI.run(["chat", "sessions", "--jsonl", "--db", setup.database])
+                    #expect(listed.stdout.contains("\"\(session)\""), "\(provider): \(listed.stdout)")
                 }
                 if provider == "openrouter" {
                     #expect(usages.last?["cost_usd"]?.doubleValue == 6.51e-05)

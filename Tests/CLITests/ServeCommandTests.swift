@@ -135,11 +135,17 @@ final class RunningServe {
         let instance = server.target
         var memTotal: Double?
         var cpuRate: Double?
+        var samplesInWindow: Double = 0
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, memTotal == nil || cpuRate == nil {
+        // Samples carry the scrape's time while their values are of the collection before it: over a few
+        // scrapes the two spans differ by up to an interval (a rate of 0 or half the real one on a loaded
+        // machine), so the rate is read once the window holds a dozen scrapes.
+        while Date() < deadline, memTotal == nil || cpuRate == nil || samplesInWindow < 12 {
             memTotal = Self.value(try prometheus.query("node_memory_MemTotal_bytes{instance=\"\(instance)\"}"))
+            let userSeconds = "node_cpu_seconds_total{instance=\"\(instance)\",cpu=\"0\",mode=\"user\"}"
+            samplesInWindow = Self.value(try prometheus.query("count_over_time(\(userSeconds)[20s])")) ?? 0
             cpuRate = Self.value(
-                try prometheus.query("sum(rate(node_cpu_seconds_total{instance=\"\(instance)\"}[10s]))"))
+                try prometheus.query("sum(rate(node_cpu_seconds_total{instance=\"\(instance)\"}[20s]))"))
             try await Task.sleep(for: .milliseconds(500))
         }
         #expect(memTotal == (try Self.memTotalBytes()))
@@ -362,6 +368,32 @@ final class RunningServe {
         #expect(failure["reason"]?.stringValue?.contains("more than one host") == true)
         #expect(try hosts() == ["local", server.target])
         #expect(serve.stop() == 0)
+    }
+
+    @Test func otlpEndpointPushesEveryCollectionAsSystemMetricsUntilTheDrain() async throws {
+        try await withPythonServer("otlp_receiver.py") { receiver in
+            let serve = try RunningServe(
+                [
+                    "local", "--every", "1s", "--listen", "127.0.0.1:0", "--no-history", "--otlp-endpoint",
+                    receiver.baseURL,
+                ], directory: directory)
+            try serve.waitUntilListening()
+            _ = try serve.waitFor("/api/v1/hosts") { $0.body.contains("\"ticks\":2") }
+            #expect(serve.stop() == 0, "\(serve.log.suffix(2000))")
+            let result = try CLI.runShell("curl -s \(receiver.baseURL)/received")
+            let received = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+            let resources = (received["metric_requests"] as? [[String: Any]] ?? []).flatMap {
+                $0["resource_metrics"] as? [[String: Any]] ?? []
+            }
+            // The drain sends what is queued: every collection that ended, at least the two waited for.
+            #expect(resources.count >= 2, "\(resources.count) collection(s) received")
+            for resource in resources {
+                let attributes = (resource["resource"] as? [String: Any])?["attributes"] as? [String: Any]
+                #expect(attributes?["host.name"] as? String == "local")
+                let names = Set((resource["metrics"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+                #expect(names.isSuperset(of: ["system.cpu.time", "system.memory.usage", "system.network.io"]))
+            }
+        }
     }
 
     @Test func startupRefusalsSayWhatToDo() throws {

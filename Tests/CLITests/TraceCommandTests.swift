@@ -156,7 +156,7 @@ import Testing
         }
     }
 
-    @Test func pushSendsEverySpanToTheReceiver() async throws {
+    @Test func pushSendsEverySpanAsGzippedProtobufAndALaterPushDoesNotSendThePushItself() async throws {
         try await Self.withStoredSpans { database in
             try await withPythonServer("otlp_receiver.py") { receiver in
                 let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
@@ -166,12 +166,97 @@ import Testing
                 #expect(received["span_count"] as? Int == 7)
                 let request = try #require((received["requests"] as? [[String: Any]])?.first)
                 #expect(request["traceparent"] is NSNull)
-                // The push's own request is a span in the database now, and a later push sends it.
+                #expect(request["content_type"] as? String == "application/x-protobuf")
+                #expect(request["content_encoding"] as? String == "gzip")
+                // The push's own request is a span in the database now, listed with the HTTP spans...
                 let list = try CLI.run(["trace", "list", "--kind", "http", "--db", database])
                 #expect(list.stdout.contains("POST"))
                 #expect(list.stdout.contains("127.0.0.1"))
+                // ...but a later push leaves it out: pushes do not feed on each other.
+                let again = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
+                #expect(again.stdout == "pushed 7 span(s) to \(receiver.baseURL)/v1/traces\n")
+                let requests = try Self.received(receiver)["requests"] as? [[String: Any]] ?? []
+                #expect(requests.compactMap { $0["span_count"] as? Int } == [7, 7])
+                #expect(!Self.spanNames(requests).contains("POST"))
             }
         }
+    }
+
+    static func spanNames(_ requests: [[String: Any]]) -> [String] {
+        requests.flatMap { request in
+            ((request["resource_spans"] as? [[String: Any]]) ?? []).flatMap { resource in
+                ((resource["scope_spans"] as? [[String: Any]]) ?? []).flatMap { scope in
+                    ((scope["spans"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
+                }
+            }
+        }
+    }
+
+    @Test func pushSendsJSONWithoutCompressionWhenAsked() async throws {
+        try await Self.withStoredSpans { database in
+            try await withPythonServer("otlp_receiver.py") { receiver in
+                let push = try CLI.run([
+                    "trace", "push", "--endpoint", receiver.baseURL, "--encoding", "json", "--compression", "none",
+                    "--db", database,
+                ])
+                #expect(push.status == 0, "\(push.stderr)")
+                let request = try #require((try Self.received(receiver)["requests"] as? [[String: Any]])?.first)
+                #expect(request["content_type"] as? String == "application/json")
+                #expect(request["content_encoding"] is NSNull)
+                #expect(request["span_count"] as? Int == 7)
+            }
+        }
+    }
+
+    @Test func pushTakesItsReceiverFormAndResourceFromTheOpenTelemetryVariablesUnlessOptionsSay() async throws {
+        try await Self.withStoredSpans { database in
+            try await withPythonServer("otlp_receiver.py") { receiver in
+                let environment = [
+                    // A signal-specific endpoint is used as it is: no /v1/traces is appended.
+                    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": receiver.baseURL + "/v1/traces",
+                    "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
+                    "OTEL_EXPORTER_OTLP_COMPRESSION": "none",
+                    "OTEL_EXPORTER_OTLP_HEADERS": "x-tenant=ops%20team",
+                    "OTEL_SERVICE_NAME": "fleet-watch",
+                    "OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=staging",
+                ]
+                let push = try CLI.run(["trace", "push", "--db", database], environment: environment)
+                #expect(push.status == 0, "\(push.stderr)")
+                #expect(push.stdout == "pushed 7 span(s) to \(receiver.baseURL)/v1/traces\n")
+                let flagged = try CLI.run(
+                    ["trace", "push", "--encoding", "protobuf", "--db", database], environment: environment)
+                #expect(flagged.status == 0, "\(flagged.stderr)")
+                let requests = try Self.received(receiver)["requests"] as? [[String: Any]] ?? []
+                try #require(requests.count == 2)
+                #expect(
+                    requests.compactMap { $0["content_type"] as? String } == [
+                        "application/json", "application/x-protobuf",
+                    ])
+                for request in requests {
+                    #expect((request["headers"] as? [String: Any])?["x-tenant"] as? String == "ops team")
+                    let resource =
+                        ((request["resource_spans"] as? [[String: Any]])?.first?["resource"]
+                        as? [String: Any])?["attributes"] as? [String: Any]
+                    #expect(resource?["service.name"] as? String == "fleet-watch")
+                    #expect(resource?["openinference.project.name"] as? String == "fleet-watch")
+                    #expect(resource?["deployment.environment"] as? String == "staging")
+                    #expect(resource?["host.name"] as? String != nil)
+                }
+            }
+        }
+    }
+
+    @Test func pushWithoutAReceiverOrWithGRPCSaysWhatToSet() throws {
+        let none = try CLI.run(["trace", "push"])
+        #expect(none.status == 64)
+        #expect(none.stderr.contains("trace push needs a receiver: --endpoint URL, or OTEL_EXPORTER_OTLP_ENDPOINT"))
+        let grpc = try CLI.run(
+            ["trace", "push"],
+            environment: [
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+            ])
+        #expect(grpc.status == 64)
+        #expect(grpc.stderr.contains("OTEL_EXPORTER_OTLP_PROTOCOL is 'grpc'; hostscope sends OTLP over HTTP"))
     }
 
     @Test func pushRetriesA429AfterItsRetryAfterAndA503WithBackoff() async throws {
@@ -238,12 +323,100 @@ import Testing
             #expect(push.stderr.hasPrefix("hostscope: could not deliver 7 span(s) to the OTLP receiver"))
             #expect(push.stderr.contains("7 span(s) not pushed (they stay in the database)"))
             #expect(push.stderr.split(separator: "\n").count == 1)
+            // In small batches the first failure ends the push: still one sentence, no retry of later batches.
+            let batched = try CLI.run([
+                "trace", "push", "--endpoint", "http://127.0.0.1:\(port)", "--timeout", "2s", "--batch-size", "2",
+                "--db", database,
+            ])
+            #expect(batched.status == 3)
+            #expect(batched.stderr.split(separator: "\n").count == 1, "\(batched.stderr)")
             let after = try CLI.run(["trace", "export", "--format", "spans", "--db", database]).stdout
             // Every span is still there; the failed attempts were added as spans of their own.
             let beforeIDs = Set(try Self.flatSpans(before).compactMap { $0["span_id"] as? String })
             let afterSpans = try Self.flatSpans(after)
             #expect(beforeIDs.isSubset(of: Set(afterSpans.compactMap { $0["span_id"] as? String })))
             #expect(afterSpans.contains { ($0["attributes"] as? [String: Any])?["error.type"] as? String == "connect" })
+            // Those failed attempts are not what a later push sends.
+            try await withPythonServer("otlp_receiver.py") { receiver in
+                let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
+                #expect(push.stdout == "pushed 7 span(s) to \(receiver.baseURL)/v1/traces\n")
+            }
+        }
+    }
+
+    @Test func watchSendsEveryTicksFiguresAsSystemMetricsBesideItsSpans() async throws {
+        let database = Self.temporaryDatabase()
+        defer { Self.remove(database) }
+        try await withPythonServer("otlp_receiver.py") { receiver in
+            let watch = try CLI.run(
+                [
+                    "watch", "local", "--every", "1s", "--count", "2", "--format", "ndjson", "--otlp-endpoint",
+                    receiver.baseURL,
+                ],
+                environment: ["HOSTSCOPE_DB": database, "OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=lab"])
+            #expect(watch.status == 0, "\(watch.stderr)")
+            #expect(watch.stderr.isEmpty)
+            let received = try Self.received(receiver)
+            #expect(Self.spanNames(received["requests"] as? [[String: Any]] ?? []).contains("collect snapshot"))
+            let resources = (received["metric_requests"] as? [[String: Any]] ?? []).flatMap {
+                $0["resource_metrics"] as? [[String: Any]] ?? []
+            }
+            try #require(resources.count == 2, "one collection per tick")
+            var cpuTimes: [[String: Double]] = []
+            var starts: Set<String> = []
+            for resource in resources {
+                let attributes = (resource["resource"] as? [String: Any])?["attributes"] as? [String: Any]
+                #expect(attributes?["host.name"] as? String == "local")
+                #expect(attributes?["os.type"] as? String == "linux")
+                #expect(attributes?["service.name"] as? String == "hostscope")
+                #expect(attributes?["deployment.environment"] as? String == "lab")
+                let metrics = resource["metrics"] as? [[String: Any]] ?? []
+                let byName = Dictionary(
+                    metrics.map { ($0["name"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+                for (name, unit) in [
+                    ("system.cpu.time", "s"), ("system.memory.usage", "By"), ("system.filesystem.usage", "By"),
+                    ("system.network.io", "By"), ("system.disk.io", "By"),
+                ] {
+                    let metric = try #require(byName[name], "\(name) missing")
+                    #expect(metric["unit"] as? String == unit)
+                    #expect(metric["type"] as? String == "sum")
+                    #expect(metric["aggregation_temporality"] as? Int == 2)
+                }
+                #expect(byName["system.cpu.time"]?["is_monotonic"] as? Bool == true)
+                #expect(byName["system.network.io"]?["is_monotonic"] as? Bool == true)
+                #expect(byName["system.memory.usage"]?["is_monotonic"] as? Bool == false)
+                var times: [String: Double] = [:]
+                for point in byName["system.cpu.time"]?["data_points"] as? [[String: Any]] ?? [] {
+                    let labels = point["attributes"] as? [String: Any] ?? [:]
+                    let key = "\(labels["cpu.mode"] ?? "?")/\(labels["cpu.logical_number"] ?? "?")"
+                    times[key] = point["value"] as? Double
+                    starts.insert(point["start_time_unix_nano"] as? String ?? "")
+                }
+                #expect(times.keys.contains("user/0"))
+                #expect(times.keys.contains("interrupt/0"))
+                cpuTimes.append(times)
+                let states = (byName["system.memory.usage"]?["data_points"] as? [[String: Any]] ?? []).compactMap {
+                    ($0["attributes"] as? [String: Any])?["system.memory.state"] as? String
+                }
+                #expect(Set(states) == ["used", "free", "buffers", "cached"])
+            }
+            // The kernel's counters, never reset: each one holds or grows from tick to tick, from one boot time.
+            for (key, first) in cpuTimes[0] {
+                #expect((cpuTimes[1][key] ?? -1) >= first, "\(key)")
+            }
+            #expect(starts.count == 1)
+            #expect(starts.first.flatMap { UInt64($0) }.map { $0 > 0 } == true)
+            // CPU shares need two reads: only the second tick has them, and they add up to the whole.
+            let utilization = resources.map { resource in
+                (resource["metrics"] as? [[String: Any]] ?? []).first {
+                    $0["name"] as? String == "system.cpu.utilization"
+                }
+            }
+            #expect(utilization[0] == nil)
+            let shares = (utilization[1]?["data_points"] as? [[String: Any]] ?? []).compactMap {
+                $0["value"] as? Double
+            }
+            #expect(abs(shares.reduce(0, +) - 1) < 0.01)
         }
     }
 

@@ -38,6 +38,21 @@ struct StreamDecoderTests {
         #expect(events.errors.isEmpty)
     }
 
+    @Test("The response's id and model are read from the first frame that names them, for each provider")
+    func responseIdentity() throws {
+        for (kind, folder) in [(ProviderKind.openAI, "openai"), (.anthropic, "anthropic")] {
+            let provider = ChatProvider(ProviderConfiguration(kind: kind, baseURL: "http://localhost"))
+            var decoder = provider.makeDecoder(model: "asked-for")
+            var parser = SSEParser()
+            var events: [ChatEvent] = []
+            #expect(decoder.responseID == nil)
+            parser.parse(try fixture(folder, "text", model: "answered-by-2026-01")) { decoder.decode($0, into: &events) }
+            #expect(decoder.responseModel == "answered-by-2026-01", "\(kind)")
+            let id = try #require(decoder.responseID, "\(kind)")
+            #expect(id.hasPrefix(kind == .openAI ? "chatcmpl-" : "msg_"))
+        }
+    }
+
     @Test("OpenAI tool call arguments split over chunks are joined into one call")
     func openAIToolCall() throws {
         let events = decode(.openAI, [try fixture("openai", "tool_call_1")])

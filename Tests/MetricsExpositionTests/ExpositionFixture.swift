@@ -8,6 +8,7 @@ import Testing
 /// proc collector reads them.
 struct ExpositionFixture {
     var snapshot: Snapshot
+    /// The counters the collector read, also set as the snapshot's ``Snapshot/counters``.
     var cpu: CPUCounters
     var disks: [DiskIOCounters]
 
@@ -33,6 +34,7 @@ struct ExpositionFixture {
                 command: "/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main --password=hunter2"),
             ProcessStats(pid: 2, ppid: 0, user: "root", cpuPercent: 0.5, command: "[kthreadd]"),
         ]
+        snapshot.counters = KernelCounters(cpu: cpu, disks: disks)
         return ExpositionFixture(snapshot: snapshot, cpu: cpu, disks: disks)
     }
 
@@ -58,7 +60,7 @@ struct ExpositionFixture {
     }
 
     func samples(topProcesses: Int = 5) -> [MetricSample] {
-        FleetExposition.samples(for: summary, topProcesses: topProcesses, cpu: cpu, disks: disks)
+        FleetExposition.samples(for: summary, topProcesses: topProcesses)
     }
 
     /// The whole exposition of this host alone, with its `instance` label.

@@ -92,7 +92,7 @@ import Testing
         second.host = "web2"
         let series = [fixture.summary, second].map { summary in
             RenderedSeries(
-                FleetExposition.samples(for: summary, topProcesses: 3, cpu: fixture.cpu, disks: fixture.disks),
+                FleetExposition.samples(for: summary, topProcesses: 3),
                 leadingLabels: [MetricSample.Label("instance", summary.host)])
         }
         let text = String(

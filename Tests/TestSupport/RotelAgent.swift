@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// PyPI's `rotel` collector (its bundled `rotel-agent` binary) as a second, independent OTLP/HTTP
-/// receiver: it listens on loopback and prints every span it receives (`--debug-log traces`) to a file.
+/// receiver: it listens on loopback and prints every span and metric it receives (`--debug-log`) to a file,
+/// and can forward what it received over OTLP/HTTP to another receiver.
 public final class RotelAgent: @unchecked Sendable {  // Process is only terminated and awaited, both thread-safe.
     /// The OTLP/HTTP port.
     public let port: Int
@@ -41,8 +42,9 @@ public final class RotelAgent: @unchecked Sendable {  // Process is only termina
         return process.terminationStatus == 0 && FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }
 
-    /// Starts rotel on free loopback ports and waits until its OTLP/HTTP port accepts connections.
-    public static func start(_ binary: String) throws -> RotelAgent {
+    /// Starts rotel on free loopback ports and waits until its OTLP/HTTP port accepts connections; with
+    /// `receiver` (a base URL on loopback) it forwards everything there over OTLP/HTTP, else it drops it.
+    public static func start(_ binary: String, forwardingTo receiver: String? = nil) throws -> RotelAgent {
         let http = try freePort()
         let grpc = try freePort()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -54,7 +56,16 @@ public final class RotelAgent: @unchecked Sendable {  // Process is only termina
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [
             "start", "--otlp-http-endpoint", "127.0.0.1:\(http)", "--otlp-grpc-endpoint", "127.0.0.1:\(grpc)",
-            "--exporter", "blackhole", "--debug-log", "traces", "--debug-log-verbosity", "detailed",
+        ]
+        if let receiver {
+            process.arguments! += [
+                "--exporter", "otlp", "--otlp-exporter-endpoint", receiver, "--otlp-exporter-protocol", "http",
+            ]
+        } else {
+            process.arguments! += ["--exporter", "blackhole"]
+        }
+        process.arguments! += [
+            "--debug-log", "traces", "--debug-log", "metrics", "--debug-log-verbosity", "detailed",
             "--pid-file", directory.appendingPathComponent("rotel.pid").path,
             "--log-file", directory.appendingPathComponent("rotel.log").path,
         ]

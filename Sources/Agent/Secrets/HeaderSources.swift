@@ -41,12 +41,19 @@ public struct HeaderSources: Sendable {
     /// The OpenTelemetry variables for trace export headers, most specific first: the traces variable
     /// replaces the general one, as the OpenTelemetry SDKs do.
     public static let otlpTraceVariables = ["OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS"]
+    /// The same for metric export headers.
+    public static let otlpMetricsVariables = ["OTEL_EXPORTER_OTLP_METRICS_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS"]
 
-    /// The headers of an OTLP exporter: `option` (`--otlp-header`, `trace push --header`) and the
-    /// `OTEL_EXPORTER_OTLP_TRACES_HEADERS` / `OTEL_EXPORTER_OTLP_HEADERS` variables.
-    public static func otlp(option: String, arguments: [String], environment: [String: String]) -> HeaderSources {
+    /// The headers of an OTLP exporter of `signal`: `option` (`--otlp-header`, `trace push --header`) and the
+    /// signal's `OTEL_EXPORTER_OTLP_TRACES_HEADERS` / `OTEL_EXPORTER_OTLP_METRICS_HEADERS`, else
+    /// `OTEL_EXPORTER_OTLP_HEADERS`.
+    public static func otlp(
+        option: String, arguments: [String], environment: [String: String], signal: OTLPSignal = .traces
+    ) -> HeaderSources {
         HeaderSources(
-            option: option, arguments: arguments, environmentVariables: otlpTraceVariables, environment: environment,
+            option: option, arguments: arguments,
+            environmentVariables: signal == .traces ? otlpTraceVariables : otlpMetricsVariables,
+            environment: environment,
             saferForm: "OTEL_EXPORTER_OTLP_HEADERS or in a file (mode 0600) given as \(option) @FILE")
     }
 

@@ -16,8 +16,10 @@ public struct TraceSetup: Sendable {
     public var databasePath: String?
     /// How long stored spans are kept; `nil` keeps them all.
     public var retention: Duration?
-    /// Where to export spans continuously over OTLP/HTTP; `nil` for nowhere.
-    public var otlpEndpoint: OTLPEndpoint?
+    /// Where and how to export spans continuously over OTLP/HTTP; `nil` for nowhere.
+    public var otlp: OTLPSignalSettings?
+    /// Resource attributes the user set (``ResourceEnvironment``), applied over hostscope's own.
+    public var resourceAttributes: [Attribute]
     /// Retries of the continuous exporter.
     public var retryPolicy: OTLPRetryPolicy
     /// How long exiting waits for queued spans to reach the OTLP receiver.
@@ -30,13 +32,14 @@ public struct TraceSetup: Sendable {
 
     public init(
         capacity: Int = TraceSetup.defaultCapacity, databasePath: String? = nil, retention: Duration? = nil,
-        otlpEndpoint: OTLPEndpoint? = nil, retryPolicy: OTLPRetryPolicy = OTLPRetryPolicy(),
-        flushTimeout: Duration = .seconds(5)
+        otlp: OTLPSignalSettings? = nil, resourceAttributes: [Attribute] = [],
+        retryPolicy: OTLPRetryPolicy = OTLPRetryPolicy(), flushTimeout: Duration = .seconds(5)
     ) {
         self.capacity = max(1, capacity)
         self.databasePath = databasePath
         self.retention = retention
-        self.otlpEndpoint = otlpEndpoint
+        self.otlp = otlp
+        self.resourceAttributes = resourceAttributes
         self.retryPolicy = retryPolicy
         self.flushTimeout = flushTimeout
     }
@@ -49,7 +52,7 @@ public struct TraceSummary: Sendable {
     /// Spans written to the database.
     public var storedSpans: Int
     /// The continuous exporter's counts, when one ran.
-    public var export: OTLPBatchExporter.Statistics?
+    public var export: OTLPExportStatistics?
 }
 
 /// One command's tracing: the process's ``RingBufferTracer`` (bootstrapped as the
@@ -92,20 +95,21 @@ public final class TraceRuntime: Sendable {
         _ setup: TraceSetup, bootstrap: Bool = true, warn: @escaping @Sendable (String) -> Void,
         note: @escaping @Sendable (String) -> Void = { _ in }
     ) async -> TraceRuntime {
-        if let endpoint = setup.otlpEndpoint {
-            for secret in endpoint.secrets { ProcessSecrets.register(secret) }
+        if let otlp = setup.otlp {
+            for secret in otlp.endpoint.secrets { ProcessSecrets.register(secret) }
         }
         var exporter: OTLPBatchExporter?
-        if let endpoint = setup.otlpEndpoint {
+        if let otlp = setup.otlp {
             let http = OTLPHTTPExporter(
-                endpoint: endpoint, scope: scope, policy: setup.retryPolicy,
-                userAgent: "hostscope/\(HostscopeVersion.string)")
+                endpoint: otlp.endpoint, scope: scope, encoding: otlp.encoding, compression: otlp.compression,
+                policy: setup.retryPolicy, timeouts: otlp.timeouts, userAgent: userAgent)
             exporter = OTLPBatchExporter(exporter: http) { error in
                 warn("OTLP export: \(ProcessSecrets.scrub(error.message))")
             }
         }
         let tracer = RingBufferTracer(
-            capacity: setup.capacity, resource: resource, scrubber: ProcessSecrets.scrubber,
+            capacity: setup.capacity, resource: resource.merging(setup.resourceAttributes),
+            scrubber: ProcessSecrets.scrubber,
             sinks: exporter.map { [$0] } ?? [])
         if bootstrap {
             let first = bootstrapped.withLock { done in
@@ -152,6 +156,9 @@ public final class TraceRuntime: Sendable {
         try? await database?.close()
         return TraceSummary(recordedSpans: tracer.finishedSpanCount, storedSpans: stored, export: export)
     }
+
+    /// The `User-Agent` of hostscope's exporters.
+    public static var userAgent: String { "hostscope/\(HostscopeVersion.string)" }
 
     /// The scope hostscope exports under.
     public static var scope: InstrumentationScope { InstrumentationScope(version: HostscopeVersion.string) }

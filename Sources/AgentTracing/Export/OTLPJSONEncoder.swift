@@ -71,12 +71,14 @@ public struct OTLPJSONEncoder: Sendable {
         }
     }
 
-    private struct ResourceGroup {
+    /// Spans of one resource, in the order they came.
+    struct ResourceGroup {
         var resource: TraceResource
         var spans: [FinishedSpan]
     }
 
-    private static func groupedByResource(_ spans: some Collection<FinishedSpan>) -> [ResourceGroup] {
+    /// The spans grouped by resource, groups in order of first appearance (the protobuf encoder's too).
+    static func groupedByResource(_ spans: some Collection<FinishedSpan>) -> [ResourceGroup] {
         var groups: [ResourceGroup] = []
         for span in spans {
             // Nearly always one resource; comparing with the last group first makes that one check.

@@ -174,12 +174,27 @@ extension FinishedSpan {
     public subscript(attribute key: String) -> AttributeValue? { attributes[key] }
 }
 
-/// The entity that produced spans, as OTLP's `Resource`: hostscope on one machine.
+/// The entity telemetry comes from, as OTLP's `Resource`: hostscope on one machine for spans, a watched host
+/// for its metrics.
 public struct TraceResource: Sendable, Equatable {
     public var attributes: [Attribute]
 
     public init(attributes: [Attribute]) {
         self.attributes = attributes
+    }
+
+    /// These attributes with `overrides` applied: an attribute of the same key is replaced in place, others are
+    /// added at the end.
+    public func merging(_ overrides: [Attribute]) -> TraceResource {
+        var merged = attributes
+        for attribute in overrides {
+            if let index = merged.firstIndex(where: { $0.key == attribute.key }) {
+                merged[index].value = attribute.value
+            } else {
+                merged.append(attribute)
+            }
+        }
+        return TraceResource(attributes: merged)
     }
 
     /// `service.name=hostscope`, `service.version`, `host.name`, in that order.

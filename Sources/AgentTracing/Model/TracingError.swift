@@ -15,6 +15,8 @@ public struct TracingError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The receiver could not be reached, or kept answering "try later" until the attempts or the
         /// deadline ran out.
         public static let exportUnavailable = Code(name: "export_unavailable")
+        /// An export setting (an option, an `OTEL_EXPORTER_OTLP_*` variable, a headers file) cannot be used.
+        public static let invalidSetting = Code(name: "invalid_setting")
 
         public var description: String { name }
     }

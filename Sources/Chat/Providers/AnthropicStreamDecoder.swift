@@ -19,6 +19,8 @@ struct AnthropicStreamDecoder: ProviderStreamDecoder {
     private var textCharacters = 0
     /// Anthropic has no sessions.
     let sessionID: String? = nil
+    private(set) var responseID: String?
+    private(set) var responseModel: String?
 
     init(context: DecoderContext) {
         self.context = context
@@ -44,6 +46,8 @@ struct AnthropicStreamDecoder: ProviderStreamDecoder {
         let type = frame["type"]?.stringValue ?? event.type
         switch type {
         case "message_start":
+            responseID = frame["message"]?["id"]?.stringValue
+            responseModel = frame["message"]?["model"]?.stringValue
             let usage = frame["message"]?["usage"]
             inputTokens = Self.inputTokens(usage)
             outputTokens = usage?["output_tokens"]?.intValue ?? 0

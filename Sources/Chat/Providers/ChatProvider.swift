@@ -124,6 +124,12 @@ public struct ChatEventStream: AsyncSequence, Sendable {
         /// The gateway session named by the stream so far, before `done` repeats it.
         public var sessionID: String? { decoder.sessionID }
 
+        /// The provider's id for the response, once the stream named it.
+        public var responseID: String? { decoder.responseID }
+
+        /// The model that answered, once the stream named it.
+        public var responseModel: String? { decoder.responseModel }
+
         /// The next event, or `nil` after `done`.
         public mutating func next() async -> ChatEvent? {
             await next(isolation: nil)

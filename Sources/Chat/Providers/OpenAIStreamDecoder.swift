@@ -16,6 +16,8 @@ struct OpenAIStreamDecoder: ProviderStreamDecoder {
     private var callOrder: [Int] = []
     private var textCharacters = 0
     private(set) var sessionID: String?
+    private(set) var responseID: String?
+    private(set) var responseModel: String?
 
     init(context: DecoderContext) {
         self.context = context
@@ -52,6 +54,15 @@ struct OpenAIStreamDecoder: ProviderStreamDecoder {
         }
         if let session = object["session_id"]?.stringValue {
             sessionID = session
+        }
+        // Every chunk of a Chat Completions stream repeats the response's id and model; the first is kept.
+        if responseID == nil, let id = object["id"]?.stringValue, !id.isEmpty,
+            object["object"]?.stringValue != "tool_use"
+        {
+            responseID = id
+        }
+        if responseModel == nil, let model = object["model"]?.stringValue, !model.isEmpty {
+            responseModel = model
         }
         switch object["object"]?.stringValue {
         case "tool_use" where context.kind == .gateway:

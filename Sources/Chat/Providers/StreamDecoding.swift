@@ -10,6 +10,10 @@ protocol ProviderStreamDecoder: Sendable {
     var malformedFrames: Int { get }
     /// The gateway session the stream belongs to, once a frame named it.
     var sessionID: String? { get }
+    /// The provider's id for this response (`chatcmpl-…`, `msg_…`), once a frame named it.
+    var responseID: String? { get }
+    /// The model that answered, as the provider names it (often more precise than the one asked for).
+    var responseModel: String? { get }
     /// Handles one event.
     mutating func decode(_ event: ServerSentEvent, into events: inout [ChatEvent])
     /// Handles the end of the body: a stream that ended early becomes a `truncated` error, then `done`.

@@ -6,34 +6,40 @@ public struct TurnInfo: Sendable, Hashable {
     public var provider: ProviderKind
     /// The model asked.
     public var model: String
+    /// The conversation the turn belongs to (hostscope's id for it), when the session has one.
+    public var conversationID: String?
 
     /// Creates turn information.
-    public init(number: Int, provider: ProviderKind, model: String) {
+    public init(number: Int, provider: ProviderKind, model: String, conversationID: String? = nil) {
         self.number = number
         self.provider = provider
         self.model = model
+        self.conversationID = conversationID
     }
 }
 
 /// One model call of a turn, for observers.
-public struct ModelCallInfo: Sendable, Hashable {
+public struct ModelCallInfo: Sendable, Equatable {
     /// The turn it belongs to.
     public var turn: TurnInfo
     /// The call's number within the turn, from 1 (each round of the tool loop is one).
     public var iteration: Int
     /// The provider's endpoint, without credentials.
     public var url: String
+    /// What was sent: the system prompt and the conversation so far.
+    public var request: ChatRequest?
 
     /// Creates model call information.
-    public init(turn: TurnInfo, iteration: Int, url: String) {
+    public init(turn: TurnInfo, iteration: Int, url: String, request: ChatRequest? = nil) {
         self.turn = turn
         self.iteration = iteration
         self.url = url
+        self.request = request
     }
 }
 
 /// How a model call ended, for observers.
-public struct ModelCallOutcome: Sendable, Hashable {
+public struct ModelCallOutcome: Sendable, Equatable {
     /// Why the model stopped.
     public var finishReason: FinishReason
     /// The call's token usage, when the provider reported it.
@@ -42,13 +48,28 @@ public struct ModelCallOutcome: Sendable, Hashable {
     public var error: ChatError?
     /// The gateway session, when there is one.
     public var sessionID: String?
+    /// The provider's id for the response, when the stream named one.
+    public var responseID: String?
+    /// The model that answered, when the stream named it.
+    public var responseModel: String?
+    /// The text the model answered in this call.
+    public var text: String
+    /// The tool calls the model asked for in this call.
+    public var toolCalls: [ToolCall]
 
     /// Creates an outcome.
-    public init(finishReason: FinishReason, usage: ChatUsage?, error: ChatError?, sessionID: String?) {
+    public init(
+        finishReason: FinishReason, usage: ChatUsage?, error: ChatError?, sessionID: String?,
+        responseID: String? = nil, responseModel: String? = nil, text: String = "", toolCalls: [ToolCall] = []
+    ) {
         self.finishReason = finishReason
         self.usage = usage
         self.error = error
         self.sessionID = sessionID
+        self.responseID = responseID
+        self.responseModel = responseModel
+        self.text = text
+        self.toolCalls = toolCalls
     }
 }
 

@@ -41,11 +41,13 @@ public actor ChatSession {
     ///   - secrets: the process's known secrets; every tool result (local or from the gateway) and error
     ///     message is scrubbed of them before the model, the events or the transcript see it.
     ///   - now: the clock for tool durations.
+    ///   - conversationID: hostscope's id for the conversation (the stored conversation's): every turn's
+    ///     ``TurnInfo`` carries it, and `done` names it as the session when the provider keeps none of its own.
     public init(
         provider: ChatProvider, client: HTTPClient, model: String, systemPrompt: String? = nil,
         tools: (any ToolExecutor)? = nil, observer: (any ChatObserver)? = nil,
         configuration: Configuration = Configuration(), secrets: SecretScrubber? = nil,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }, conversationID: String? = nil
     ) {
         self.provider = provider
         self.client = client
@@ -55,7 +57,8 @@ public actor ChatSession {
         self.now = now
         self.state = ChatSessionState(
             model: model, systemPrompt: systemPrompt, tools: tools?.tools ?? [],
-            providerRunsTools: provider.runsToolsServerSide, configuration: configuration)
+            providerRunsTools: provider.runsToolsServerSide, configuration: configuration,
+            conversationID: conversationID)
     }
 
     /// The conversation so far.
@@ -76,6 +79,8 @@ public actor ChatSession {
     public var systemPrompt: String? { state.systemPrompt }
     /// The gateway session, once named.
     public var sessionID: String? { liveSessionID ?? state.sessionID }
+    /// hostscope's id for the conversation.
+    public var conversationID: String? { state.conversationID }
     /// What the session is doing.
     public var phase: ChatSessionState.Phase { state.phase }
     /// How the last finished turn ended.
@@ -161,11 +166,12 @@ public actor ChatSession {
             actions = try start(&state)
         } catch {
             continuation.yield(.error(error))
-            continuation.yield(.done(finishReason: .error, sessionID: sessionID))
+            continuation.yield(.done(finishReason: .error, sessionID: sessionID ?? conversationID))
             continuation.finish()
             return stream
         }
-        let info = TurnInfo(number: state.turnCount, provider: provider.kind, model: state.model)
+        let info = TurnInfo(
+            number: state.turnCount, provider: provider.kind, model: state.model, conversationID: conversationID)
         let task = Task {
             await self.run(actions, info: info, continuation: continuation)
         }
@@ -225,7 +231,7 @@ public actor ChatSession {
         context.modelCalls += 1
         let call = ModelCallInfo(
             turn: context.info, iteration: context.modelCalls,
-            url: HTTPRequest(url: provider.configuration.endpointURL).redactedURL)
+            url: HTTPRequest(url: provider.configuration.endpointURL).redactedURL, request: request)
         let span = observer?.modelCallStarted(call, parent: context.span)
         var headers = HTTPHeaders()
         if let span {
@@ -234,29 +240,35 @@ public actor ChatSession {
         var iterator = provider.stream(request, using: client, headers: headers).makeAsyncIterator()
         var usage: ChatUsage?
         var error: ChatError?
+        var text = ""
+        var toolCalls: [ToolCall] = []
+        func outcome(_ reason: FinishReason, session: String?) -> ModelCallOutcome {
+            ModelCallOutcome(
+                finishReason: reason, usage: usage, error: error, sessionID: session, responseID: iterator.responseID,
+                responseModel: iterator.responseModel, text: text, toolCalls: toolCalls)
+        }
         while let event = await iterator.next(isolation: self) {
             if Task.isCancelled {
                 // `stop()` ran while this event was on its way (a chunk delivered just before the cancellation
                 // reached the transfer). The turn is over: the event is dropped, so the answer kept is exactly
                 // the text already handed out, and `run` ends the turn with `done` reason `stopped`.
-                observer?.modelCallEnded(
-                    call, span: span,
-                    outcome: ModelCallOutcome(
-                        finishReason: .stopped, usage: usage, error: error, sessionID: liveSessionID))
+                observer?.modelCallEnded(call, span: span, outcome: outcome(.stopped, session: liveSessionID))
                 return
             }
             if let session = iterator.sessionID {
                 liveSessionID = session
             }
             switch event {
+            case .text(let piece):
+                text += piece
+            case .toolCall(let requested):
+                toolCalls.append(requested)
             case .usage(let reported):
                 usage = usage.map { $0 + reported } ?? reported
             case .error(let reported) where reported.endsTurn:
                 error = reported
             case .done(let reason, let session):
-                observer?.modelCallEnded(
-                    call, span: span,
-                    outcome: ModelCallOutcome(finishReason: reason, usage: usage, error: error, sessionID: session))
+                observer?.modelCallEnded(call, span: span, outcome: outcome(reason, session: session))
             default:
                 break
             }

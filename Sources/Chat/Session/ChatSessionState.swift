@@ -86,6 +86,9 @@ public struct ChatSessionState: Sendable {
     public private(set) var phase = Phase.idle
     /// The gateway session, once the gateway named one; later calls continue it.
     public private(set) var sessionID: String?
+    /// hostscope's id for the conversation, when it has one: what `done` names as its session when the provider
+    /// keeps no session of its own, and what tracing records as `gen_ai.conversation.id`.
+    public let conversationID: String?
     /// The number of turns started.
     public private(set) var turnCount = 0
     /// The limits.
@@ -101,10 +104,12 @@ public struct ChatSessionState: Sendable {
     /// - Parameters:
     ///   - tools: the tools offered to the model; calls to others are refused.
     ///   - providerRunsTools: whether the provider runs tools itself (the gateway), so calls are only tracked.
+    ///   - conversationID: hostscope's id for the conversation.
     public init(
         model: String, systemPrompt: String? = nil, tools: [ToolDefinition] = [], providerRunsTools: Bool = false,
-        configuration: Configuration = Configuration()
+        configuration: Configuration = Configuration(), conversationID: String? = nil
     ) {
+        self.conversationID = conversationID
         self.model = model
         self.systemPrompt = systemPrompt
         self.tools = tools
@@ -436,6 +441,7 @@ public struct ChatSessionState: Sendable {
             toolCalls: turn.toolCalls, malformedFrames: turn.malformedFrames, error: turn.error, sessionID: sessionID)
         self.turn = nil
         turn.pending = []
-        return [.emit(.done(finishReason: reason, sessionID: sessionID)), .finishTurn(summary)]
+        // The gateway's session when it named one (its status and stop calls take that id), else the conversation's.
+        return [.emit(.done(finishReason: reason, sessionID: sessionID ?? conversationID)), .finishTurn(summary)]
     }
 }

@@ -21,6 +21,7 @@ public enum LinuxSnapshotBuilder {
         let elapsed = previous.map { ((current.uptimeSeconds - $0.uptimeSeconds) * 100).rounded() / 100 }
             .flatMap { $0 > 0 ? $0 : nil }
         snapshot.uptimeSeconds = current.uptimeSeconds
+        snapshot.counters = KernelCounters(cpu: current.cpu, disks: current.disks, ticksPerSecond: ticksPerSecond)
         snapshot.load = result.load
         snapshot.memory = result.memory
 

@@ -25,6 +25,9 @@ public struct Snapshot: Sendable, Equatable {
     /// The instant this record was due at, for a record of a schedule (`watch`); nil for a
     /// one-off snapshot.
     public var slot: Date?
+    /// The kernel counters behind the rates, when the collector read them (Linux `/proc`); not part of the
+    /// JSON record.
+    public var counters: KernelCounters?
 
     public init(
         host: String, collectedAt: Date, collector: String, durationMs: Double = 0, os: OSInfo? = nil,

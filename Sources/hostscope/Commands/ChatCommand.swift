@@ -142,6 +142,13 @@ struct ChatCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-history"), help: "Store neither the conversation nor its spans.")
     var noHistory = false
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Record the messages sent to and answered by the model on its chat spans (default: "
+                + "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, else off); secrets are scrubbed as everywhere."))
+    var captureMessageContent: Bool?
+
     @OptionGroup var tracing: TracingOptions
     @OptionGroup var connection: ConnectionOptions
 
@@ -167,6 +174,17 @@ struct ChatCommand: AsyncParsableCommand {
         }
         if resume != nil, noHistory {
             throw ValidationError("--resume reads the stored conversation; drop --no-history.")
+        }
+        _ = try captureContent()
+    }
+
+    /// The content-capture choice: the option, else the OpenTelemetry variable.
+    func captureContent() throws -> Bool {
+        do {
+            return try GenAIContentCapture.enabled(
+                option: captureMessageContent, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 
@@ -223,11 +241,9 @@ struct ChatCommand: AsyncParsableCommand {
             try? await store?.close()
             throw Output.fail(error.message, error.status)
         }
-        let trace = await TraceRuntime.start(
-            TraceSetup(
-                capacity: tracing.traceBuffer ?? TraceRuntime.capacity(fromEnvironment: environment)
-                    ?? TraceSetup.defaultCapacity,
-                databasePath: databasePath, otlpEndpoint: try tracing.endpoint()))
+        var traceSetup = try tracing.setup(database: nil, export: try tracing.export(signals: [.traces]))
+        traceSetup.databasePath = databasePath
+        let trace = await TraceRuntime.start(traceSetup)
         let status: Int32 = await withHTTPClient { client in
             let chat = await ChatRun.start(setup: setup, client: client, store: store, trace: trace, resumed: resumed)
             if let message {
@@ -321,6 +337,7 @@ struct ChatCommand: AsyncParsableCommand {
             provider: ChatProvider(configuration),
             model: model ?? (sameProvider ? stored?.model : nil) ?? Self.defaultModel(kind), systemPrompt: systemPrompt,
             tools: HostTools(host: resolved, root: rootDirectory), header: header,
+            captureContent: try captureContent(),
             configuration: ChatSession.Configuration(
                 maxIterations: maxIterations, toolTimeout: toolTimeout?.duration ?? .seconds(60)))
     }
@@ -343,6 +360,7 @@ struct ChatSetup: Sendable {
     var systemPrompt: String
     var tools: HostTools
     var header: ChatHeader
+    var captureContent: Bool
     var configuration: ChatSession.Configuration
 }
 

@@ -41,8 +41,10 @@ actor ChatRun {
         setup: ChatSetup, client: HTTPClient, store: StorageDatabase?, trace: TraceRuntime,
         resumed: StoredConversation?
     ) async -> ChatRun {
-        let observer = TurnRecordingObserver(TracingChatObserver(tracer: trace.tracer))
-        let session = makeSession(setup: setup, client: client, observer: observer, model: setup.model)
+        let observer = TurnRecordingObserver(
+            TracingChatObserver(tracer: trace.tracer, captureContent: setup.captureContent))
+        let session = makeSession(
+            setup: setup, client: client, observer: observer, model: setup.model, conversationID: setup.header.id)
         if let resumed {
             // A fresh session is idle, so restoring cannot be refused.
             try? await session.restore(ChatHistory.transcript(resumed))
@@ -53,12 +55,12 @@ actor ChatRun {
     }
 
     private static func makeSession(
-        setup: ChatSetup, client: HTTPClient, observer: TurnRecordingObserver, model: String
+        setup: ChatSetup, client: HTTPClient, observer: TurnRecordingObserver, model: String, conversationID: String
     ) -> ChatSession {
         ChatSession(
             provider: setup.provider, client: client, model: model, systemPrompt: setup.systemPrompt,
             tools: setup.tools, observer: observer, configuration: setup.configuration,
-            secrets: ProcessSecrets.scrubber)
+            secrets: ProcessSecrets.scrubber, conversationID: conversationID)
     }
 
     /// The conversation as it would be stored now.
@@ -93,11 +95,12 @@ actor ChatRun {
         await save()
         let model = await session.model
         let system = await session.systemPrompt
-        session = Self.makeSession(setup: setup, client: client, observer: observer, model: model)
-        await session.setSystemPrompt(system)
         header = ChatHeader(
             id: ChatHeader.newID(), host: header.host, provider: header.provider, baseURL: header.baseURL,
             root: header.root, createdAt: Date())
+        session = Self.makeSession(
+            setup: setup, client: client, observer: observer, model: model, conversationID: header.id)
+        await session.setSystemPrompt(system)
         turns = []
     }
 

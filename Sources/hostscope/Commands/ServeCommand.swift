@@ -145,8 +145,15 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "hostscope.serve")
 
-        var traceSetup = try tracing.setup(database: database, retention: retain?.duration)
+        // The OTLP push of watch: spans, and every record's figures as metrics.
+        let export = try tracing.export(signals: [.traces, .metrics])
+        var traceSetup = try tracing.setup(database: database, retention: retain?.duration, export: export)
         if noHistory { traceSetup.databasePath = nil }
+        let metrics = export.metrics.map { settings in
+            HostMetricsExporter(settings: settings, resourceAttributes: traceSetup.resourceAttributes) {
+                logger.warning("\($0)")
+            }
+        }
         let trace = await TraceRuntime.start(
             traceSetup, warn: { logger.warning("\($0)") }, note: { logger.notice("\($0)") })
 
@@ -159,6 +166,7 @@ struct ServeCommand: AsyncParsableCommand {
             definition: definition,
             fleet: fleet, watchesWholeFleet: !onDemand, watch: watch, board: board, database: history, tracer: trace.tracer,
             record: { record in
+                metrics?.record(record)
                 guard let history, !historyFailed.failed else { return }
                 do {
                     try await history.history.append([record])
@@ -179,6 +187,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let failure = await Self.serve(configuration: configuration, parts: parts, logger: logger)
         pruning.cancel()
+        if let metrics { TraceRuntime.report(await metrics.finish(), items: "data point(s)") }
         await trace.finishReporting()
         try? await history?.close()
         if let failure { throw Output.fail(failure, .failure) }

@@ -80,7 +80,8 @@ struct SnapshotCommand: AsyncParsableCommand {
         }
         let options = CollectorOptions(
             kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
-        let trace = await TraceRuntime.start(try tracing.setup(database: database))
+        let trace = await TraceRuntime.start(
+            try tracing.setup(database: database, export: try tracing.export(signals: [.traces])))
         let records = await withTerminationSignals { await FleetSnapshot.collect(resolved, options: options) }
         await trace.finishReporting()
 

@@ -292,18 +292,26 @@ struct TracePushCommand: AsyncParsableCommand {
         commandName: "push",
         abstract: "Send stored spans to an OpenTelemetry receiver over OTLP/HTTP.",
         discussion: """
-            POSTs OTLP JSON (application/json) to ENDPOINT/v1/traces: an OpenTelemetry Collector, \
-            Jaeger (4318), Tempo, or any OTLP/HTTP receiver. Refusals with 429, 502, 503 or 504 are \
-            retried, honouring Retry-After, else with exponential backoff; other 4xx are not. Spans a \
-            receiver reports rejected (partial success) are counted in a warning. The database is \
-            only read: a failed push loses nothing and can be run again.
+            POSTs the spans to ENDPOINT/v1/traces as binary protobuf (application/x-protobuf, OTLP/HTTP's \
+            default), gzip-compressed; --encoding json sends OTLP/JSON, --compression none sends them \
+            uncompressed. Any OTLP/HTTP receiver takes them: an OpenTelemetry Collector, Jaeger (4318), \
+            Tempo, Phoenix (6006), Langfuse. Without --endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (used as \
+            is) or OTEL_EXPORTER_OTLP_ENDPOINT (a base URL) says where; OTEL_EXPORTER_OTLP_PROTOCOL, \
+            _COMPRESSION, _TIMEOUT and _HEADERS are read too, options winning. OTEL_SERVICE_NAME and \
+            OTEL_RESOURCE_ATTRIBUTES are applied to every span's resource.
+
+            Refusals with 429, 502, 503 or 504 are retried, honouring Retry-After, else with exponential \
+            backoff; other 4xx are not. Spans a receiver reports rejected (partial success) are counted in a \
+            warning. The spans of hostscope's own OTLP requests (marked hostscope.telemetry.export=true) are \
+            not pushed. The database is only read: a failed push loses nothing and can be run again.
             """)
 
     @Option(
         help: ArgumentHelp(
-            "The receiver, e.g. http://collector:4318; @FILE reads the URL from a file only you can read.",
+            "The receiver's base URL, e.g. http://collector:4318 (/v1/traces is appended); @FILE reads the URL from "
+                + "a file only you can read. Default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT.",
             valueName: "url"))
-    var endpoint: String
+    var endpoint: String?
 
     @Option(
         name: .customLong("header"),
@@ -312,6 +320,12 @@ struct TracePushCommand: AsyncParsableCommand {
                 + "printed or traced). OTEL_EXPORTER_OTLP_HEADERS is read too; options win.",
             valueName: "@file|name=value"))
     var headers: [String] = []
+
+    @Option(help: ArgumentHelp("protobuf (default) or json request bodies.", valueName: "encoding"))
+    var encoding: OTLPEncoding?
+
+    @Option(help: ArgumentHelp("gzip (default) or none.", valueName: "compression"))
+    var compression: OTLPCompression?
 
     @Option(help: ArgumentHelp("Earliest span start: a duration back from now or an RFC 3339 time.", valueName: "time"))
     var since: TimeArgument?
@@ -327,49 +341,70 @@ struct TracePushCommand: AsyncParsableCommand {
 
     @OptionGroup var database: TraceDatabaseOption
 
+    var arguments: OTLPExportSettings.Arguments {
+        OTLPExportSettings.Arguments(
+            endpoint: endpoint, endpointOption: "--endpoint", headers: headers, headerOption: "--header",
+            encoding: encoding, compression: compression)
+    }
+
     func validate() throws {
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 10000.") }
-        _ = try TracingOptions.endpoint(endpoint, option: "--endpoint", headerOption: "--header", headers: headers)
+        guard try TracingOptions.export(arguments, signals: [.traces]).traces != nil else {
+            throw ValidationError(
+                "trace push needs a receiver: --endpoint URL, or OTEL_EXPORTER_OTLP_ENDPOINT in the environment.")
+        }
+        _ = try TracingOptions.resourceAttributes()
     }
 
     func run() async throws {
-        let (endpoint, warnings) = try TracingOptions.endpoint(
-            endpoint, option: "--endpoint", headerOption: "--header", headers: headers)
-        warnings.forEach(Output.warning)
+        let settings = try TracingOptions.export(arguments, signals: [.traces])
+        settings.warnings.forEach(Output.warning)
+        guard let otlp = settings.traces else { throw Output.fail("trace push needs --endpoint URL", .usage) }
+        let resourceAttributes = try TracingOptions.resourceAttributes()
         let store = try await database.open()
         let now = Date()
         // Spans this push records (its own requests) start after `now` and are not pushed by it.
         let until = until?.resolve(now: now) ?? now
         let tracing = await TraceRuntime.start(TraceSetup(databasePath: database.path))
         let exporter = OTLPHTTPExporter(
-            endpoint: endpoint, scope: TraceRuntime.scope, userAgent: "hostscope/\(HostscopeVersion.string)")
+            endpoint: otlp.endpoint, scope: TraceRuntime.scope, encoding: otlp.encoding,
+            compression: otlp.compression, timeouts: otlp.timeouts, userAgent: TraceRuntime.userAgent)
         let deadline = ContinuousClock.now + timeout.duration
         var result = OTLPExportResult()
         var skipped = 0
         var found = 0
         var failure: String?
         do {
-            let dropped = try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0
+            let dropped = UInt64(max(0, try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0))
             var batch: [FinishedSpan] = []
             let batchSize = batchSize
+            // One batch is on its way while the next is read and decoded: the database and the receiver work
+            // at the same time, in order, and no more than two batches are held.
+            var sending: Task<OTLPExportResult, Never>?
+            func send(_ spans: [FinishedSpan]) async {
+                if let previous = sending { result.merge(await previous.value) }
+                sending = nil
+                guard result.failure == nil else { return }
+                sending = Task { await exporter.export(spans, droppedSpanCount: dropped, deadline: deadline) }
+            }
             for try await row in store.spans.spans(since: since?.resolve(now: now), until: until, pageSize: batchSize) {
-                guard let span = try? row.finishedSpan() else {
+                guard var span = try? row.finishedSpan() else {
                     skipped += 1
                     continue
                 }
+                // An earlier push's or export's own requests: sending them would make every push feed the next.
+                if span.isExportRequest { continue }
+                if !resourceAttributes.isEmpty { span.resource = span.resource.merging(resourceAttributes) }
                 batch.append(span)
                 found += 1
                 if batch.count == batchSize {
-                    result.merge(
-                        await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
+                    await send(batch)
                     batch.removeAll(keepingCapacity: true)
                     if result.failure != nil { break }
                 }
             }
-            if result.failure == nil, !batch.isEmpty {
-                result.merge(
-                    await exporter.export(batch, droppedSpanCount: UInt64(max(0, dropped)), deadline: deadline))
-            }
+            if !batch.isEmpty { await send(batch) }
+            if let last = sending { result.merge(await last.value) }
         } catch {
             failure = error.message
         }
@@ -378,18 +413,18 @@ struct TracePushCommand: AsyncParsableCommand {
         try? await store.close()
         if let failure { throw Output.fail(failure, .failure) }
 
-        let place = endpoint.redactedURL
+        let place = otlp.endpoint.redactedURL
         if found == 0 {
             // Nothing was sent, so nothing is known of the receiver: say so rather than "pushed 0".
             let range = since == nil ? "" : " in that time range"
             Output.write("no spans\(range) in \(database.path); nothing was sent to \(place)\n")
-        } else if result.deliveredSpans > 0 || result.failure == nil {
-            Output.write("pushed \(result.acceptedSpans) span(s) to \(place)\n")
+        } else if result.delivered > 0 || result.failure == nil {
+            Output.write("pushed \(result.accepted) span(s) to \(place)\n")
         }
-        if result.rejectedSpans > 0 {
+        if result.rejected > 0 {
             let messages = result.rejectionMessages.map(ProcessSecrets.scrub).joined(separator: "; ")
             Output.warning(
-                "the receiver rejected \(result.rejectedSpans) of \(result.deliveredSpans) span(s)"
+                "the receiver rejected \(result.rejected) of \(result.delivered) span(s)"
                     + (messages.isEmpty ? "" : ": " + messages))
         }
         if skipped > 0 { Output.warning("\(skipped) stored span(s) could not be read and were not pushed") }
@@ -397,7 +432,7 @@ struct TracePushCommand: AsyncParsableCommand {
             let status: ExitStatus = error.code == .exportRejected ? .failure : .connect
             throw Output.fail(
                 ProcessSecrets.scrub(error.message)
-                    + "; \(result.failedSpans) span(s) not pushed (they stay in the database)", status)
+                    + "; \(result.failed) span(s) not pushed (they stay in the database)", status)
         }
     }
 }

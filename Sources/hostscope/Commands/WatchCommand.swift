@@ -133,12 +133,18 @@ struct WatchCommand: AsyncParsableCommand {
         let status = liveView
             ? LiveStatus(hosts: resolved.map(\.displayName), width: Output.terminalWidth, write: { Output.write($0) })
             : nil
-        let sink = RecordSink(writer: writer, history: history)
         let retention = retain?.duration
 
         // Spans go to the same database as the records, kept as long; --no-history keeps both out.
-        var traceSetup = try tracing.setup(database: database, retention: retention)
+        let export = try tracing.export(signals: [.traces, .metrics])
+        var traceSetup = try tracing.setup(database: database, retention: retention, export: export)
         if noHistory { traceSetup.databasePath = nil }
+        let metrics = export.metrics.map { settings in
+            HostMetricsExporter(settings: settings, resourceAttributes: traceSetup.resourceAttributes) {
+                Output.warning($0)
+            }
+        }
+        let sink = RecordSink(writer: writer, history: history, metrics: metrics)
         let trace = await TraceRuntime.start(traceSetup)
         await withTerminationSignals {
             let pruning = Task {
@@ -153,6 +159,7 @@ struct WatchCommand: AsyncParsableCommand {
                 status: { update in await status?.update(update) })
             pruning.cancel()
         }
+        if let metrics { TraceRuntime.report(await metrics.finish(), items: "data point(s)") }
         await trace.finishReporting()
         await status?.finish()
         sink.finish()
@@ -169,17 +176,20 @@ struct WatchCommand: AsyncParsableCommand {
 final class RecordSink: Sendable {
     private let writer: RecordFileWriter?
     private let history: StorageDatabase?
+    private let metrics: HostMetricsExporter?
     private let failed = Mutex<String?>(nil)
     private let historyFailed = Mutex(false)
 
-    init(writer: RecordFileWriter?, history: StorageDatabase?) {
+    init(writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter? = nil) {
         self.writer = writer
         self.history = history
+        self.metrics = metrics
     }
 
     var failure: String? { failed.withLock { $0 } }
 
     func write(_ record: SnapshotRecord) async {
+        metrics?.record(record)
         if let writer, failure == nil {
             do {
                 try writer.write(record)

@@ -1,10 +1,8 @@
-import Synchronization
-
 /// Exports spans continuously while a command runs (`watch --otlp-endpoint`): a ``FinishedSpanSink``
 /// that queues each finished span and sends batches from a task of its own.
 ///
 /// - The queue is bounded (``Configuration/queueCapacity``): when the receiver is slow or down, new
-///   spans are dropped and counted (``Statistics/droppedSpans``) rather than blocking the code that
+///   spans are dropped and counted (``OTLPExportStatistics/dropped``) rather than blocking the code that
 ///   ends them or growing without bound. The count rides on every later request as the scope attribute
 ///   `hostscope.tracer.dropped_spans`.
 /// - A batch goes out when ``Configuration/batchSize`` spans are waiting or every
@@ -16,11 +14,11 @@ import Synchronization
 public final class OTLPBatchExporter: FinishedSpanSink {
     /// Queue and batching bounds.
     public struct Configuration: Sendable {
-        /// Spans waiting at most; more are dropped and counted.
+        /// Entries waiting at most; more are dropped and counted.
         public var queueCapacity: Int
-        /// Spans per batch.
+        /// Entries per batch.
         public var batchSize: Int
-        /// The longest a span waits in the queue before its batch goes out.
+        /// The longest an entry waits in the queue before its batch goes out.
         public var interval: Duration
 
         public init(queueCapacity: Int = 8_192, batchSize: Int = 512, interval: Duration = .seconds(2)) {
@@ -30,40 +28,11 @@ public final class OTLPBatchExporter: FinishedSpanSink {
         }
     }
 
-    /// What the exporter has done so far.
-    public struct Statistics: Sendable, Equatable {
-        /// Spans delivered and not rejected.
-        public var exportedSpans = 0
-        /// Spans the receiver reported rejected (partial success).
-        public var rejectedSpans: Int64 = 0
-        /// The receivers' partial-success messages.
-        public var rejectionMessages: [String] = []
-        /// Spans whose batch failed for good, and spans still queued at shutdown.
-        public var failedSpans = 0
-        /// Spans dropped because the queue was full.
-        public var droppedSpans: UInt64 = 0
-        /// The latest failure.
-        public var lastFailure: TracingError?
-    }
-
     /// The exporter that sends the batches.
     public let exporter: OTLPHTTPExporter
     /// The bounds in force.
-    public let configuration: Configuration
-
-    private struct State {
-        var queue: [FinishedSpan] = []
-        var statistics = Statistics()
-        var stopping = false
-        var deadline: ContinuousClock.Instant?
-        var failing = false
-        var loop: Task<Void, Never>?
-    }
-
-    private let state = Mutex(State())
-    private let wakeups: AsyncStream<Void>
-    private let wake: AsyncStream<Void>.Continuation
-    private let onFailure: (@Sendable (TracingError) -> Void)?
+    public var configuration: Configuration { queue.configuration }
+    private let queue: OTLPExportQueue<FinishedSpan>
 
     /// An exporter; `onFailure` hears of the first failure after a stretch of successes (for one warning
     /// line, not one per batch). Call ``start()`` to begin sending.
@@ -72,115 +41,100 @@ public final class OTLPBatchExporter: FinishedSpanSink {
         onFailure: (@Sendable (TracingError) -> Void)? = nil
     ) {
         self.exporter = exporter
-        self.configuration = configuration
-        self.onFailure = onFailure
-        (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        queue = OTLPExportQueue(
+            configuration: configuration, weight: { _ in 1 },
+            send: { batch, dropped, deadline in
+                await exporter.export(batch, droppedSpanCount: dropped, deadline: deadline)
+            },
+            onFailure: onFailure)
     }
 
     /// Starts the sending task and its timer. Calling it again does nothing.
     public func start() {
-        state.withLock { state in
-            guard state.loop == nil else { return }
-            // Detached: the loop must not inherit the starting task's span context or its tracer scope.
-            state.loop = Task.detached { [self] in await self.run() }
-        }
+        queue.start()
     }
 
     public func spanFinished(_ span: FinishedSpan) {
-        if span.attributes[HTTPClientTracing.exportMarkerKey] == .bool(true) { return }
-        let batchSize = configuration.batchSize
-        let capacity = configuration.queueCapacity
-        let full = state.withLock { state -> Bool in
-            guard state.queue.count < capacity else {
-                state.statistics.droppedSpans += 1
-                return false
-            }
-            state.queue.append(span)
-            return state.queue.count == batchSize
-        }
-        if full { wake.yield() }
+        if span.isExportRequest { return }
+        queue.enqueue(span)
     }
 
     public func forceFlush() {
-        wake.yield()
+        queue.flush()
     }
 
-    /// The counts so far.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    /// The counts so far, in spans.
+    public var statistics: OTLPExportStatistics { queue.statistics }
 
     /// Spans waiting to be sent.
-    public var queuedSpanCount: Int { state.withLock { $0.queue.count } }
+    public var queuedSpanCount: Int { queue.queuedCount }
 
     /// Sends what is queued, giving up at `timeout` from now, and stops; spans not delivered by then
     /// count as failed. Returns the final counts.
     @discardableResult
-    public func shutdown(timeout: Duration) async -> Statistics {
-        let deadline = ContinuousClock.now + timeout
-        let loop = state.withLock { state -> Task<Void, Never>? in
-            state.stopping = true
-            state.deadline = deadline
-            return state.loop
-        }
-        wake.yield()
-        if let loop {
-            // A request in flight at the deadline is abandoned: cancelling aborts its transfer.
-            let watchdog = Task {
-                try? await Task.sleep(until: deadline + .milliseconds(200), clock: .continuous)
-                loop.cancel()
-            }
-            await loop.value
-            watchdog.cancel()
-        }
+    public func shutdown(timeout: Duration) async -> OTLPExportStatistics {
+        let statistics = await queue.shutdown(timeout: timeout)
         await exporter.shutdown()
-        return state.withLock { state in
-            state.statistics.failedSpans += state.queue.count
-            state.queue.removeAll()
-            return state.statistics
-        }
+        return statistics
+    }
+}
+
+/// Exports metrics continuously while a command runs (`watch --otlp-endpoint`): each collection's
+/// ``ResourceMetrics`` is queued and sent in batches from a task of its own, under the same rules as
+/// ``OTLPBatchExporter``'s spans (a bounded queue that drops and counts, batches by size or interval, retries
+/// per ``OTLPRetryPolicy``, a bounded flush on shutdown). Counts are data points.
+public final class OTLPMetricsBatchExporter: Sendable {
+    /// The exporter that sends the batches.
+    public let exporter: OTLPMetricsExporter
+    private let queue: OTLPExportQueue<ResourceMetrics>
+
+    /// The default bounds: up to 1,024 hosts' collections waiting, 64 per request.
+    public static let defaultConfiguration = OTLPBatchExporter.Configuration(
+        queueCapacity: 1_024, batchSize: 64, interval: .seconds(2))
+
+    /// An exporter; `onFailure` hears of the first failure after a stretch of successes. Call ``start()``.
+    public init(
+        exporter: OTLPMetricsExporter,
+        configuration: OTLPBatchExporter.Configuration = OTLPMetricsBatchExporter.defaultConfiguration,
+        onFailure: (@Sendable (TracingError) -> Void)? = nil
+    ) {
+        self.exporter = exporter
+        queue = OTLPExportQueue(
+            configuration: configuration, weight: { $0.pointCount },
+            send: { batch, _, deadline in await exporter.export(batch, deadline: deadline) },
+            onFailure: onFailure)
     }
 
-    private func run() async {
-        let interval = configuration.interval
-        let timer = Task { [wake] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                wake.yield()
-            }
-        }
-        defer { timer.cancel() }
-        for await _ in wakeups {
-            await sendQueued()
-            if state.withLock({ $0.stopping }) || Task.isCancelled { break }
-        }
+    /// Starts the sending task and its timer.
+    public func start() {
+        queue.start()
     }
 
-    private func sendQueued() async {
-        let batchSize = configuration.batchSize
-        while !Task.isCancelled {
-            let (batch, dropped, deadline) = state.withLock { state in
-                let count = min(batchSize, state.queue.count)
-                let batch = Array(state.queue.prefix(count))
-                state.queue.removeFirst(count)
-                return (batch, state.statistics.droppedSpans, state.deadline)
-            }
-            guard !batch.isEmpty else { return }
-            let result = await exporter.export(batch, droppedSpanCount: dropped, deadline: deadline)
-            let report = state.withLock { state -> TracingError? in
-                state.statistics.exportedSpans += result.acceptedSpans
-                state.statistics.rejectedSpans += result.rejectedSpans
-                for message in result.rejectionMessages where !state.statistics.rejectionMessages.contains(message) {
-                    state.statistics.rejectionMessages.append(message)
-                }
-                state.statistics.failedSpans += result.failedSpans
-                guard let failure = result.failure else {
-                    state.failing = false
-                    return nil
-                }
-                state.statistics.lastFailure = failure
-                defer { state.failing = true }
-                return state.failing ? nil : failure
-            }
-            if let report { onFailure?(report) }
-        }
+    /// Queues one collection's metrics; dropped (and counted) when the queue is full.
+    public func enqueue(_ metrics: ResourceMetrics) {
+        guard metrics.pointCount > 0 else { return }
+        queue.enqueue(metrics)
     }
+
+    /// Sends what is queued now rather than at the next interval.
+    public func flush() {
+        queue.flush()
+    }
+
+    /// The counts so far, in data points.
+    public var statistics: OTLPExportStatistics { queue.statistics }
+
+    /// Sends what is queued within `timeout`, then stops; returns the final counts.
+    @discardableResult
+    public func shutdown(timeout: Duration) async -> OTLPExportStatistics {
+        let statistics = await queue.shutdown(timeout: timeout)
+        await exporter.shutdown()
+        return statistics
+    }
+}
+
+extension FinishedSpan {
+    /// Whether the span is an OTLP export request of hostscope's own (``HTTPClientTracing/exportMarkerKey``),
+    /// which no exporter sends on.
+    public var isExportRequest: Bool { attributes[HTTPClientTracing.exportMarkerKey] == .bool(true) }
 }

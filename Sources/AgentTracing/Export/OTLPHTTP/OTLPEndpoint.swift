@@ -1,19 +1,68 @@
 import CurlHTTP
 
-/// Where OTLP/HTTP trace requests go: the `/v1/traces` URL and any headers the receiver wants.
+/// The two OTLP signals hostscope sends.
+public enum OTLPSignal: String, Sendable, CaseIterable {
+    case traces
+    case metrics
+
+    /// The path OTLP/HTTP gives the signal under a base URL: `/v1/traces`, `/v1/metrics`.
+    public var path: String { "/v1/" + rawValue }
+
+    /// What one item of the signal is called in messages: `span(s)`, `data point(s)`.
+    public var items: String { self == .traces ? "span(s)" : "data point(s)" }
+}
+
+/// Where OTLP/HTTP requests of one signal go: the URL and any headers the receiver wants.
 ///
-/// An endpoint given as a base URL (`http://collector:4318`, or a path prefix such as Langfuse's
-/// `…/api/public/otel`) gets `/v1/traces` appended, as OpenTelemetry's `OTEL_EXPORTER_OTLP_ENDPOINT`
-/// does; a URL whose path already ends in `/v1/traces` is used as it is. The query is kept.
+/// A base URL (`http://collector:4318`, or a path prefix such as Langfuse's `…/api/public/otel`) gets the
+/// signal's path (`/v1/traces`, `/v1/metrics`) appended, as OpenTelemetry's `OTEL_EXPORTER_OTLP_ENDPOINT`
+/// does; a base that already ends in a signal path (`…/v1/traces`) has that path replaced, so one value serves
+/// both signals. A signal-specific URL (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is used as it is
+/// (``init(signalURL:signal:headers:)``). The query is kept.
 public struct OTLPEndpoint: Sendable {
     /// The URL requests are posted to, credentials included (never printed: see ``redactedURL``).
-    public let tracesURL: String
+    public let url: String
+    /// The signal the URL receives.
+    public let signal: OTLPSignal
     /// Extra request headers (`Authorization`, tenant ids …), sent as given.
     public let headers: [(name: String, value: String)]
 
-    /// Reads an endpoint; throws ``TracingError/Code/invalidEndpoint`` for anything but an absolute
-    /// `http`/`https` URL with a host.
-    public init(_ text: String, headers: [(name: String, value: String)] = []) throws(TracingError) {
+    /// An endpoint from a base URL: the signal's path is appended. Throws
+    /// ``TracingError/Code/invalidEndpoint`` for anything but an absolute `http`/`https` URL with a host.
+    public init(
+        _ text: String, signal: OTLPSignal = .traces, headers: [(name: String, value: String)] = []
+    ) throws(TracingError) {
+        let parts = try Self.parse(text)
+        var path = parts.path
+        while path.hasSuffix("/") { path.removeLast() }
+        for known in OTLPSignal.allCases where path.hasSuffix(known.path) {
+            path.removeLast(known.path.count)
+            break
+        }
+        url = parts.prefix + path + signal.path + parts.query
+        self.signal = signal
+        self.headers = headers
+    }
+
+    /// An endpoint from a signal-specific URL, used as it is (as `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` and
+    /// `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` are).
+    public init(
+        signalURL text: String, signal: OTLPSignal, headers: [(name: String, value: String)] = []
+    ) throws(TracingError) {
+        let parts = try Self.parse(text)
+        url = parts.prefix + (parts.path.isEmpty ? "/" : parts.path) + parts.query
+        self.signal = signal
+        self.headers = headers
+    }
+
+    /// The same receiver for another signal (the base URL's other path), with the given headers.
+    public func sibling(_ other: OTLPSignal, headers: [(name: String, value: String)]) -> OTLPEndpoint {
+        // The URL parsed once already; only its path changes.
+        (try? OTLPEndpoint(url, signal: other, headers: headers)) ?? self
+    }
+
+    /// `scheme://authority`, the path, and `?query` (fragment dropped) of a checked URL.
+    private static func parse(_ text: String) throws(TracingError) -> (prefix: String, path: String, query: String) {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         let trimmed = String(text.drop(while: blank).reversed().drop(while: blank).reversed())
         let lowered = trimmed.lowercased()
@@ -34,30 +83,21 @@ public struct OTLPEndpoint: Sendable {
         }
         var remainder = rest[authorityEnd...]
         if let hash = remainder.firstIndex(of: "#") { remainder = remainder[..<hash] }
-        var path = Substring("")
-        var query = Substring("")
-        if let question = remainder.firstIndex(of: "?") {
-            path = remainder[..<question]
-            query = remainder[question...]
-        } else {
-            path = remainder
+        guard let question = remainder.firstIndex(of: "?") else {
+            return (String(trimmed[..<schemeEnd] + authority), String(remainder), "")
         }
-        var fullPath = String(path)
-        if !fullPath.hasSuffix("/v1/traces") {
-            while fullPath.hasSuffix("/") { fullPath.removeLast() }
-            fullPath += "/v1/traces"
-        }
-        tracesURL = String(trimmed[..<schemeEnd]) + authority + fullPath + query
-        self.headers = headers
+        return (
+            String(trimmed[..<schemeEnd] + authority), String(remainder[..<question]), String(remainder[question...])
+        )
     }
 
     /// The URL without userinfo and with credential-like query values redacted: what messages show.
-    public var redactedURL: String { Redaction.url(tracesURL) }
+    public var redactedURL: String { Redaction.url(url) }
 
     /// The values that must never appear in output: userinfo, credential-like query values, and the
     /// value of every header. The composition root registers them with the ``SecretScrubber``.
     public var secrets: [String] {
-        var found = Redaction.urlSecrets(tracesURL)
+        var found = Redaction.urlSecrets(url)
         // Every header value the user passes is a secret, whatever its name (`x-honeycomb-team`, a tenant key).
         for header in headers {
             found += Redaction.headerValueSecrets(header.value)

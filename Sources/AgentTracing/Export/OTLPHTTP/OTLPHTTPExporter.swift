@@ -1,80 +1,106 @@
 import CurlHTTP
-import OrderedJSON
 import Tracing
 
-/// What one export did: spans the receiver took, spans it rejected (OTLP partial success), spans that
-/// were not delivered, and why.
+/// What one export did: items (spans or data points) the receiver took, items it rejected (OTLP partial
+/// success), items that were not delivered, and why.
 public struct OTLPExportResult: Sendable, Equatable {
-    /// Spans in requests the receiver answered 2xx, rejected ones included.
-    public var deliveredSpans = 0
-    /// Spans the receiver reported rejected in `partialSuccess.rejectedSpans`.
-    public var rejectedSpans: Int64 = 0
+    /// Items in requests the receiver answered 2xx, rejected ones included.
+    public var delivered = 0
+    /// Items the receiver reported rejected in `partialSuccess`.
+    public var rejected: Int64 = 0
     /// The receivers' `partialSuccess.errorMessage`s, in order, without repeats.
     public var rejectionMessages: [String] = []
-    /// Spans in requests that failed for good.
-    public var failedSpans = 0
+    /// Items in requests that failed for good.
+    public var failed = 0
     /// Requests sent, retries included.
     public var attempts = 0
+    /// Bytes of request bodies as sent (compressed when compression is on), retries included.
+    public var bytesSent = 0
     /// The first request that failed for good, if any.
     public var failure: TracingError?
 
     public init() {}
 
-    /// Spans delivered and not rejected.
-    public var acceptedSpans: Int { max(0, deliveredSpans - Int(rejectedSpans)) }
+    /// Items delivered and not rejected.
+    public var accepted: Int { max(0, delivered - Int(rejected)) }
 
     /// Adds another export's counts to these.
     public mutating func merge(_ other: OTLPExportResult) {
-        deliveredSpans += other.deliveredSpans
-        rejectedSpans += other.rejectedSpans
+        delivered += other.delivered
+        rejected += other.rejected
         for message in other.rejectionMessages where !rejectionMessages.contains(message) {
             rejectionMessages.append(message)
         }
-        failedSpans += other.failedSpans
+        failed += other.failed
         attempts += other.attempts
+        bytesSent += other.bytesSent
         if failure == nil { failure = other.failure }
+    }
+
+    /// Records the outcome of one request holding `items` items.
+    mutating func record(_ outcome: OTLPHTTPSender.Outcome, items: Int) {
+        attempts += outcome.attempts
+        bytesSent += outcome.wireBytes * outcome.attempts
+        switch outcome.result {
+        case .success(let partial):
+            delivered += items
+            rejected += partial.rejected
+            if let message = partial.message, !message.isEmpty, !rejectionMessages.contains(message) {
+                rejectionMessages.append(message)
+            }
+        case .failure(let error):
+            failed += items
+            failure = error
+        }
     }
 }
 
-/// Sends finished spans to an OTLP/HTTP receiver: `POST /v1/traces` with `application/json` bodies, each
-/// one ``OTLPJSONEncoder`` line (under 1 MiB), retried per ``OTLPRetryPolicy``.
+/// Sends finished spans to an OTLP/HTTP receiver: `POST …/v1/traces` with binary protobuf bodies
+/// (``OTLPProtobufEncoder``, each under 4 MiB) by default or OTLP/JSON ones (``OTLPJSONEncoder``, each one line
+/// under 1 MiB), gzip-compressed by default, retried per ``OTLPRetryPolicy``.
 ///
-/// Every attempt is an HTTP client span (``HTTPClientTracing``) started at the top level and marked with
-/// ``HTTPClientTracing/exportMarkerKey``, so a push is visible in `trace list --kind http`, while the
-/// continuous exporter skips those spans instead of exporting its own exports forever. The requests carry
-/// no `traceparent`: they belong to no trace the receiver should continue.
+/// Every attempt is an HTTP client span marked with ``HTTPClientTracing/exportMarkerKey`` (see
+/// `OTLPHTTPSender`), so exporters and `trace push` leave those spans out instead of exporting their own
+/// exports.
 public final class OTLPHTTPExporter: Sendable {
     /// Where requests go.
-    public let endpoint: OTLPEndpoint
+    public var endpoint: OTLPEndpoint { sender.endpoint }
     /// How refusals are retried.
-    public let policy: OTLPRetryPolicy
+    public var policy: OTLPRetryPolicy { sender.policy }
     /// Connect, idle and total limits of each request.
-    public let timeouts: HTTPTimeouts
-    private let encoder: OTLPJSONEncoder
-    private let client: HTTPClient
+    public var timeouts: HTTPTimeouts { sender.timeouts }
+    /// How bodies are encoded.
+    public var encoding: OTLPEncoding { sender.encoding }
+    /// How bodies are compressed.
+    public var compression: OTLPCompression { sender.compression }
+    private let jsonEncoder: OTLPJSONEncoder
+    private let protobufEncoder: OTLPProtobufEncoder
+    private let sender: OTLPHTTPSender
+
+    /// The request limits an OTLP/HTTP exporter uses unless told otherwise.
+    public static let defaultTimeouts = HTTPTimeouts(connect: .seconds(5), idle: .seconds(15), total: .seconds(30))
 
     /// An exporter with its own HTTP client; call ``shutdown()`` when done.
     public init(
-        endpoint: OTLPEndpoint, scope: InstrumentationScope, policy: OTLPRetryPolicy = OTLPRetryPolicy(),
-        timeouts: HTTPTimeouts = HTTPTimeouts(connect: .seconds(5), idle: .seconds(15), total: .seconds(30)),
-        userAgent: String = "hostscope"
+        endpoint: OTLPEndpoint, scope: InstrumentationScope, encoding: OTLPEncoding = .protobuf,
+        compression: OTLPCompression = .gzip, policy: OTLPRetryPolicy = OTLPRetryPolicy(),
+        timeouts: HTTPTimeouts = OTLPHTTPExporter.defaultTimeouts, userAgent: String = "hostscope"
     ) {
-        self.endpoint = endpoint
-        self.policy = policy
-        self.timeouts = timeouts
-        encoder = OTLPJSONEncoder(scope: scope)
-        // No additionalHeaders hook: export requests must not carry a traceparent.
-        client = HTTPClient(configuration: HTTPClient.Configuration(userAgent: userAgent))
+        jsonEncoder = OTLPJSONEncoder(scope: scope)
+        protobufEncoder = OTLPProtobufEncoder(scope: scope)
+        sender = OTLPHTTPSender(
+            endpoint: endpoint, encoding: encoding, compression: compression, policy: policy, timeouts: timeouts,
+            userAgent: userAgent)
     }
 
     /// Stops the HTTP client; exports still running fail.
     public func shutdown() async {
-        await client.shutdown()
+        await sender.shutdown()
     }
 
-    /// Sends `spans` (as many requests as their lines need) and reports what became of them. Never throws:
-    /// a failure is in the result, and later requests are not attempted once one failed for good, since
-    /// the receiver is unlikely to take them either.
+    /// Sends `spans` (as many requests as their size needs) and reports what became of them. Never throws: a
+    /// failure is in the result, and later requests are not attempted once one failed for good, since the
+    /// receiver is unlikely to take them either.
     ///
     /// - Parameters:
     ///   - droppedSpanCount: the cumulative dropped-span count to carry as a scope attribute.
@@ -83,144 +109,25 @@ public final class OTLPHTTPExporter: Sendable {
         _ spans: some Collection<FinishedSpan>, droppedSpanCount: UInt64? = nil,
         deadline: ContinuousClock.Instant? = nil
     ) async -> OTLPExportResult {
-        var lines: [(body: [UInt8], spans: Int)] = []
-        encoder.encodeCounted(spans, droppedSpanCount: droppedSpanCount) { line, count in
-            lines.append((line, count))
+        var bodies: [(body: [UInt8], spans: Int)] = []
+        switch encoding {
+        case .protobuf:
+            protobufEncoder.encodeCounted(spans, droppedSpanCount: droppedSpanCount) { bodies.append(($0, $1)) }
+        case .json:
+            jsonEncoder.encodeCounted(spans, droppedSpanCount: droppedSpanCount) { line, count in
+                // The newline ends a line of a file; a request body needs none.
+                bodies.append((Array(line.dropLast()), count))
+            }
         }
         var result = OTLPExportResult()
-        for line in lines {
+        for body in bodies {
             if result.failure != nil {
-                result.failedSpans += line.spans
+                result.failed += body.spans
                 continue
             }
-            let outcome = await post(line.body, spanCount: line.spans, deadline: deadline)
-            result.attempts += outcome.attempts
-            switch outcome.result {
-            case .success(let partial):
-                result.deliveredSpans += line.spans
-                result.rejectedSpans += partial.rejected
-                if let message = partial.message, !message.isEmpty, !result.rejectionMessages.contains(message) {
-                    result.rejectionMessages.append(message)
-                }
-            case .failure(let error):
-                result.failedSpans += line.spans
-                result.failure = error
-            }
+            let outcome = await sender.post(body.body, itemCount: body.spans, deadline: deadline)
+            result.record(outcome, items: body.spans)
         }
         return result
-    }
-
-    private struct PartialSuccess {
-        var rejected: Int64 = 0
-        var message: String?
-    }
-
-    private func post(
-        _ body: [UInt8], spanCount: Int, deadline: ContinuousClock.Instant?
-    ) async -> (result: Result<PartialSuccess, TracingError>, attempts: Int) {
-        var headers = HTTPHeaders()
-        for header in endpoint.headers { headers.add(name: header.name, value: header.value) }
-        headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-        let request = HTTPRequest(
-            method: .post, url: endpoint.tracesURL, headers: headers, body: body, timeouts: timeouts)
-        let place = endpoint.redactedURL
-        var attempt = 0
-        while true {
-            attempt += 1
-            if Task.isCancelled {
-                return (
-                    .failure(TracingError(code: .exportUnavailable, message: "export to \(place) cancelled")),
-                    attempt - 1
-                )
-            }
-            var attributes = [
-                Attribute(HTTPClientTracing.exportMarkerKey, .bool(true)),
-                Attribute("hostscope.otlp.spans", .int(Int64(spanCount))),
-            ]
-            if attempt > 1 { attributes.append(Attribute("http.request.resend_count", .int(Int64(attempt - 1)))) }
-            let wait: Duration
-            let refusal: String
-            do {
-                let response = try await HTTPClientTracing.execute(
-                    request, on: client, maxBodyBytes: 1 << 20, attributes: attributes, context: .topLevel)
-                if response.head.isSuccess {
-                    return (.success(Self.partialSuccess(response)), attempt)
-                }
-                let detail = Self.statusMessage(response)
-                refusal = "\(place) answered \(response.status)\(detail.map { ": " + $0 } ?? "")"
-                guard OTLPRetryPolicy.isRetryable(status: response.status) else {
-                    return (
-                        .failure(
-                            TracingError(
-                                code: .exportRejected,
-                                message: "the OTLP receiver refused \(spanCount) span(s): \(refusal) (not retried)")),
-                        attempt
-                    )
-                }
-                if let asked = response.head.retryAfter() {
-                    wait = min(asked, policy.maximumRetryAfter)
-                } else {
-                    wait = policy.jitter(policy.backoff(afterAttempt: attempt))
-                }
-            } catch {
-                guard Self.isRetryable(error) else {
-                    return (
-                        .failure(
-                            TracingError(
-                                code: .exportUnavailable,
-                                message: "cannot send spans to \(place): \(error.message)")), attempt
-                    )
-                }
-                refusal = error.message
-                wait = policy.jitter(policy.backoff(afterAttempt: attempt))
-            }
-            let tooLate = deadline.map { ContinuousClock.now + wait > $0 } ?? false
-            if attempt >= policy.maximumAttempts || tooLate {
-                let why = tooLate ? "the export deadline" : "\(attempt) attempt(s)"
-                return (
-                    .failure(
-                        TracingError(
-                            code: .exportUnavailable,
-                            message: "could not deliver \(spanCount) span(s) to the OTLP receiver within \(why): "
-                                + refusal)), attempt
-                )
-            }
-            do {
-                try await policy.sleep(wait)
-            } catch {
-                return (
-                    .failure(TracingError(code: .exportUnavailable, message: "export to \(place) cancelled")), attempt
-                )
-            }
-        }
-    }
-
-    static func isRetryable(_ error: HTTPError) -> Bool {
-        switch error.code {
-        case .resolve, .connect, .timeout, .send, .receive, .closed: true
-        default: false
-        }
-    }
-
-    /// `partialSuccess` of an `ExportTraceServiceResponse` in JSON; an empty, `{}` or `null` one means
-    /// everything was accepted.
-    private static func partialSuccess(_ response: HTTPResponse) -> PartialSuccess {
-        guard !response.body.isEmpty, let value = try? JSONParser.parse(response.bodyText),
-            let partial = value["partialSuccess"], !partial.isNull
-        else { return PartialSuccess() }
-        let rejected = partial["rejectedSpans"].flatMap { $0.int64Value ?? $0.stringValue.flatMap { Int64($0) } } ?? 0
-        return PartialSuccess(rejected: rejected, message: partial["errorMessage"]?.stringValue)
-    }
-
-    /// The `message` of a `google.rpc.Status` error body, else the start of a text body.
-    private static func statusMessage(_ response: HTTPResponse) -> String? {
-        guard !response.body.isEmpty else { return nil }
-        if let value = try? JSONParser.parse(response.bodyText), let message = value["message"]?.stringValue {
-            return message
-        }
-        let contentType = response.headers["Content-Type"]?.lowercased() ?? ""
-        guard contentType.hasPrefix("text/") || contentType.contains("json") else { return nil }
-        let text = response.bodyText
-        return text.utf8.count > 300 ? SpanLimits.truncate(text, toBytes: 300) : text
     }
 }
