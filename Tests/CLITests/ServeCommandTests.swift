@@ -396,6 +396,54 @@ final class RunningServe {
         }
     }
 
+    @Test func sigtermEndsOpenEventStreamsAndExitsZero() async throws {
+        let serve = try RunningServe(["local", "--every", "1s", "--listen", "127.0.0.1:0"], directory: directory)
+        try serve.waitUntilListening()
+        let url = serve.url("/api/v1/events")
+        let started = Date()
+        let stream = Task.detached { try CurlCommand.get(url, timeout: 30, extra: ["-N"]) }
+        _ = try serve.waitFor("/api/v1/hosts") { $0.body.contains("\"ticks\":2") }
+        let status = serve.stop()
+        let response = try await stream.value
+        #expect(status == 0, "\(serve.log.suffix(2000))")
+        // The stream ended with the drain, long before curl's own limit.
+        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(response.status == 200)
+        #expect(response.body.contains("event: record\n"))
+        #expect(serve.logLines().contains { $0["message"]?.stringValue == "watch stopped" })
+    }
+
+    @Test func tlsServesHTTPSAndRefusesAKeyOthersCanRead() throws {
+        let certificate = directory + "/cert.pem"
+        let key = directory + "/key.pem"
+        let made = try CLI.runShell(
+            "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost "
+                + "-addext subjectAltName=IP:127.0.0.1 -keyout \(key) -out \(certificate) 2>&1")
+        try #require(made.status == 0, "\(made.stdout)")
+        chmod(key, 0o644)
+        let loose = try CLI.run(
+            ["serve", "local", "--listen", "127.0.0.1:0", "--no-history", "--tls-cert", certificate, "--tls-key", key],
+            timeout: 30)
+        #expect(loose.status == 1)
+        #expect(loose.stderr.contains("chmod 600"), "\(loose.stderr)")
+
+        chmod(key, 0o600)
+        let serve = try RunningServe(
+            ["local", "--every", "1s", "--listen", "127.0.0.1:0", "--tls-cert", certificate, "--tls-key", key],
+            directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        let https = "https://127.0.0.1:\(serve.port)"
+        let health = try CurlCommand.get(https + "/healthz", extra: ["--cacert", certificate])
+        #expect(health.status == 200)
+        #expect(health.body == "ok\n")
+        let metrics = try CurlCommand.get(https + "/metrics", extra: ["--cacert", certificate])
+        #expect(metrics.body.contains("hostscope_build_info"))
+        // Plain HTTP to the TLS port gets no HTTP answer.
+        #expect(try CurlCommand.get(serve.url("/healthz"), timeout: 3).status == 0)
+        #expect(serve.stop() == 0)
+    }
+
     @Test func startupRefusalsSayWhatToDo() throws {
         let busy = LoopbackListenerHolder()
         let inUse = try CLI.run(["serve", "local", "--listen", "127.0.0.1:\(busy.port)", "--no-history"], timeout: 30)
