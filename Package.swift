@@ -1,6 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Every target: imports are internal unless marked `public import`, and a file uses only the members
+/// of modules it imports itself, so that each file's imports (and this manifest) say what it depends on.
+let strictImports: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
 let package = Package(
     name: "hostscope",
     products: [
@@ -19,7 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        // C libraries, each wrapped by exactly one Swift module.
+        // C: system libraries, each wrapped by exactly one Swift module.
         .systemLibrary(
             name: "CLibSSH2", pkgConfig: "libssh2",
             providers: [.apt(["libssh2-1-dev"])]),
@@ -35,106 +42,165 @@ let package = Package(
         // Linux's epoll and eventfd, for the SSH engine's I/O threads.
         .systemLibrary(name: "CLinuxEvents"),
 
-        // Leaf modules.
-        .target(name: "OrderedJSON"),
-        .target(name: "Digests", dependencies: ["CLibCrypto"]),
-        .target(name: "Gzip", dependencies: ["CZlib"]),
-        .target(name: "HostStats", dependencies: ["OrderedJSON"]),
+        // Leaves: value formats and JSON, used by every layer above.
+        .target(name: "ValueFormats", swiftSettings: strictImports),
+        .target(name: "OrderedJSON", dependencies: ["ValueFormats"], swiftSettings: strictImports),
+
+        // Wrappers: the only users of their C library.
+        .target(name: "Digests", dependencies: ["CLibCrypto", "ValueFormats"], swiftSettings: strictImports),
         .target(
             name: "SSHTransport",
             dependencies: [
-                "CLibSSH2", "CLinuxEvents", "Digests", .product(name: "HeapModule", package: "swift-collections"),
-            ]),
-        .target(name: "CurlHTTP", dependencies: ["CCurl"]),
+                "CLibSSH2", "CLinuxEvents", "Digests", "ValueFormats",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictImports),
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "ValueFormats"], swiftSettings: strictImports),
+        .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: strictImports),
         .target(
             name: "Storage",
-            dependencies: ["HostStats", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictImports),
+
+        // Domain: models, probes, pure parsers, state machines, encoders.
+        .target(name: "HostStats", dependencies: ["OrderedJSON", "ValueFormats"], swiftSettings: strictImports),
         .target(
             name: "AgentTracing",
             dependencies: [
-                "OrderedJSON", "CurlHTTP", "Gzip",
+                "OrderedJSON", "CurlHTTP", "Gzip", "ValueFormats",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
-            ]),
+            ],
+            swiftSettings: strictImports),
         .target(
             name: "RemoteFiles",
             dependencies: [
-                "SSHTransport", "Digests", "OrderedJSON",
+                "SSHTransport", "Digests", "OrderedJSON", "ValueFormats",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictImports),
         .target(
-            name: "Chat",
-            dependencies: ["OrderedJSON", "CurlHTTP", "AgentTracing"]),
+            name: "Chat", dependencies: ["OrderedJSON", "CurlHTTP", "AgentTracing", "ValueFormats"],
+            swiftSettings: strictImports),
 
-        // Composition root and the command line.
+        // Core: one entry point per surface; owns the database, the trace runtime, HTTP clients, sessions.
         .target(
-            name: "Agent",
+            name: "HostscopeCore",
             dependencies: [
-                "OrderedJSON", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles", "Chat",
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]),
-        // Prometheus and OpenMetrics exposition of snapshots, and the JSON API's pure parts.
-        .target(name: "MetricsExposition", dependencies: ["HostStats"]),
+                "OrderedJSON", "ValueFormats", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles",
+                "Chat", "CurlHTTP", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictImports),
+        // Prometheus and OpenMetrics exposition of snapshots (node_exporter's families and hostscope's own).
+        .target(name: "MetricsExposition", dependencies: ["HostStats"], swiftSettings: strictImports),
+        // The JSON API and live board of `serve`: requests, answers, the event log, no server library.
         .target(
             name: "ServeAPI",
-            dependencies: ["Agent", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "Storage"]),
+            dependencies: [
+                "HostscopeCore", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "Storage",
+                "ValueFormats",
+            ],
+            swiftSettings: strictImports),
         // The HTTP face of `serve`: the only module that depends on the server library.
         .target(
             name: "HostscopeServer",
             dependencies: [
-                "Agent", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "ServeAPI", "Storage",
+                "HostscopeCore", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "ServeAPI", "Storage",
+                "ValueFormats",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            swiftSettings: strictImports),
+        // Rendering: everything the command line shows on a terminal.
+        .target(
+            name: "TerminalUI",
+            dependencies: [
+                "HostscopeCore", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage", "AgentTracing",
+                "Chat",
+            ],
+            swiftSettings: strictImports),
+        // Faces.
         .executableTarget(
             name: "hostscope",
             dependencies: [
-                "Agent", "AgentTracing", "OrderedJSON", "HostStats", "RemoteFiles", "Storage", "HostscopeServer",
+                "HostscopeCore", "TerminalUI", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage",
+                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictImports),
 
-        .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
+        .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"], swiftSettings: strictImports),
+        .testTarget(name: "ValueFormatsTests", dependencies: ["ValueFormats"], swiftSettings: strictImports),
         .testTarget(
-            name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "TestSupport"]),
-        .testTarget(name: "SSHTransportTests", dependencies: ["SSHTransport", "Digests", "TestSupport"]),
-        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"]),
-        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),
+            name: "HostStatsTests", dependencies: ["HostStats", "OrderedJSON", "ValueFormats", "TestSupport"],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "SSHTransportTests", dependencies: ["SSHTransport", "Digests", "ValueFormats", "TestSupport"],
+            swiftSettings: strictImports),
+        .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"], swiftSettings: strictImports),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"], swiftSettings: strictImports),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "HostStats", "OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP"]),
+            dependencies: [
+                "Storage", "HostStats", "HostscopeCore", "OrderedJSON", "ValueFormats",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP", "AgentTracing"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [
-                "AgentTracing", "CurlHTTP", "Gzip", "OrderedJSON", "TestSupport",
+                "AgentTracing", "CurlHTTP", "Gzip", "OrderedJSON", "ValueFormats", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]),
+            ],
+            swiftSettings: strictImports),
         .testTarget(
-            name: "AgentTests",
+            name: "HostscopeCoreTests",
             dependencies: [
-                "Agent", "AgentTracing", "Chat", "CurlHTTP", "HostStats", "OrderedJSON", "SSHTransport", "Storage",
-                "TestSupport",
+                "HostscopeCore", "AgentTracing", "Chat", "CurlHTTP", "HostStats", "OrderedJSON", "SSHTransport",
+                "Storage", "RemoteFiles", "ValueFormats", "TestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats"]),
+            ],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "TerminalUITests",
+            dependencies: ["TerminalUI", "HostscopeCore", "Chat", "HostStats", "OrderedJSON", "ValueFormats"],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats", "HostscopeCore", "ValueFormats"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "RemoteFilesTests",
-            dependencies: ["RemoteFiles", "SSHTransport", "Digests", "TestSupport", "OrderedJSON"]),
-        .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition", "HostStats", "TestSupport"]),
+            dependencies: ["RemoteFiles", "SSHTransport", "Digests", "TestSupport", "OrderedJSON", "ValueFormats"],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "MetricsExpositionTests", dependencies: ["MetricsExposition", "HostStats", "TestSupport"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "ServeAPITests",
-            dependencies: ["ServeAPI", "Agent", "HostStats", "MetricsExposition", "OrderedJSON", "Storage", "TestSupport"]),
+            dependencies: [
+                "ServeAPI", "HostscopeCore", "HostStats", "MetricsExposition", "OrderedJSON", "Storage", "TestSupport",
+            ],
+            swiftSettings: strictImports),
         .testTarget(
             name: "HostscopeServerTests",
             dependencies: [
-                "HostscopeServer", "Agent", "HostStats", "MetricsExposition", "OrderedJSON", "ServeAPI", "Storage",
-                "TestSupport",
-            ]),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+                "HostscopeServer", "HostscopeCore", "HostStats", "OrderedJSON", "ServeAPI", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictImports),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictImports),
     ]
 )

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Runs hostscope's whole test suite against real components: it starts an OpenSSH server and
-# an ssh-agent on loopback (Scripts/sshd-harness.sh), runs `swift test`, and stops them.
+# Runs hostscope's whole test suite against real components: it checks the modules' imports against
+# docs/architecture.md, starts an OpenSSH server and an ssh-agent on loopback
+# (Scripts/sshd-harness.sh), runs `swift test`, and stops them.
 # Tests that need other servers (OTLP receivers, LLM endpoints) start them themselves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The layering first: a module importing what docs/architecture.md does not allow fails the run.
+python3 Scripts/check_imports.py
 
 harness=$(mktemp -d "${TMPDIR:-/tmp}/hostscope-test-sshd.XXXXXX")
 cleanup() {

@@ -1,5 +1,5 @@
 internal import CCurl
-import Foundation
+public import Foundation
 
 /// The status line and headers of a response, available as soon as the server has sent them.
 public struct HTTPResponseHead: Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import ValueFormats
+
 /// How long a request may take, phase by phase.
 ///
 /// `connect` covers name resolution, the TCP connect and the TLS handshake. `idle` is the longest silence
@@ -21,13 +23,6 @@ public struct HTTPTimeouts: Sendable, Hashable {
 }
 
 extension Duration {
-    /// Whole milliseconds, rounded up so that a tiny positive duration never becomes "no wait".
-    var roundedUpMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return attoseconds % 1_000_000_000_000_000 > 0 ? millis + 1 : millis
-    }
-
     /// A short human form for messages: `250 ms`, `1.5 s`, `90 s`.
     var humanReadable: String {
         let millis = roundedUpMilliseconds

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The parts of an absolute `http`/`https` URL that the client checks, reports and redacts, parsed without I/O.
 ///
 /// Only what is needed to refuse bad input early and to describe a request safely is parsed here; curl parses

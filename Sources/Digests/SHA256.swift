@@ -1,3 +1,4 @@
+import ValueFormats
 internal import CLibCrypto
 
 /// SHA-256 (FIPS 180-4), incremental, computed by OpenSSL's libcrypto.
@@ -45,14 +46,7 @@ public struct SHA256: Sendable {
 
     /// Lower-case hex of a digest.
     public static func hex(_ digest: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(digest.count * 2)
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Hex.string(digest)
     }
 }
 

@@ -67,7 +67,7 @@ enum EventStream {
                         data: APIEncoding.reset(reason: "this client fell behind the event log"))
                     text += reset.framed(epoch: log.epoch)
                 }
-                for event in reading.events where selected.contains(event.name) {
+                for event in reading.events where event.name == "reset" || selected.contains(event.name) {
                     text += event.framed(epoch: log.epoch)
                 }
                 position = reading.position

@@ -1,17 +1,18 @@
-import Agent
-import AgentTracing
+public import HostscopeCore
+public import AgentTracing
 import Dispatch
 import Foundation
-import HostStats
+public import HostStats
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import Logging
+public import Logging
 import NIOCore
 import NIOSSL
-import ServeAPI
+public import ServeAPI
 import ServiceLifecycle
-import Storage
+import UnixSignals
+public import Storage
 import Synchronization
 
 #if canImport(Glibc)
@@ -38,19 +39,17 @@ public enum HostscopeServer {
         /// Whether every host of the fleet is watched from the start; when not (`--on-demand`), a host
         /// is watched from its first `/probe`.
         public var watchesWholeFleet: Bool
-        public var watch: LiveWatch
+        /// The core's watch of the fleet, not yet running: the server runs it once it listens.
+        public var watch: FleetWatch
         public var board: FleetBoard
         public var database: StorageDatabase?
         /// The tracer whose finished spans become `span` events.
         public var tracer: RingBufferTracer?
-        /// Called with every record, in order, after the board has it (history, OTLP metrics).
-        public var record: @Sendable (SnapshotRecord) async -> Void
 
         public init(
-            definition: FleetDefinition, fleet: ResolvedFleet, watchesWholeFleet: Bool = true, watch: LiveWatch,
+            definition: FleetDefinition, fleet: ResolvedFleet, watchesWholeFleet: Bool = true, watch: FleetWatch,
             board: FleetBoard,
-            database: StorageDatabase?, tracer: RingBufferTracer?,
-            record: @escaping @Sendable (SnapshotRecord) async -> Void
+            database: StorageDatabase?, tracer: RingBufferTracer?
         ) {
             self.definition = definition
             self.fleet = fleet
@@ -59,7 +58,6 @@ public enum HostscopeServer {
             self.board = board
             self.database = database
             self.tracer = tracer
-            self.record = record
         }
     }
 
@@ -170,19 +168,31 @@ struct FleetService: Service {
     let bound: AsyncStream<Void>
     let logger: Logger
 
+    /// Events the board may lag behind before it resynchronizes: a few ticks of a large fleet.
+    static let boardBacklog = 8192
+
     func run() async throws {
         // Nothing is contacted before the server is bound: a port in use ends the run first.
         for await _ in bound { break }
         try Task.checkCancellation()
         let watch = parts.watch
         let board = parts.board
-        let record = parts.record
-        let added = watch.replaceHosts(parts.watchesWholeFleet ? parts.fleet.hosts : []).added
-        logger.info("watching", metadata: ["hosts": "\(added.count)", "every": "\(DurationText.format(watch.interval))"])
+        board.synchronize(watch.states)
+        // Subscribed before the watch starts. Should the board fall behind, it reads `.missed` and takes the
+        // watch's states anew (the history has a subscription of its own).
+        let events = watch.subscribe(buffer: Self.boardBacklog)
+        let running = Task { await watch.run() }
+        logger.info(
+            "watching",
+            metadata: ["hosts": "\(watch.states.count)", "every": "\(DurationText.format(watch.plan.interval))"])
         let consumer = Task {
-            await watch.run { event in
+            for await event in events {
+                if case .missed(let count) = event {
+                    logger.warning("the board missed events of the watch", metadata: ["events": "\(count)"])
+                    board.synchronize(watch.states, announce: true)
+                    continue
+                }
                 board.handle(event)
-                if case .record(let value) = event { await record(value) }
             }
         }
         let spans = Task { await forwardSpans() }
@@ -203,7 +213,9 @@ struct FleetService: Service {
         reloader.cancel()
         keepAlive.cancel()
         spans.cancel()
-        await watch.stop()
+        // Cancelling the run closes every session; the subscription ends once its last events are read.
+        running.cancel()
+        await running.value
         await consumer.value
         logger.info("watch stopped")
     }
@@ -211,22 +223,25 @@ struct FleetService: Service {
     /// Reads the fleet again; the hosts in both lists keep their sessions. A fleet that cannot be read
     /// leaves the one in force.
     func reload() {
+        let watch = parts.watch
         do {
             let fleet = try parts.definition.resolve()
             holder.replace(fleet)
+            let before = Set(watch.hosts.map(\.displayName))
             // On demand, the hosts probed so far stay watched while the new fleet still admits them.
             let hosts =
-                parts.watchesWholeFleet ? fleet.hosts : parts.watch.hostNames.compactMap { fleet.host(named: $0) }
-            let change = parts.watch.replaceHosts(hosts)
+                parts.watchesWholeFleet ? fleet.hosts : watch.hosts.compactMap { fleet.host(named: $0.displayName) }
+            let after = Set(hosts.map(\.displayName))
+            watch.replaceHosts(hosts)
             logger.info(
                 "reloaded the host list",
                 metadata: [
-                    "hosts": "\(fleet.hosts.count)", "added": "\(change.added.count)",
-                    "removed": "\(change.removed.count)",
+                    "hosts": "\(fleet.hosts.count)", "added": "\(after.subtracting(before).count)",
+                    "removed": "\(before.subtracting(after).count)",
                 ])
         } catch {
             logger.error(
-                "reload failed; keeping the \(parts.watch.hostNames.count) hosts watched",
+                "reload failed; keeping the \(watch.states.count) hosts watched",
                 metadata: ["reason": "\(error.message)"])
         }
     }

@@ -1,9 +1,10 @@
-import Agent
+import HostscopeCore
 import Foundation
 import HostStats
-import Logging
+public import Logging
 import OrderedJSON
 import Synchronization
+import ValueFormats
 
 /// swift-log's handler for `serve`: one JSON object per line on stderr (`time`, `level`, `message`,
 /// then the metadata), ready for journald, Loki or jq. Every message and value passes through the
@@ -28,7 +29,7 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var object = JSONObject()
-        object.append("time", .string(Timestamp.format(Date())))
+        object.append("time", .string(RFC3339.format(Date())))
         object.append("level", .string(event.level.rawValue))
         object.append("logger", .string(label))
         object.append("message", .string(ProcessSecrets.scrub(event.message.description)))

@@ -1,4 +1,4 @@
-import ServeAPI
+public import ServeAPI
 
 /// How `serve` answers HTTP: where it listens, who may ask, and how much.
 public struct ServeConfiguration: Sendable {

@@ -1,4 +1,4 @@
-import Agent
+import HostscopeCore
 import Foundation
 import HTTPTypes
 import HostStats
@@ -14,7 +14,7 @@ import Synchronization
 struct ServeContext: Sendable {
     let configuration: ServeConfiguration
     let board: FleetBoard
-    let watch: LiveWatch
+    let watch: FleetWatch
     /// The current fleet (replaced on reload): who may be probed.
     let fleet: FleetHolder
     let database: StorageDatabase?
@@ -37,12 +37,12 @@ enum ServeRoutes {
         }
         router.get("/probe") { request, _ in try await probe(request, serve) }
         router.get("/api/v1/hosts") { _, _ in
-            Response.json(APIEncoding.hosts(serve.board.hostViews(), generatedAt: Date()))
+            Response.json(APIEncoding.hosts(serve.board.hostStates(), generatedAt: Date()))
         }
         router.get("/api/v1/hosts/:host") { _, context in
             let host = try hostParameter(context)
-            guard let view = serve.board.hostView(host) else { throw notWatched(host) }
-            return Response.json(APIEncoding.host(view).jsonString + "\n")
+            guard let state = serve.board.hostState(host) else { throw notWatched(host) }
+            return Response.json(APIEncoding.host(state).jsonString + "\n")
         }
         router.get("/api/v1/hosts/:host/history") { request, context in
             let host = try hostParameter(context)
@@ -100,7 +100,7 @@ enum ServeRoutes {
         let waiting = serve.board.hostsWithoutRecord()
         let ready = waiting.isEmpty
         let body = JSONValue.object([
-            "ready": .bool(ready), "hosts": .number(serve.watch.hostNames.count),
+            "ready": .bool(ready), "hosts": .number(serve.board.hostNames.count),
             "waiting_for_first_record": .array(waiting.prefix(20).map { .string($0) }),
         ]).jsonString + "\n"
         return Response.json(body, status: ready ? .ok : .serviceUnavailable)
@@ -112,13 +112,13 @@ enum ServeRoutes {
     static func probe(_ request: Request, _ serve: ServeContext) async throws -> Response {
         let target = try ProbeRequest(query: request.uri.query).target
         let format = ExpositionFormat.negotiate(accept: request.headers[.accept])
-        if !serve.watch.contains(target) {
+        if serve.watch.state(of: target) == nil {
             guard let host = serve.fleet.current.host(named: target) else {
                 throw APIError(
                     status: 403, code: "target_not_in_fleet",
                     message: "\(target) is not a host of this serve's fleet; probe only hosts it watches or its patterns admit")
             }
-            serve.watch.add(host)
+            serve.watch.addHost(host)
         }
         if !serve.board.hasRecord(target) {
             var wait = serve.configuration.firstProbeWait

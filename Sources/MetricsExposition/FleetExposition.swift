@@ -1,4 +1,4 @@
-import HostStats
+public import HostStats
 
 /// The exposition of a watched fleet: hostscope's own families, then node_exporter's.
 public enum FleetExposition {

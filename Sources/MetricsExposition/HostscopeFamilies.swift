@@ -1,5 +1,5 @@
-import Foundation
-import HostStats
+public import Foundation
+public import HostStats
 
 /// What the exposition says about one watched host: how its collections went, and its latest
 /// snapshot when the latest collection succeeded.

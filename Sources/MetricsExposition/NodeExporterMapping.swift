@@ -1,4 +1,4 @@
-import HostStats
+public import HostStats
 
 /// A snapshot's figures as node_exporter's samples.
 ///

@@ -1,3 +1,5 @@
+import ValueFormats
+
 /// Serialises ``JSONValue`` trees, and raw values for hand-written fast paths, to UTF-8 bytes.
 ///
 /// Output is RFC 8259 JSON: strings escape `"`, `\\` and control characters (and U+2028/2029
@@ -118,86 +120,81 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: value.description.utf8)
     }
 
-    /// Appends a quoted, escaped JSON string.
+    /// Appends a quoted, escaped JSON string: the one JSON string escaper of hostscope (records,
+    /// spans, OTLP lines, chat events), with the policy above.
     public static func appendString(_ value: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        var utf8 = value.utf8
-        let needsEscaping = utf8.withContiguousStorageIfAvailable { buffer in
-            buffer.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }
-        }
-        if needsEscaping == false {
-            bytes.append(contentsOf: utf8)
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        if needsEscaping == nil {
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable { appendEscaped($0, into: &bytes) }
+        if done == nil {
             var copy = value
             copy.makeContiguousUTF8()
-            utf8 = copy.utf8
-        }
-        var iterator = utf8.makeIterator()
-        var pending: [UInt8] = []
-        while let byte = iterator.next() {
-            switch byte {
-            case 0x22: bytes.append(contentsOf: "\\\"".utf8)
-            case 0x5C: bytes.append(contentsOf: "\\\\".utf8)
-            case 0x0A: bytes.append(contentsOf: "\\n".utf8)
-            case 0x0D: bytes.append(contentsOf: "\\r".utf8)
-            case 0x09: bytes.append(contentsOf: "\\t".utf8)
-            case 0x08: bytes.append(contentsOf: "\\b".utf8)
-            case 0x0C: bytes.append(contentsOf: "\\f".utf8)
-            case 0x00..<0x20, 0x7F:
-                appendEscape(UInt16(byte), into: &bytes)
-            case 0xC2:
-                // U+0080–U+009F are C2 80–C2 9F.
-                guard let second = iterator.next() else {
-                    bytes.append(byte)
-                    break
-                }
-                if (0x80...0x9F).contains(second) {
-                    appendEscape(UInt16(second), into: &bytes)
-                } else {
-                    bytes.append(byte)
-                    bytes.append(second)
-                }
-            case 0xE2:
-                // U+2028 and U+2029 (E2 80 A8/A9) are valid JSON but break line-oriented readers.
-                pending = [byte]
-                if let second = iterator.next() {
-                    pending.append(second)
-                    if let third = iterator.next() {
-                        pending.append(third)
-                    }
-                }
-                // U+2028/2029 (E2 80 A8/A9), U+202A–U+202E (E2 80 AA–AE), U+2066–U+2069 (E2 81 A6–A9).
-                if pending.count == 3,
-                    (pending[1] == 0x80 && (0xA8...0xAE).contains(pending[2]))
-                        || (pending[1] == 0x81 && (0xA6...0xA9).contains(pending[2]))
-                {
-                    let scalar = 0x2000 | UInt16(pending[1] & 0x3F) << 6 | UInt16(pending[2] & 0x3F)
-                    appendEscape(scalar, into: &bytes)
-                } else {
-                    // The bytes after E2 may themselves need escaping (only in malformed input,
-                    // which String never holds), so appending them as they are is safe.
-                    bytes.append(contentsOf: pending)
-                }
-            default: bytes.append(byte)
-            }
+            copy.utf8.withContiguousStorageIfAvailable { appendEscaped($0, into: &bytes) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Copies runs that need no escape whole, so a plain string costs one scan and one copy.
+    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) {
+        var clean = 0
+        var index = 0
+        let count = utf8.count
+        while index < count {
+            let byte = utf8[index]
+            if byte >= 0x20, byte != 0x22, byte != 0x5C, byte != 0x7F, byte != 0xC2, byte != 0xE2 {
+                index += 1
+                continue
+            }
+            let length: Int
+            let escape: UInt16?
+            switch byte {
+            case 0xC2:
+                // U+0080–U+009F are C2 80–C2 9F.
+                guard index + 1 < count, (0x80...0x9F).contains(utf8[index + 1]) else {
+                    index += 1
+                    continue
+                }
+                length = 2
+                escape = UInt16(utf8[index + 1])
+            case 0xE2:
+                // U+2028/2029 (E2 80 A8/A9) end lines for some readers; U+202A–U+202E (E2 80 AA–AE) and
+                // U+2066–U+2069 (E2 81 A6–A9) reorder what a terminal shows.
+                guard index + 2 < count,
+                    (utf8[index + 1] == 0x80 && (0xA8...0xAE).contains(utf8[index + 2]))
+                        || (utf8[index + 1] == 0x81 && (0xA6...0xA9).contains(utf8[index + 2]))
+                else {
+                    index += 1
+                    continue
+                }
+                length = 3
+                escape = 0x2000 | UInt16(utf8[index + 1] & 0x3F) << 6 | UInt16(utf8[index + 2] & 0x3F)
+            default:
+                length = 1
+                escape = nil
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
+            switch (byte, escape) {
+            case (_, let scalar?): appendEscape(scalar, into: &bytes)
+            case (0x22, _): bytes.append(contentsOf: [0x5C, 0x22])
+            case (0x5C, _): bytes.append(contentsOf: [0x5C, 0x5C])
+            case (0x0A, _): bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case (0x0D, _): bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case (0x09, _): bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case (0x08, _): bytes.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+            case (0x0C, _): bytes.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+            default: appendEscape(UInt16(byte), into: &bytes)
+            }
+            index += length
+            clean = index
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<count]))
     }
 
     /// `\\uXXXX` for a scalar below U+10000.
     private static func appendEscape(_ scalar: UInt16, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: "\\u".utf8)
+        bytes.append(contentsOf: [0x5C, UInt8(ascii: "u")])
         for shift in stride(from: 12, through: 0, by: -4) {
-            bytes.append(hexDigit(UInt8((scalar >> UInt16(shift)) & 0x0F)))
+            bytes.append(Hex.digit(UInt8(truncatingIfNeeded: scalar >> UInt16(shift))))
         }
-    }
-
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? nibble + 48 : nibble + 87
     }
 }
 

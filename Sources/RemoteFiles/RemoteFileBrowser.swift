@@ -1,4 +1,5 @@
-import SSHTransport
+public import ValueFormats
+public import SSHTransport
 import Tracing
 
 /// A read-only browser over one SSH session's SFTP subsystem: list, tree, stat, preview, grep,
@@ -51,15 +52,15 @@ public struct RemoteFileBrowser: Sendable {
         let unconfined = RemoteFileBrowser(session: session, host: host, root: nil)
         let canonical: RemotePath
         do {
-            canonical = RemotePath(try await session.realpath(root.sftp))
-            let attributes = try await session.stat(canonical.sftp)
+            canonical = try await session.realpath(root)
+            let attributes = try await session.stat(canonical)
             guard attributes.type == .directory else {
                 throw RemoteFilesError(
                     .notADirectory,
                     "\(host): the workspace root \(root.escaped) is not a directory; pass a directory to --root")
             }
         } catch {
-            throw await unconfined.explain(error, operation: "use as workspace root", path: root, remote: root.sftp)
+            throw await unconfined.explain(error, operation: "use as workspace root", path: root, remote: root)
         }
         return RemoteFileBrowser(session: session, host: host, root: canonical, handles: handles)
     }
@@ -71,7 +72,7 @@ public struct RemoteFileBrowser: Sendable {
         /// The path as shown in output (the user's spelling).
         var display: RemotePath
         /// The path sent to the server (canonical under a root).
-        var remote: SFTPPath
+        var remote: RemotePath
     }
 
     /// Resolves a user path; under a root, refuses anything that lands outside it.
@@ -80,7 +81,7 @@ public struct RemoteFileBrowser: Sendable {
     ///   (cat, ls of a directory) or described itself (stat).
     func resolve(_ path: RemotePath, followFinalLink: Bool) async throws -> Resolved {
         let display = path.bytes.isEmpty ? RemotePath(".") : path
-        guard let root else { return Resolved(display: display, remote: display.sftp) }
+        guard let root else { return Resolved(display: display, remote: display) }
 
         // A lexical check first, for a message that names the `..` that escapes; the server's
         // realpath below is what actually decides.
@@ -103,17 +104,17 @@ public struct RemoteFileBrowser: Sendable {
             followFinalLink || path.components.isEmpty || last == Array("..".utf8) || last == Array(".".utf8)
         do {
             if followed {
-                let real = RemotePath(try await session.realpath(candidate.sftp))
+                let real = try await session.realpath(candidate)
                 guard real.isWithin(root) else { throw outsideRoot(display, resolved: real) }
                 // realpath leaves a dangling final link or a loop unresolved on some servers; stat
                 // of the result tells, and its error is explained below.
-                return Resolved(display: display, remote: real.sftp)
+                return Resolved(display: display, remote: real)
             }
-            let parent = RemotePath(try await session.realpath(candidate.parent.sftp))
+            let parent = try await session.realpath(candidate.parent)
             guard parent.isWithin(root) else { throw outsideRoot(display, resolved: parent) }
-            return Resolved(display: display, remote: parent.appending(last).sftp)
+            return Resolved(display: display, remote: parent.appending(last))
         } catch {
-            throw await explain(error, operation: "resolve", path: display, remote: candidate.sftp)
+            throw await explain(error, operation: "resolve", path: display, remote: candidate)
         }
     }
 
@@ -129,11 +130,11 @@ public struct RemoteFileBrowser: Sendable {
 
     /// Turns a failure on `remote` into a ``RemoteFilesError``; a "no such file" on a path that
     /// is a symbolic link is examined to tell a loop from a link to nowhere.
-    func explain(_ error: any Error, operation: String, path: RemotePath, remote: SFTPPath) async -> any Error {
+    func explain(_ error: any Error, operation: String, path: RemotePath, remote: RemotePath) async -> any Error {
         if error is RemoteFilesError || error is CancellationError { return error }
         if let ssh = error as? SSHError, ssh.code == .sftp,
             ssh.sftpStatus == SFTPStatus.noSuchFile || ssh.sftpStatus == SFTPStatus.failure,
-            let diagnosis = await diagnoseLink(RemotePath(remote), shown: path)
+            let diagnosis = await diagnoseLink(remote, shown: path)
         {
             return diagnosis
         }
@@ -146,7 +147,7 @@ public struct RemoteFileBrowser: Sendable {
         var current = path
         var visited: Set<[UInt8]> = [Self.normalized(current).bytes]
         for _ in 0..<40 {
-            guard let attributes = try? await session.stat(current.sftp, followSymlinks: false) else {
+            guard let attributes = try? await session.stat(current, followSymlinks: false) else {
                 if current == path { return nil }
                 return RemoteFilesError(
                     .notFound,
@@ -154,7 +155,7 @@ public struct RemoteFileBrowser: Sendable {
                     sftpStatus: SFTPStatus.noSuchFile)
             }
             guard attributes.type == .symlink else { return nil }
-            guard let target = try? await session.readlink(current.sftp) else { return nil }
+            guard let target = try? await session.readlink(current) else { return nil }
             let next =
                 target.bytes.first == UInt8(ascii: "/")
                 ? RemotePath(bytes: target.bytes) : current.parent.appending(target.bytes)
@@ -211,7 +212,7 @@ public struct RemoteFileBrowser: Sendable {
                 span.attributes["files.bytes"] = Int(truncatingIfNeeded: recorder.bytes)
                 if let entries = recorder.entries { span.attributes["files.entries"] = entries }
                 span.attributes["files.duration_ms"] =
-                    Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                    elapsed.inMilliseconds
             }
             do {
                 return try await body(recorder)

@@ -1,3 +1,4 @@
+import ValueFormats
 import SSHTransport
 
 /// A failure of a remote file operation, with one sentence naming the host, the path and what to do.

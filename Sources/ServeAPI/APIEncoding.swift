@@ -1,23 +1,9 @@
-import Agent
-import Foundation
+public import Foundation
 import HostStats
-import OrderedJSON
-import Storage
-
-/// What the API knows of one watched host: its live state and its latest record.
-public struct HostView: Sendable, Equatable {
-    public var status: HostWatchStatus
-    /// The latest record, snapshot or error.
-    public var latest: SnapshotRecord?
-    /// When the last successful collection ended.
-    public var lastSuccess: Date?
-
-    public init(status: HostWatchStatus, latest: SnapshotRecord? = nil, lastSuccess: Date? = nil) {
-        self.status = status
-        self.latest = latest
-        self.lastSuccess = lastSuccess
-    }
-}
+public import HostscopeCore
+public import OrderedJSON
+public import Storage
+import ValueFormats
 
 /// The JSON of the API (`/api/v1/…`) and of its events: snake_case keys, RFC 3339 UTC times,
 /// records in the `hostscope.snapshot/1` schema exactly as `watch` and `history` print them.
@@ -28,34 +14,45 @@ public enum APIEncoding {
     public static let spansSchema = "hostscope.api.spans/1"
 
     /// A host's state, without its record (the `host_state` event).
-    public static func hostState(_ view: HostView) -> JSONObject {
-        let status = view.status
+    public static func hostState(_ state: HostWatchState) -> JSONObject {
         var object = JSONObject()
-        object.append("host", .string(status.host))
-        object.append("state", .string(status.state.rawValue))
-        object.append("ticks", .number(status.ticks))
-        object.append("errors", .number(status.errors))
-        object.append("last_tick", .from(status.lastTick) { .string(Timestamp.format($0)) })
-        object.append("last_success", .from(view.lastSuccess) { .string(Timestamp.format($0)) })
-        object.append("last_error", .from(status.lastError) { .string(ProcessSecrets.scrub($0)) })
-        object.append("next_attempt", .from(status.nextAttempt) { .string(Timestamp.format($0)) })
-        object.append("cpu_busy_percent", .from(status.cpuBusyPercent.flatMap(finite)) { .number($0) })
-        object.append("memory_used_percent", .from(status.memoryUsedPercent.flatMap(finite)) { .number($0) })
+        object.append("host", .string(state.host))
+        object.append("state", .string(stateName(state.phase)))
+        object.append("ticks", .number(state.ticks))
+        object.append("errors", .number(state.errors))
+        object.append("last_tick", .from(state.lastTick) { .string(RFC3339.format($0)) })
+        object.append("last_success", .from(state.lastSuccess) { .string(RFC3339.format($0)) })
+        object.append("last_error", .from(state.lastError) { .string(ProcessSecrets.scrub($0)) })
+        var nextAttempt: Date?
+        if case .backingOff(let until) = state.phase { nextAttempt = until }
+        object.append("next_attempt", .from(nextAttempt) { .string(RFC3339.format($0)) })
+        object.append("cpu_busy_percent", .from(state.cpuBusyPercent.flatMap(finite)) { .number($0) })
+        object.append("memory_used_percent", .from(state.memoryUsedPercent.flatMap(finite)) { .number($0) })
         return object
     }
 
+    /// The API's name of a phase: `connecting`, `ok`, `failing`, `waiting` (backing off).
+    public static func stateName(_ phase: HostWatchState.Phase) -> String {
+        switch phase {
+        case .connecting: "connecting"
+        case .up: "ok"
+        case .failing: "failing"
+        case .backingOff: "waiting"
+        }
+    }
+
     /// A host's state and its latest record under `latest` (an element of `GET /api/v1/hosts`).
-    public static func host(_ view: HostView) -> JSONValue {
-        var object = hostState(view)
-        object.append("latest", .from(view.latest) { $0.jsonValue })
+    public static func host(_ state: HostWatchState) -> JSONValue {
+        var object = hostState(state)
+        object.append("latest", .from(state.latest) { $0.jsonValue })
         return .object(object)
     }
 
     /// `GET /api/v1/hosts`: every watched host, by name.
-    public static func hosts(_ views: [HostView], generatedAt: Date) -> String {
+    public static func hosts(_ states: [HostWatchState], generatedAt: Date) -> String {
         JSONValue.object([
-            "schema": .string(hostsSchema), "generated_at": .string(Timestamp.format(generatedAt)),
-            "hosts": .array(views.map(host)),
+            "schema": .string(hostsSchema), "generated_at": .string(RFC3339.format(generatedAt)),
+            "hosts": .array(states.map(host)),
         ]).jsonString + "\n"
     }
 
@@ -82,9 +79,10 @@ public enum APIEncoding {
         return text
     }
 
-    /// The data of a `fleet` event: the watched hosts after a start or reload.
-    public static func fleet(hosts: [String], reason: String) -> String {
-        JSONValue.object(["hosts": .array(hosts.map { .string($0) }), "reason": .string(reason)]).jsonString
+    /// The data of a `fleet` event: a host joined (`added`) or left (`removed`) the watch, and how many
+    /// hosts are watched after the change.
+    public static func fleetChange(host: String, change: String, hosts: Int) -> String {
+        JSONValue.object(["host": .string(host), "change": .string(change), "hosts": .number(hosts)]).jsonString
     }
 
     /// The data of a `reset` event: the client missed events and should refetch `/api/v1/hosts`.

@@ -1,4 +1,4 @@
-import OrderedJSON
+public import OrderedJSON
 
 /// A request the API refuses or cannot answer: an HTTP status, a stable code and one sentence
 /// saying what happened and what to do.

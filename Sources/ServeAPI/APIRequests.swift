@@ -1,7 +1,8 @@
-import Agent
-import Foundation
+import HostscopeCore
+import ValueFormats
+public import Foundation
 import HostStats
-import Storage
+public import Storage
 
 /// The common parts of a listing request: a time range, a page size and where to continue.
 public struct PageRequest: Sendable, Equatable {
@@ -39,7 +40,7 @@ public struct PageRequest: Sendable, Equatable {
 
     static func time(_ text: String?, name: String, now: Date) throws(APIError) -> Date? {
         guard let text else { return nil }
-        if let date = Timestamp.parse(text) { return date }
+        if let date = RFC3339.parse(text) { return date }
         if let duration = DurationText.parse(text) {
             let (seconds, attoseconds) = duration.components
             return now.addingTimeInterval(-(Double(seconds) + Double(attoseconds) / 1e18))

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// One server-sent event: `id`, `event` and a one-line JSON `data`.

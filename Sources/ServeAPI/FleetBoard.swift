@@ -1,16 +1,17 @@
-import Agent
 import Foundation
 import HostStats
-import MetricsExposition
+public import HostscopeCore
+public import MetricsExposition
 import OrderedJSON
 import Synchronization
 
-/// What `serve` knows of its fleet at this moment, kept from the watch's events: each host's state,
-/// latest record, counts and ready-rendered metric lines; and the event log the event stream reads.
+/// What `serve` shows of its fleet at this moment, kept from a ``FleetWatch``'s events: each host's
+/// live state (the core's ``HostWatchState``: phase, counts, latest record), its ready-rendered metric
+/// lines, and the event log the event stream reads.
 ///
-/// Every reader (a scrape, an API request) takes a consistent copy under one short lock; the work
-/// of rendering a host's metrics is done once per record, outside the lock, so scrapes never wait
-/// on it and never delay the watch.
+/// Every reader (a scrape, an API request) takes a consistent copy under one short lock; the work of
+/// rendering a host's metrics is done once per change of the host, outside the lock, so scrapes never
+/// wait on it and never delay the watch.
 public final class FleetBoard: Sendable {
     /// Processes shown per host in `hostscope_top_process_*`.
     public let topProcesses: Int
@@ -20,22 +21,13 @@ public final class FleetBoard: Sendable {
     public let events: EventLog
 
     private struct Entry {
-        var status: HostWatchStatus
-        var latest: SnapshotRecord?
-        var lastSuccess: Date?
-        var collections: UInt64 = 0
-        var errors: [FailureKind: UInt64] = [:]
+        var state: HostWatchState
         /// The host's metric lines with its `instance` label, for `/metrics`.
         var series: RenderedSeries?
         /// Bumped on every change of the host, so a rendering made from an older state is not stored.
         var revision: UInt64 = 0
 
-        var summary: HostCollectionSummary {
-            HostCollectionSummary(
-                host: status.host, latest: latest, lastSuccess: lastSuccess, collections: collections, errors: errors)
-        }
-
-        var view: HostView { HostView(status: status, latest: latest, lastSuccess: lastSuccess) }
+        var summary: HostCollectionSummary { HostCollectionSummary(state) }
     }
 
     private struct State {
@@ -59,47 +51,69 @@ public final class FleetBoard: Sendable {
         self.events = events
     }
 
-    /// Takes one event of the watch.
-    public func handle(_ event: LiveWatch.Event) {
+    /// Takes one event of the watch: a record becomes a `record` event; a state replaces the host's
+    /// (a host not seen before joins, with a `fleet` event) and becomes a `host_state` event; a removed
+    /// host leaves, with a `fleet` event. ``WatchEvent/missed(_:)`` is for the caller, who then calls
+    /// ``synchronize(_:)`` with the watch's states.
+    public func handle(_ event: WatchEvent) {
         switch event {
         case .record(let record):
-            let revision = state.withLock { state -> UInt64? in
-                guard var entry = state.entries[record.host] else { return nil }
-                entry.latest = record
-                entry.collections += 1
-                switch record {
-                case .snapshot(let snapshot): entry.lastSuccess = snapshot.collectedAt
-                case .failure(let failure): entry.errors[failure.kind, default: 0] += 1
-                }
-                entry.revision += 1
-                state.entries[record.host] = entry
-                return entry.revision
-            }
-            guard let revision else { return }
-            render(record.host, revision: revision)
             events.append("record", data: record.jsonValue.jsonString)
-        case .status(let status):
-            let view = state.withLock { state -> HostView? in
-                guard var entry = state.entries[status.host] else { return nil }
-                entry.status = status
-                state.entries[status.host] = entry
-                return entry.view
-            }
-            if let view { events.append("host_state", data: JSONValue.object(APIEncoding.hostState(view)).jsonString) }
-        case .hostsChanged(let hosts, let added, let removed):
-            let fresh = state.withLock { state -> [String] in
-                for name in removed { state.entries.removeValue(forKey: name) }
-                var fresh: [String] = []
-                for name in added where state.entries[name] == nil {
-                    state.entries[name] = Entry(status: HostWatchStatus(host: name, state: .connecting))
-                    fresh.append(name)
-                }
-                state.order = hosts
+        case .state(let hostState):
+            let change = state.withLock { state -> (revision: UInt64, joined: Int?)? in
+                var entry = state.entries[hostState.host] ?? Entry(state: hostState)
+                let joined = state.entries[hostState.host] == nil
+                if !joined, entry.state == hostState { return nil }
+                if joined { state.order.append(hostState.host) }
+                entry.state = hostState
+                entry.revision += 1
+                state.entries[hostState.host] = entry
                 state.generation += 1
-                return fresh
+                return (entry.revision, joined ? state.order.count : nil)
             }
-            for name in fresh { render(name, revision: 0) }
-            events.append("fleet", data: APIEncoding.fleet(hosts: hosts, reason: "hosts_changed"))
+            guard let change else { return }
+            render(hostState.host, revision: change.revision)
+            if let count = change.joined {
+                events.append("fleet", data: APIEncoding.fleetChange(host: hostState.host, change: "added", hosts: count))
+            }
+            events.append("host_state", data: JSONValue.object(APIEncoding.hostState(hostState)).jsonString)
+        case .removed(let host):
+            let count = state.withLock { state -> Int? in
+                guard state.entries.removeValue(forKey: host) != nil else { return nil }
+                state.order.removeAll { $0 == host }
+                state.generation += 1
+                return state.order.count
+            }
+            if let count {
+                events.append("fleet", data: APIEncoding.fleetChange(host: host, change: "removed", hosts: count))
+            }
+        case .missed:
+            break
+        }
+    }
+
+    /// Makes `states` (a watch's ``FleetWatch/states``) the board's hosts, in their order: at the start,
+    /// and after the board missed events. Clients of the event stream are told to refetch with a
+    /// `reset` event when `announce` is set.
+    public func synchronize(_ states: [HostWatchState], announce: Bool = false) {
+        let revisions = state.withLock { state -> [(String, UInt64)] in
+            var entries: [String: Entry] = [:]
+            var revisions: [(String, UInt64)] = []
+            for hostState in states where entries[hostState.host] == nil {
+                var entry = state.entries[hostState.host] ?? Entry(state: hostState)
+                entry.state = hostState
+                entry.revision += 1
+                entries[hostState.host] = entry
+                revisions.append((hostState.host, entry.revision))
+            }
+            state.entries = entries
+            state.order = revisions.map(\.0)
+            state.generation += 1
+            return revisions
+        }
+        for (host, revision) in revisions { render(host, revision: revision) }
+        if announce {
+            events.append("reset", data: APIEncoding.reset(reason: "the server missed events of the watch"))
         }
     }
 
@@ -148,23 +162,40 @@ public final class FleetBoard: Sendable {
         return ExpositionWriter.document(families: FleetExposition.families, series: [series], format: format)
     }
 
+    /// The hosts on the board, in order.
+    public var hostNames: [String] { state.withLock { $0.order } }
+
+    /// Whether `host` is on the board.
+    public func contains(_ host: String) -> Bool { state.withLock { $0.entries[host] != nil } }
+
     /// Whether `host` has ended a collection yet.
     public func hasRecord(_ host: String) -> Bool {
-        state.withLock { $0.entries[host]?.latest != nil }
+        state.withLock { $0.entries[host]?.state.latest != nil }
     }
 
     /// Every watched host's state and latest record, in the fleet's order.
-    public func hostViews() -> [HostView] {
-        state.withLock { state in state.order.compactMap { state.entries[$0]?.view } }
+    public func hostStates() -> [HostWatchState] {
+        state.withLock { state in state.order.compactMap { state.entries[$0]?.state } }
     }
 
     /// One host's state and latest record; `nil` when it is not watched.
-    public func hostView(_ host: String) -> HostView? {
-        state.withLock { $0.entries[host]?.view }
+    public func hostState(_ host: String) -> HostWatchState? {
+        state.withLock { $0.entries[host]?.state }
     }
 
     /// The watched hosts that have not ended a collection yet (`/readyz` waits for none).
     public func hostsWithoutRecord() -> [String] {
-        state.withLock { state in state.order.filter { state.entries[$0]?.latest == nil } }
+        state.withLock { state in state.order.filter { state.entries[$0]?.state.latest == nil } }
+    }
+}
+
+extension HostCollectionSummary {
+    /// The figures of hostscope's own families from a host's live state in the watch.
+    init(_ state: HostWatchState) {
+        var errors: [FailureKind: UInt64] = [:]
+        for (kind, count) in state.errorsByKind { errors[kind] = UInt64(count) }
+        self.init(
+            host: state.host, latest: state.latest, lastSuccess: state.lastSuccess, collections: UInt64(state.ticks),
+            errors: errors)
     }
 }

@@ -1,4 +1,5 @@
-import Agent
+import HostscopeCore
+import TerminalUI
 import ArgumentParser
 import Foundation
 

@@ -178,36 +178,3 @@ import Tracing
         }
     }
 }
-
-@Suite struct RFC3339NanosecondsTests {
-    @Test(arguments: [
-        (UInt64(0), "1970-01-01T00:00:00.000000000Z"),
-        (951_782_400_000_000_001, "2000-02-29T00:00:00.000000001Z"),
-        (4_102_444_799_999_999_999, "2099-12-31T23:59:59.999999999Z"),
-    ])
-    func knownInstantsFormat(nanoseconds: UInt64, text: String) {
-        #expect(RFC3339Nanoseconds.format(nanoseconds) == text)
-        #expect(RFC3339Nanoseconds.parse(text) == nanoseconds)
-    }
-
-    @Test func offsetsAndShortFractionsParse() {
-        #expect(RFC3339Nanoseconds.parse("2000-02-29T02:00:00.5+02:00") == 951_782_400_500_000_000)
-        #expect(RFC3339Nanoseconds.parse("2000-02-28T23:00:00-01:00") == 951_782_400_000_000_000)
-    }
-
-    @Test(arguments: [
-        "2000-02-29T00:00:00.0000000001Z", "2000-02-29T00:00:00.Z", "2000-02-29 00:00:00Z", "2000-13-01T00:00:00Z",
-        "1969-12-31T23:59:59Z", "2000-02-29T00:00:00",
-    ])
-    func malformedOrPreEpochTimestampsAreRejected(text: String) {
-        #expect(RFC3339Nanoseconds.parse(text) == nil)
-    }
-
-    @Test func randomInstantsRoundTrip() {
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<10_000 {
-            let nanoseconds = UInt64.random(in: 0..<8_000_000_000_000_000_000, using: &generator)
-            #expect(RFC3339Nanoseconds.parse(RFC3339Nanoseconds.format(nanoseconds)) == nanoseconds)
-        }
-    }
-}

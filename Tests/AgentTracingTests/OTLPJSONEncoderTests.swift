@@ -1,3 +1,4 @@
+import Tracing
 import AgentTracing
 import Foundation
 import OrderedJSON

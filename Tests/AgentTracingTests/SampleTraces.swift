@@ -1,6 +1,6 @@
 import AgentTracing
 import Foundation
-import OrderedJSON
+public import OrderedJSON
 import TestSupport
 import Tracing
 

@@ -1,3 +1,5 @@
+import ValueFormats
+import HostscopeCore
 import Foundation
 import HostStats
 import OrderedJSON
@@ -44,7 +46,7 @@ import Testing
                 message: "cannot connect to \(host): connection refused"))
     }
 
-    static func stamp(_ seconds: Double) -> String { Timestamp.format(start.addingTimeInterval(seconds)) }
+    static func stamp(_ seconds: Double) -> String { RFC3339.format(start.addingTimeInterval(seconds)) }
 
     /// web1 and web2 every 10 s from 0 to 50 s, web2 failing at 30 s, and db-1 at 25 s.
     static func fleet() async throws -> Fixture {

@@ -112,7 +112,10 @@ final class RunningCLI {
     @Test func sigtermEndsCleanlyWithAValidJSONArray() async throws {
         let output = directory + "/fleet.json"
         let watch = try RunningCLI(["watch", "local", "--every", "200ms", "-o", output, "--db", directory + "/t.sqlite"])
-        try await Task.sleep(for: .milliseconds(1500))
+        try await waitUntil("three records in \(output)") {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            return text.components(separatedBy: "\"collected_at\"").count > 3
+        }
         watch.signal(SIGTERM)
         #expect(watch.wait() == 0)
         let array = try JSONParser.parse(String(contentsOfFile: output, encoding: .utf8)).arrayValue ?? []
@@ -125,7 +128,13 @@ final class RunningCLI {
         let db = directory + "/k.sqlite"
         let first = try RunningCLI(["watch", "local", "--every", "100ms", "-o", csv, "--db", db])
         let second = try RunningCLI(["watch", "local", "--every", "100ms", "-o", ndjson, "--no-history"])
-        try await Task.sleep(for: .milliseconds(1800))
+        try await waitUntil("three records in each file and in the database") {
+            guard lines(csv, separator: "\r\n").count > 3, lines(ndjson).count >= 3 else { return false }
+            guard let database = try? await StorageDatabase.open(at: db, mode: .existingOnly) else { return false }
+            let stored = (try? await database.history.count()) ?? 0
+            try await database.close()
+            return stored >= 3
+        }
         first.signal(SIGKILL)
         second.signal(SIGKILL)
         #expect(first.wait() == 128 + SIGKILL)

@@ -299,16 +299,20 @@ struct ChatProviderTests {
     func cancellation() async throws {
         try await MockLLM.run { mock in
             let provider = mock.provider(.openAI)
+            // Cancelled once text has arrived, however long the server took to send it.
+            let (textArrived, textSignal) = AsyncStream<Void>.makeStream()
             let task = Task {
                 var events: [ChatEvent] = []
                 for await event in provider.stream(
                     ChatRequest(model: "mock-slow", messages: [.user("x")]), using: mock.client)
                 {
                     events.append(event)
+                    if case .text = event { textSignal.yield() }
                 }
+                textSignal.finish()
                 return events
             }
-            try await Task.sleep(for: .milliseconds(450))
+            for await _ in textArrived { break }
             task.cancel()
             let events = await task.value
             #expect(!events.text.isEmpty)

@@ -1,4 +1,4 @@
-import Agent
+import HostscopeCore
 import Foundation
 import HostscopeServer
 import Logging

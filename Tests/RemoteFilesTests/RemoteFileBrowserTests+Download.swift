@@ -1,3 +1,4 @@
+import ValueFormats
 import Digests
 import Foundation
 import RemoteFiles

@@ -1,3 +1,4 @@
+import ValueFormats
 import Foundation
 import RemoteFiles
 import SSHTransport

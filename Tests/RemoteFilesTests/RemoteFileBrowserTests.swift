@@ -1,3 +1,4 @@
+import ValueFormats
 import Foundation
 import OrderedJSON
 import RemoteFiles

@@ -1,3 +1,4 @@
+import ValueFormats
 import Foundation
 import SSHTransport
 import TestSupport
@@ -49,26 +50,26 @@ struct SFTPTree {
 
     @Test func statDescribesFilesDirectoriesAndLinks() async throws {
         try await withSSHSession(harnessOptions(server)) { session in
-            let file = try await session.stat(SFTPPath(tree.root + "/hello.txt"))
+            let file = try await session.stat(RemotePath(tree.root + "/hello.txt"))
             #expect(file.type == .file)
             #expect(file.size == 12)
             #expect(file.mode == 0o644)
             #expect(file.modificationTime != nil)
-            let directory = try await session.stat(SFTPPath(tree.root + "/sub"))
+            let directory = try await session.stat(RemotePath(tree.root + "/sub"))
             #expect(directory.type == .directory)
-            let link = try await session.stat(SFTPPath(tree.root + "/link"), followSymlinks: false)
+            let link = try await session.stat(RemotePath(tree.root + "/link"), followSymlinks: false)
             #expect(link.type == .symlink)
-            let target = try await session.stat(SFTPPath(tree.root + "/link"))
+            let target = try await session.stat(RemotePath(tree.root + "/link"))
             #expect(target.type == .file)
-            #expect(try await session.readlink(SFTPPath(tree.root + "/link")) == "hello.txt")
-            let resolved = try await session.realpath(SFTPPath(tree.root + "/sub/deeper/../../link"))
+            #expect(try await session.readlink(RemotePath(tree.root + "/link")) == "hello.txt")
+            let resolved = try await session.realpath(RemotePath(tree.root + "/sub/deeper/../../link"))
             #expect(resolved.description == tree.root + "/hello.txt")
         }
     }
 
     @Test func listingReturnsEveryNameAsBytes() async throws {
         try await withSSHSession(harnessOptions(server)) { session in
-            let directory = try await session.openDirectory(SFTPPath(tree.root))
+            let directory = try await session.openDirectory(RemotePath(tree.root))
             var names: [[UInt8]] = []
             while true {
                 let batch = try await directory.next(maxEntries: 2)
@@ -87,7 +88,7 @@ struct SFTPTree {
 
     @Test func aFileReadsWholeAndFromAnOffset() async throws {
         try await withSSHSession(harnessOptions(server)) { session in
-            let file = try await session.openFile(SFTPPath(tree.root + "/large.bin"))
+            let file = try await session.openFile(RemotePath(tree.root + "/large.bin"))
             #expect(try await file.attributes().size == UInt64(tree.large.count))
             var bytes: [UInt8] = []
             while true {
@@ -104,7 +105,7 @@ struct SFTPTree {
 
     @Test func aStreamDeliversTheWholeFileThroughASlowConsumer() async throws {
         try await withSSHSession(harnessOptions(server)) { session in
-            let file = try await session.openFile(SFTPPath(tree.root + "/large.bin"))
+            let file = try await session.openFile(RemotePath(tree.root + "/large.bin"))
             try await file.seek(to: 123)
             // Small chunks and one buffered chunk: reading pauses for the consumer again and again.
             let stream = file.stream(readSize: 64 * 1024, chunkBytes: 100_000, bufferedChunks: 1)
@@ -116,7 +117,7 @@ struct SFTPTree {
                 chunks += 1
                 if chunks % 5 == 0 {
                     // Meanwhile other SFTP requests on the session go through.
-                    #expect(try await session.stat(SFTPPath(tree.root)).type == .directory)
+                    #expect(try await session.stat(RemotePath(tree.root)).type == .directory)
                     try await Task.sleep(for: .milliseconds(20))
                 }
             }
@@ -129,21 +130,21 @@ struct SFTPTree {
 
     @Test func aCancelledOrDroppedStreamLeavesTheSessionUsable() async throws {
         try await withSSHSession(harnessOptions(server)) { session in
-            let file = try await session.openFile(SFTPPath(tree.root + "/large.bin"))
+            let file = try await session.openFile(RemotePath(tree.root + "/large.bin"))
             let stream = file.stream(readSize: 32 * 1024, chunkBytes: 64 * 1024, bufferedChunks: 2)
             let first = try #require(try await stream.next())
             #expect(first.bytes == Array(tree.large.prefix(first.count)))
             stream.cancel()
             await #expect(throws: CancellationError.self) { _ = try await stream.next() }
 
-            let again = try await session.openFile(SFTPPath(tree.root + "/large.bin"))
+            let again = try await session.openFile(RemotePath(tree.root + "/large.bin"))
             do {
                 let dropped = again.stream(readSize: 32 * 1024, chunkBytes: 64 * 1024, bufferedChunks: 2)
                 _ = try await dropped.next()
             }
             // Both read-aheads ended; the subsystem answers other requests and a fresh read.
-            #expect(try await session.stat(SFTPPath(tree.root + "/hello.txt")).size == 12)
-            let hello = try await session.openFile(SFTPPath(tree.root + "/hello.txt"))
+            #expect(try await session.stat(RemotePath(tree.root + "/hello.txt")).size == 12)
+            let hello = try await session.openFile(RemotePath(tree.root + "/hello.txt"))
             var whole: [UInt8] = []
             let helloStream = hello.stream()
             while let chunk = try await helloStream.next() { whole += chunk.bytes }
@@ -157,7 +158,7 @@ struct SFTPTree {
     @Test func missingAndForbiddenPathsGiveTheirSFTPStatus() async throws {
         try await withSSHSession(harnessOptions(server)) { session in
             do {
-                _ = try await session.stat(SFTPPath(tree.root + "/nope"))
+                _ = try await session.stat(RemotePath(tree.root + "/nope"))
                 Issue.record("stat of a missing file succeeded")
             } catch let error as SSHError {
                 #expect(error.code == .sftp)
@@ -166,13 +167,13 @@ struct SFTPTree {
                 #expect(error.message.contains("no such file"))
             }
             do {
-                _ = try await session.openFile(SFTPPath(tree.root + "/private.txt"))
+                _ = try await session.openFile(RemotePath(tree.root + "/private.txt"))
                 Issue.record("opened a file with mode 000")
             } catch let error as SSHError {
                 #expect(error.sftpStatus == SFTPStatus.permissionDenied)
             }
             // The session and its SFTP subsystem stay usable after failed requests.
-            #expect(try await session.stat(SFTPPath(tree.root)).type == .directory)
+            #expect(try await session.stat(RemotePath(tree.root)).type == .directory)
         }
     }
 
@@ -181,14 +182,14 @@ struct SFTPTree {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<10 {
                 group.addTask {
-                    let attributes = try await session.stat(SFTPPath(tree.root + "/hello.txt"))
+                    let attributes = try await session.stat(RemotePath(tree.root + "/hello.txt"))
                     #expect(attributes.size == 12)
                     let result = try await session.exec("echo \(index)", timeout: .seconds(20))
                     #expect(result.stdout == Array("\(index)\n".utf8))
                 }
             }
             group.addTask {
-                let file = try await session.openFile(SFTPPath(tree.root + "/large.bin"))
+                let file = try await session.openFile(RemotePath(tree.root + "/large.bin"))
                 var count = 0
                 while true {
                     let chunk = try await file.read()

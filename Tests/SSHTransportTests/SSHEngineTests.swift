@@ -76,8 +76,9 @@ private func keepTicking(_ session: SSHSession, until stop: StopFlag) async thro
         #expect(start.duration(to: .now) < .seconds(6))
 
         for session in sessions { await session.close() }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(engine.sessionsPerThread == [0])
+        try await waitUntil("the I/O thread to drop every session: \(engine.sessionsPerThread)") {
+            engine.sessionsPerThread == [0]
+        }
         #expect(sessions.allSatisfy { !$0.isAlive })
     }
 
@@ -234,7 +235,9 @@ private func currentThreadName() -> String {
         var silent = harnessOptions(server, timeout: .seconds(1))
         silent.port = listener.port
         let blocker = Task { try await SSHSession.connect(silent, engine: engine) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil("the silent host to hold the only handshake slot") {
+            engine.handshakes.counts.running == 1
+        }
         // Queued behind the silent host for about a second, then given its own second.
         let start = ContinuousClock.now
         let session = try await SSHSession.connect(harnessOptions(server, timeout: .seconds(1)), engine: engine)

@@ -147,8 +147,7 @@ func harnessOptions(
             guard let error = error as? SSHError else { return false }
             return error.code == .sessionClosed || error.code == .timeout
         }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(!session.isAlive)
+        try await waitUntil("the session to be marked dead") { !session.isAlive }
         await #expect(throws: SSHError.self) { _ = try await session.exec("true", timeout: .seconds(5)) }
     }
 }

@@ -67,8 +67,7 @@ import Testing
         let result = try await shell.run("echo bye; exit 7", timeout: .seconds(10))
         #expect(text(result.stdout) == "bye\n")
         #expect(result.exitStatus == 7)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(!shell.isAlive)
+        try await waitUntil("the shell to end") { !shell.isAlive }
         await #expect {
             _ = try await shell.run("echo again", timeout: .seconds(10))
         } throws: { error in
@@ -91,9 +90,11 @@ import Testing
             (error as? SSHError)?.code == .timeout
         }
         #expect(start.duration(to: .now) < .seconds(5))
-        try await Task.sleep(for: .milliseconds(500))
-        let leftover = try await session.exec("pgrep -f '[s]leep 30.5151' || echo none", timeout: .seconds(10))
-        #expect(leftover.stdout == Array("none\n".utf8))
+        // The kill reaches the host asynchronously: look until the script is gone.
+        try await waitUntil("the script to be gone from the host") {
+            let leftover = try await session.exec("pgrep -f '[s]leep 30.5151' || echo none", timeout: .seconds(10))
+            return leftover.stdout == Array("none\n".utf8)
+        }
         #expect(!shell.isAlive)
         await session.close()
     }

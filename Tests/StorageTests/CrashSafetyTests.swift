@@ -1,3 +1,4 @@
+import HostscopeCore
 import Foundation
 import HostStats
 import Synchronization

@@ -1,3 +1,4 @@
+import HostscopeCore
 import Foundation
 import GRDB
 import HostStats
@@ -26,7 +27,7 @@ import Testing
         #expect(stored[0].memoryUsedPercent == 25)
         #expect(stored[0].collectedAt == Records.at(0.125))
         #expect(stored[1].kind == .error)
-        #expect(stored[1].errorKind == .hostKey)
+        #expect(stored[1].errorKind == "host_key")
         #expect(stored[1].cpuBusyPercent == nil)
         #expect(stored[1].host == "web2")
     }

@@ -1,3 +1,5 @@
+import HostscopeCore
+import OrderedJSON
 import Foundation
 import GRDB
 import HostStats

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `../shared/tools/validate_otlp_ndjson.py`, run on a file of OTLP JSON lines.
 public enum OTLPValidation {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A server script from `Scripts/` running for one test: started on a free loopback port, stopped by pid.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Locations inside the source checkout, for tests that read fixtures or run scripts.
 public enum Repository {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The real OpenSSH server the integration tests talk to, started by `Scripts/sshd-harness.sh`.
 ///

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Kernel-file captures; run from this folder. Two helper processes give /proc/PID/stat lines whose
-# comm contains spaces and ") R 1 (".
+# Kernel-file captures, written beside this script wherever it is run from. Two helper processes
+# give /proc/PID/stat lines whose comm contains spaces and ") R 1 (".
 set -u
+cd "$(dirname "$0")"
 bash -c 'printf "evil) R 1 (x" > /proc/$$/comm; while :; do sleep 1; done' &
 helper1=$!
 bash -c 'printf "name with spc" > /proc/$$/comm; while :; do sleep 1; done' &

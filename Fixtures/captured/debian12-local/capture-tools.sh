@@ -1,6 +1,8 @@
 #!/bin/sh
-# Tool captures; run from this folder. Each file is the stdout of the command named in MANIFEST.md.
+# Tool captures, written beside this script wherever it is run from. Each file is the stdout of
+# the command named in MANIFEST.md.
 set -u
+cd "$(dirname "$0")"
 export LC_ALL=C
 # Process rows of unrelated jobs on the capture machine (compilers and their long argument
 # lists) are dropped; every row kept is verbatim.

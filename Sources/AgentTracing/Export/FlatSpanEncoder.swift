@@ -1,4 +1,5 @@
-import OrderedJSON
+import ValueFormats
+public import OrderedJSON
 
 /// Writes finished spans one JSON object per line (`hostscope trace export --format spans`), for
 /// jq and people; the same object is what persistence stores, and ``FinishedSpan/init(flatJSON:)``
@@ -56,9 +57,9 @@ extension Array where Element == UInt8 {
         appendRaw(",\"kind\":\"")
         append(contentsOf: span.kind.name.utf8)
         appendRaw("\",\"start\":")
-        appendRFC3339(span.startNanoseconds, quoted: true)
+        RFC3339.append(nanosecondsSince1970: span.startNanoseconds, quoted: true, into: &self)
         appendRaw(",\"end\":")
-        appendRFC3339(span.endNanoseconds, quoted: true)
+        RFC3339.append(nanosecondsSince1970: span.endNanoseconds, quoted: true, into: &self)
         appendRaw(",\"duration_ms\":")
         appendDouble(span.durationMilliseconds, nonFiniteAsStrings: false)
         appendRaw(",\"status\":{\"code\":\"")
@@ -76,7 +77,7 @@ extension Array where Element == UInt8 {
             appendRaw("{\"name\":")
             appendJSONString(event.name)
             appendRaw(",\"time\":")
-            appendRFC3339(event.timeNanoseconds, quoted: true)
+            RFC3339.append(nanosecondsSince1970: event.timeNanoseconds, quoted: true, into: &self)
             appendRaw(",\"attributes\":")
             appendFlatAttributes(event.attributes)
             if event.droppedAttributeCount > 0 {
@@ -235,7 +236,7 @@ extension FinishedSpan {
     }
 
     private static func timestamp(_ value: JSONValue?, _ field: String) throws(TracingError) -> UInt64 {
-        guard let text = value?.stringValue, let nanoseconds = RFC3339Nanoseconds.parse(text) else {
+        guard let text = value?.stringValue, let nanoseconds = RFC3339.parseNanoseconds(text) else {
             throw invalid("\(field) must be an RFC 3339 UTC timestamp")
         }
         return nanoseconds

@@ -1,3 +1,5 @@
+import ValueFormats
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -210,7 +212,7 @@ struct FlatSpanReader {
     }
 
     private mutating func timestamp() -> UInt64? {
-        string().flatMap { RFC3339Nanoseconds.parse($0) }
+        string().flatMap { RFC3339.parseNanoseconds($0) }
     }
 
     // MARK: - JSON syntax

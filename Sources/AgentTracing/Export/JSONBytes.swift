@@ -1,3 +1,6 @@
+import OrderedJSON
+import ValueFormats
+
 /// Byte-level JSON writing for the export hot paths: no intermediate trees, no `String` building
 /// for numbers or ids.
 extension Array where Element == UInt8 {
@@ -64,29 +67,22 @@ extension Array where Element == UInt8 {
     @inline(__always)
     mutating func appendQuotedHex(_ id: TraceID) {
         append(UInt8(ascii: "\""))
-        HexDigits.append(id.high, into: &self)
-        HexDigits.append(id.low, into: &self)
+        Hex.append(id.high, into: &self)
+        Hex.append(id.low, into: &self)
         append(UInt8(ascii: "\""))
     }
 
     @inline(__always)
     mutating func appendQuotedHex(_ id: SpanID) {
         append(UInt8(ascii: "\""))
-        HexDigits.append(id.rawValue, into: &self)
+        Hex.append(id.rawValue, into: &self)
         append(UInt8(ascii: "\""))
     }
 
-    /// Appends a quoted, escaped JSON string. Escapes `"`, `\`, control characters and U+2028/2029
-    /// (valid JSON, but they end lines for some line-oriented readers).
+    /// Appends a quoted, escaped JSON string (``JSONWriter/appendString(_:into:)``, the one escaper).
+    @inline(__always)
     mutating func appendJSONString(_ text: String) {
-        append(UInt8(ascii: "\""))
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
-        if done == nil {
-            var copy = text
-            copy.makeContiguousUTF8()
-            copy.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
-        }
-        append(UInt8(ascii: "\""))
+        JSONWriter.appendString(text, into: &self)
     }
 
     /// Appends a JSON string cut to `maximumBytes` of UTF-8 (see ``SpanLimits/truncate(_:toBytes:)``).
@@ -97,48 +93,5 @@ extension Array where Element == UInt8 {
         } else {
             appendJSONString(SpanLimits.truncate(text, toBytes: maximumBytes))
         }
-    }
-
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        var clean = 0
-        var index = 0
-        let count = utf8.count
-        while index < count {
-            let byte = utf8[index]
-            if byte >= 0x20, byte != 0x22, byte != 0x5C, byte != 0xE2 {
-                index += 1
-                continue
-            }
-            if byte == 0xE2 {
-                // U+2028 and U+2029 are E2 80 A8 / E2 80 A9; every other E2 sequence passes through.
-                guard index + 2 < count, utf8[index + 1] == 0x80, utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9
-                else {
-                    index += 1
-                    continue
-                }
-                append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
-                appendRaw(utf8[index + 2] == 0xA8 ? "\\u2028" : "\\u2029")
-                index += 3
-                clean = index
-                continue
-            }
-            append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
-            switch byte {
-            case 0x22: appendRaw("\\\"")
-            case 0x5C: appendRaw("\\\\")
-            case 0x0A: appendRaw("\\n")
-            case 0x0D: appendRaw("\\r")
-            case 0x09: appendRaw("\\t")
-            case 0x08: appendRaw("\\b")
-            case 0x0C: appendRaw("\\f")
-            default:
-                appendRaw("\\u00")
-                append(HexDigits.table[Int(byte >> 4)])
-                append(HexDigits.table[Int(byte & 0x0F)])
-            }
-            index += 1
-            clean = index
-        }
-        append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<count]))
     }
 }

@@ -1,5 +1,5 @@
-import CurlHTTP
-import Tracing
+public import CurlHTTP
+public import Tracing
 
 /// HTTP client spans and W3C trace-context propagation for requests made through `CurlHTTP`.
 ///

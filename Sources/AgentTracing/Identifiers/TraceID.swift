@@ -1,3 +1,5 @@
+import ValueFormats
+
 /// A W3C trace id: 16 bytes, never all zero.
 ///
 /// Stored as two big-endian halves so that comparing, hashing and hex encoding work on two
@@ -18,8 +20,8 @@ public struct TraceID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// An id from 32 lowercase hex digits, as in `traceparent` and OTLP JSON; `nil` otherwise.
     public init?(hex: some StringProtocol) {
         let utf8 = Array(hex.utf8)
-        guard utf8.count == 32, let high = HexDigits.parseUInt64(utf8[0..<16]),
-            let low = HexDigits.parseUInt64(utf8[16..<32])
+        guard utf8.count == 32, let high = Hex.parseUInt64(utf8[0..<16]),
+            let low = Hex.parseUInt64(utf8[16..<32])
         else { return nil }
         self.init(high: high, low: low)
     }
@@ -34,8 +36,8 @@ public struct TraceID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var hex: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32)
-        HexDigits.append(high, into: &bytes)
-        HexDigits.append(low, into: &bytes)
+        Hex.append(high, into: &bytes)
+        Hex.append(low, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -60,7 +62,7 @@ public struct SpanID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// An id from 16 lowercase hex digits; `nil` otherwise.
     public init?(hex: some StringProtocol) {
         let utf8 = Array(hex.utf8)
-        guard utf8.count == 16, let value = HexDigits.parseUInt64(utf8[...]) else { return nil }
+        guard utf8.count == 16, let value = Hex.parseUInt64(utf8[...]) else { return nil }
         self.init(value)
     }
 
@@ -73,48 +75,11 @@ public struct SpanID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var hex: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)
-        HexDigits.append(rawValue, into: &bytes)
+        Hex.append(rawValue, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     public var description: String { hex }
 
     public static func < (lhs: SpanID, rhs: SpanID) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
-/// Lowercase hex in and out, byte by byte, for ids on the export hot path.
-enum HexDigits {
-    @usableFromInline static let table: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// Appends the 16 hex digits of `value`, most significant first.
-    @inline(__always)
-    static func append(_ value: UInt64, into bytes: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { buffer in
-            table.withUnsafeBufferPointer { digits in
-                for index in 0..<16 {
-                    buffer[index] = digits[Int(truncatingIfNeeded: (value >> (60 - 4 * UInt64(index))) & 0xF)]
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(buffer))
-        }
-    }
-
-    /// Reads exactly 16 lowercase hex digits; W3C forbids uppercase in ids.
-    static func parseUInt64(_ digits: ArraySlice<UInt8>) -> UInt64? {
-        guard digits.count == 16 else { return nil }
-        var value: UInt64 = 0
-        for byte in digits {
-            guard let nibble = nibble(byte) else { return nil }
-            value = value << 4 | UInt64(nibble)
-        }
-        return value
-    }
-
-    static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
 }

@@ -1,4 +1,4 @@
-import Tracing
+public import Tracing
 
 /// W3C Trace Context propagation: outgoing requests carry the current span as `traceparent`
 /// (and `tracestate` when upstream sent one); incoming ones continue the caller's trace.

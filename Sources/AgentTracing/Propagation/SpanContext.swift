@@ -1,4 +1,4 @@
-import Tracing
+public import Tracing
 
 /// What a `ServiceContext` carries about the current span: enough to parent a child span or to
 /// fill a W3C `traceparent` header.

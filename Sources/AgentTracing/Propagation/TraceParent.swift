@@ -1,3 +1,5 @@
+import ValueFormats
+
 /// W3C Trace Context (`traceparent`, `tracestate`) formatting and parsing.
 ///
 /// Follows https://www.w3.org/TR/trace-context/ version 00: `00-<32 hex>-<16 hex>-<2 hex>`, lowercase only;
@@ -14,13 +16,13 @@ public enum TraceParent {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(55)
         bytes.append(contentsOf: "00-".utf8)
-        HexDigits.append(context.traceID.high, into: &bytes)
-        HexDigits.append(context.traceID.low, into: &bytes)
+        Hex.append(context.traceID.high, into: &bytes)
+        Hex.append(context.traceID.low, into: &bytes)
         bytes.append(UInt8(ascii: "-"))
-        HexDigits.append(context.spanID.rawValue, into: &bytes)
+        Hex.append(context.spanID.rawValue, into: &bytes)
         bytes.append(UInt8(ascii: "-"))
-        bytes.append(HexDigits.table[Int(context.traceFlags >> 4)])
-        bytes.append(HexDigits.table[Int(context.traceFlags & 0x0F)])
+        bytes.append(Hex.lowercaseDigits[Int(context.traceFlags >> 4)])
+        bytes.append(Hex.lowercaseDigits[Int(context.traceFlags & 0x0F)])
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -32,7 +34,7 @@ public enum TraceParent {
         let text = Array(trimmed.reversed().drop(while: { $0 == 0x20 || $0 == 0x09 }).reversed())
         guard text.count >= 55, text[2] == UInt8(ascii: "-"), text[35] == UInt8(ascii: "-"),
             text[52] == UInt8(ascii: "-"),
-            let versionHigh = HexDigits.nibble(text[0]), let versionLow = HexDigits.nibble(text[1])
+            let versionHigh = Hex.value(of: text[0], lowercaseOnly: true), let versionLow = Hex.value(of: text[1], lowercaseOnly: true)
         else { return nil }
         let version = versionHigh << 4 | versionLow
         guard version != 0xFF else { return nil }
@@ -42,10 +44,10 @@ public enum TraceParent {
         } else if text.count > 55, text[55] != UInt8(ascii: "-") {
             return nil
         }
-        guard let high = HexDigits.parseUInt64(text[3..<19]), let low = HexDigits.parseUInt64(text[19..<35]),
+        guard let high = Hex.parseUInt64(text[3..<19]), let low = Hex.parseUInt64(text[19..<35]),
             let traceID = TraceID(high: high, low: low),
-            let span = HexDigits.parseUInt64(text[36..<52]), let spanID = SpanID(span),
-            let flagsHigh = HexDigits.nibble(text[53]), let flagsLow = HexDigits.nibble(text[54])
+            let span = Hex.parseUInt64(text[36..<52]), let spanID = SpanID(span),
+            let flagsHigh = Hex.value(of: text[53], lowercaseOnly: true), let flagsLow = Hex.value(of: text[54], lowercaseOnly: true)
         else { return nil }
         return SpanContext(
             traceID: traceID, spanID: spanID, traceFlags: flagsHigh << 4 | flagsLow,

@@ -1,5 +1,5 @@
 import Synchronization
-import Tracing
+public import Tracing
 
 /// A live span of ``RingBufferTracer``; once ended, the ring holds the span object itself and builds its
 /// ``FinishedSpan`` only when a reader asks.

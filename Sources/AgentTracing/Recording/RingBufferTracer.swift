@@ -1,4 +1,4 @@
-import Tracing
+public import Tracing
 
 /// hostscope's `Tracer`: records every span into a bounded in-memory store of ended spans.
 ///

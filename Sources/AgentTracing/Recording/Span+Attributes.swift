@@ -1,4 +1,5 @@
-import Tracing
+import ValueFormats
+public import Tracing
 
 extension Span {
     /// Sets one typed attribute: on hostscope's own spans directly (one lock, no rebuilt attribute
@@ -41,8 +42,6 @@ public enum TraceClock {
 
     /// A duration in whole nanoseconds (negative durations count as zero).
     public static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0, attoseconds >= 0 else { return 0 }
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+        UInt64(max(0, duration.wholeNanoseconds))
     }
 }

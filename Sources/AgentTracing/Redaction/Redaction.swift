@@ -1,3 +1,5 @@
+import ValueFormats
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -311,8 +313,8 @@ public enum Redaction {
         var iterator = Array(text.utf8)[...]
         while let byte = iterator.popFirst() {
             if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                let high = hexValue(iterator[iterator.startIndex]),
-                let low = hexValue(iterator[iterator.startIndex + 1])
+                let high = Hex.value(of: iterator[iterator.startIndex]),
+                let low = Hex.value(of: iterator[iterator.startIndex + 1])
             {
                 bytes.append(high << 4 | low)
                 iterator = iterator.dropFirst(2)
@@ -323,14 +325,5 @@ public enum Redaction {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

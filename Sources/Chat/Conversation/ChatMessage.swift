@@ -1,4 +1,4 @@
-import OrderedJSON
+public import OrderedJSON
 
 /// One message of a conversation, in the provider-neutral form the session keeps.
 public enum ChatMessage: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import ValueFormats
+
 /// A chat failure: what kind, a sentence saying what to do, and when to retry if the provider said.
 ///
 /// Messages never hold an API key: text taken from a provider's answer is scrubbed of the key in use before it
@@ -70,8 +72,7 @@ public struct ChatError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A duration in whole seconds, rounded up.
     static func wholeSeconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+        Int(duration.roundedUpSeconds)
     }
 
     /// Whether a turn ends with this error (every kind but a skipped malformed frame).

@@ -1,4 +1,4 @@
-import OrderedJSON
+public import OrderedJSON
 
 /// The ids of the span that stands for a chat turn or a tool call, as lowercase hex, for the event stream.
 public struct ChatSpanIDs: Sendable, Hashable {

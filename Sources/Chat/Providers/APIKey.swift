@@ -1,5 +1,5 @@
 import AgentTracing
-import Foundation
+public import Foundation
 
 /// An API key and where it came from. Printing, dumping or interpolating it shows only its origin.
 public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

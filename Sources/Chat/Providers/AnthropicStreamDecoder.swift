@@ -10,13 +10,13 @@ import OrderedJSON
 /// skipped, as the API's versioning policy asks of clients.
 struct AnthropicStreamDecoder: ProviderStreamDecoder {
     let context: DecoderContext
-    private(set) var isComplete = false
+    var isComplete = false
     private(set) var malformedFrames = 0
     private var toolBlocks: [Int: PartialToolCall] = [:]
     private var inputTokens = 0
     private var outputTokens = 0
     private var stopReason: FinishReason?
-    private var textCharacters = 0
+    private(set) var textCharacters = 0
     /// Anthropic has no sessions.
     let sessionID: String? = nil
     private(set) var responseID: String?
@@ -118,21 +118,10 @@ struct AnthropicStreamDecoder: ProviderStreamDecoder {
         }
     }
 
-    mutating func finish(into events: inout [ChatEvent]) {
-        guard !isComplete else {
-            return
-        }
-        fail(context.truncated(textCharacters: textCharacters, marker: "message_stop"), into: &events)
-    }
+    static let endMarker = "message_stop"
 
-    mutating func fail(_ error: ChatError, into events: inout [ChatEvent]) {
-        guard !isComplete else {
-            return
-        }
-        isComplete = true
+    mutating func dropPendingCalls() {
         toolBlocks.removeAll()
-        events.append(.error(error))
-        events.append(.done(finishReason: .error, sessionID: nil))
     }
 
     private mutating func appendText(_ text: String?, into events: inout [ChatEvent]) {

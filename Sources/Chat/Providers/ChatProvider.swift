@@ -1,4 +1,4 @@
-import CurlHTTP
+public import CurlHTTP
 import OrderedJSON
 
 /// One language model provider reached over HTTP: builds its requests and reads its streamed answers as

@@ -1,5 +1,5 @@
-import CurlHTTP
-import OrderedJSON
+public import CurlHTTP
+public import OrderedJSON
 
 /// The totals of a gateway session, from `GET /v1/chat/completions/{session_id}/status`.
 public struct GatewaySessionStatus: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import AgentTracing
 import CurlHTTP
 import Foundation
 import OrderedJSON

@@ -9,12 +9,12 @@ import OrderedJSON
 /// sends `tool_use`, `tool_result` and `usage` objects of its own.
 struct OpenAIStreamDecoder: ProviderStreamDecoder {
     let context: DecoderContext
-    private(set) var isComplete = false
+    var isComplete = false
     private(set) var malformedFrames = 0
     private var finishReason: FinishReason?
     private var pendingCalls: [Int: PartialToolCall] = [:]
     private var callOrder: [Int] = []
-    private var textCharacters = 0
+    private(set) var textCharacters = 0
     private(set) var sessionID: String?
     private(set) var responseID: String?
     private(set) var responseModel: String?
@@ -76,22 +76,10 @@ struct OpenAIStreamDecoder: ProviderStreamDecoder {
         }
     }
 
-    mutating func finish(into events: inout [ChatEvent]) {
-        guard !isComplete else {
-            return
-        }
-        fail(context.truncated(textCharacters: textCharacters, marker: "[DONE]"), into: &events)
-    }
+    static let endMarker = "[DONE]"
 
-    mutating func fail(_ error: ChatError, into events: inout [ChatEvent]) {
-        guard !isComplete else {
-            return
-        }
-        isComplete = true
-        // Calls whose arguments may be cut short are never run.
+    mutating func dropPendingCalls() {
         pendingCalls.removeAll()
-        events.append(.error(error))
-        events.append(.done(finishReason: .error, sessionID: sessionID))
     }
 
     private mutating func decodeChunk(_ object: JSONObject, into events: inout [ChatEvent]) {

@@ -1,5 +1,5 @@
-import AgentTracing
-import CurlHTTP
+public import AgentTracing
+public import CurlHTTP
 
 /// The wire protocols hostscope speaks to language models.
 public enum ProviderKind: String, Sendable, Hashable, CaseIterable {

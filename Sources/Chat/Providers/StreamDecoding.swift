@@ -5,7 +5,7 @@ import OrderedJSON
 protocol ProviderStreamDecoder: Sendable {
     /// Whether the end marker (`[DONE]`, `message_stop`) or a fatal error event was seen; later events are
     /// ignored.
-    var isComplete: Bool { get }
+    var isComplete: Bool { get set }
     /// How many frames were skipped because they could not be read.
     var malformedFrames: Int { get }
     /// The gateway session the stream belongs to, once a frame named it.
@@ -16,10 +16,32 @@ protocol ProviderStreamDecoder: Sendable {
     var responseModel: String? { get }
     /// Handles one event.
     mutating func decode(_ event: ServerSentEvent, into events: inout [ChatEvent])
+    /// What phrases errors and prices usage.
+    var context: DecoderContext { get }
+    /// Characters of answer text so far, for the `truncated` error's message.
+    var textCharacters: Int { get }
+    /// The event that ends a complete stream (`[DONE]`, `message_stop`), named in the `truncated` error.
+    static var endMarker: String { get }
+    /// Forgets tool calls still being assembled: calls whose arguments may be cut short are never run.
+    mutating func dropPendingCalls()
+}
+
+extension ProviderStreamDecoder {
     /// Handles the end of the body: a stream that ended early becomes a `truncated` error, then `done`.
-    mutating func finish(into events: inout [ChatEvent])
-    /// Handles a transport failure after the stream began (timeout, dropped connection).
-    mutating func fail(_ error: ChatError, into events: inout [ChatEvent])
+    mutating func finish(into events: inout [ChatEvent]) {
+        guard !isComplete else { return }
+        fail(context.truncated(textCharacters: textCharacters, marker: Self.endMarker), into: &events)
+    }
+
+    /// Handles a transport failure after the stream began (timeout, dropped connection): the error, then
+    /// `done` with reason `error`.
+    mutating func fail(_ error: ChatError, into events: inout [ChatEvent]) {
+        guard !isComplete else { return }
+        isComplete = true
+        dropPendingCalls()
+        events.append(.error(error))
+        events.append(.done(finishReason: .error, sessionID: sessionID))
+    }
 }
 
 /// What every decoder needs to phrase errors and price usage.

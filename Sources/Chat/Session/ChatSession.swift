@@ -1,5 +1,6 @@
-import AgentTracing
-import CurlHTTP
+import ValueFormats
+public import AgentTracing
+public import CurlHTTP
 import OrderedJSON
 import Synchronization
 
@@ -387,8 +388,7 @@ public actor ChatSession {
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return ((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 1000).rounded() / 1000
+        (duration.inMilliseconds * 1000).rounded() / 1000
     }
 }
 

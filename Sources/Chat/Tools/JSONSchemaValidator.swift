@@ -1,4 +1,4 @@
-import OrderedJSON
+public import OrderedJSON
 
 /// Checks tool arguments against the subset of JSON Schema that hostscope's tool definitions use.
 ///

@@ -1,4 +1,4 @@
-import OrderedJSON
+public import OrderedJSON
 
 /// What a tool produced.
 public struct ToolOutput: Sendable, Hashable {

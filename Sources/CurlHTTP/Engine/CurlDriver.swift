@@ -1,3 +1,5 @@
+import ValueFormats
+
 internal import CCurl
 
 /// The transfer thread's side: owns the multi handle and every easy handle, and runs the

@@ -1,4 +1,5 @@
-import Foundation
+import ValueFormats
+public import Foundation
 
 /// Which probe a collector runs.
 public enum CollectorKind: String, Sendable, CaseIterable {
@@ -31,7 +32,7 @@ public struct CollectorOptions: Sendable, Equatable {
     }
 
     var sampleSeconds: Double {
-        Double(sample.components.seconds) + Double(sample.components.attoseconds) / 1e18
+        sample.inSeconds
     }
 }
 
@@ -179,8 +180,7 @@ public actor HostCollector {
                 if !sampled { previousMacSample = current }
                 appendStderr(output, to: &snapshot)
             }
-            let elapsed = clock.duration(to: .now).components
-            snapshot.durationMs = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+            snapshot.durationMs = clock.duration(to: .now).inMilliseconds
             snapshot.leaveOutNonFiniteFigures()
             return .snapshot(snapshot)
         } catch let error as CollectionError {

@@ -1,4 +1,5 @@
-import OrderedJSON
+import ValueFormats
+public import OrderedJSON
 
 // The snapshot JSON of DESIGN.md: snake_case keys in the documented order, bytes for sizes,
 // percentages as 0–100 floats, `null` where a figure is unknown (a rate on the first sample).
@@ -9,7 +10,7 @@ extension Snapshot {
         var object = JSONObject()
         object.append("schema", .string(Self.schema))
         object.append("host", .string(host))
-        object.append("collected_at", .string(Timestamp.format(collectedAt)))
+        object.append("collected_at", .string(RFC3339.format(collectedAt)))
         object.append("collector", .string(collector))
         object.append("duration_ms", .double(durationMs))
         object.append("os", .from(os, \.jsonValue))
@@ -22,7 +23,7 @@ extension Snapshot {
         object.append("processes", .array(processes.map(\.jsonValue)))
         object.append("warnings", .array(warnings.map(JSONValue.string)))
         // Added after the first release of the schema: last, and only on scheduled records.
-        if let slot { object.append("slot", .string(Timestamp.format(slot))) }
+        if let slot { object.append("slot", .string(RFC3339.format(slot))) }
         return .object(object)
     }
 }
@@ -52,10 +53,10 @@ extension CollectionFailure {
         var object: JSONObject = [
             "schema": .string(Snapshot.schema),
             "host": .string(host),
-            "collected_at": .string(Timestamp.format(collectedAt)),
+            "collected_at": .string(RFC3339.format(collectedAt)),
             "error": .object(["kind": .string(kind.rawValue), "message": .string(message)]),
         ]
-        if let slot { object.append("slot", .string(Timestamp.format(slot))) }
+        if let slot { object.append("slot", .string(RFC3339.format(slot))) }
         return .object(object)
     }
 }

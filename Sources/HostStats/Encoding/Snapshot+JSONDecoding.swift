@@ -1,5 +1,6 @@
+import ValueFormats
 import Foundation
-import OrderedJSON
+public import OrderedJSON
 
 /// A snapshot JSON object that does not have the shape of `hostscope.snapshot/1`.
 public struct SnapshotDecodingError: Error, Sendable, CustomStringConvertible {
@@ -15,10 +16,10 @@ extension SnapshotRecord {
         guard let host = object["host"]?.stringValue else {
             throw SnapshotDecodingError(description: "missing \"host\"")
         }
-        guard let stamp = object["collected_at"]?.stringValue, let collectedAt = Timestamp.parse(stamp) else {
+        guard let stamp = object["collected_at"]?.stringValue, let collectedAt = RFC3339.parse(stamp) else {
             throw SnapshotDecodingError(description: "missing or invalid \"collected_at\"")
         }
-        let slot = object["slot"]?.stringValue.flatMap(Timestamp.parse)
+        let slot = object["slot"]?.stringValue.flatMap(RFC3339.parse)
         if let error = object["error"], !error.isNull {
             let kind = error["kind"]?.stringValue.flatMap(FailureKind.init(rawValue:)) ?? .command
             var failure = CollectionFailure(

@@ -1,3 +1,4 @@
+import ValueFormats
 import Foundation
 import OrderedJSON
 
@@ -47,7 +48,7 @@ public enum SnapshotCSV {
         values.reserveCapacity(wideColumns.count)
         switch record {
         case .failure(let failure):
-            values = [Timestamp.format(failure.collectedAt), failure.host, failure.kind.rawValue]
+            values = [RFC3339.format(failure.collectedAt), failure.host, failure.kind.rawValue]
             values += Array(repeating: "", count: wideColumns.count - 5)
             values.append(failure.message)
         case .snapshot(let snapshot):
@@ -55,7 +56,7 @@ public enum SnapshotCSV {
             let memory = snapshot.memory
             let disks = snapshot.disks
             let network = snapshot.network.filter { $0.interface != "lo" && !$0.interface.hasPrefix("lo0") }
-            values = [Timestamp.format(snapshot.collectedAt), snapshot.host, ""]
+            values = [RFC3339.format(snapshot.collectedAt), snapshot.host, ""]
             values += [
                 cpu?.busyPercent, cpu?.activePercent, cpu?.userPercent, cpu?.nicePercent, cpu?.systemPercent,
                 cpu?.iowaitPercent, cpu?.irqPercent, cpu?.softirqPercent, cpu?.stealPercent, cpu?.idlePercent,
@@ -75,7 +76,7 @@ public enum SnapshotCSV {
             values.append(number(sum(network.map(\.txBytesPerSecond))))
             values += [snapshot.collector, number(snapshot.durationMs), snapshot.warnings.joined(separator: "; "), ""]
         }
-        if slotColumn { values.append(record.slot.map(Timestamp.format) ?? "") }
+        if slotColumn { values.append(record.slot.map { RFC3339.format($0) } ?? "") }
         return values.map(field).joined(separator: ",") + "\r\n"
     }
 
@@ -83,7 +84,7 @@ public enum SnapshotCSV {
     /// no long rows (the wide layout carries them).
     public static func longRows(_ record: SnapshotRecord) -> String {
         guard case .snapshot(let snapshot) = record else { return "" }
-        let stamp = Timestamp.format(snapshot.collectedAt)
+        let stamp = RFC3339.format(snapshot.collectedAt)
         var out = ""
         func row(_ kind: String, _ device: String, _ metric: String, _ value: String) {
             guard !value.isEmpty else { return }

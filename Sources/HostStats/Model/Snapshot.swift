@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One host's state at one moment: the `hostscope.snapshot/1` record of DESIGN.md.
 ///

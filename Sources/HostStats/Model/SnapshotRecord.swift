@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why a collection produced no snapshot. The raw values are the `error.kind` strings of
 /// DESIGN.md.

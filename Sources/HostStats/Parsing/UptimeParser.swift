@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads `uptime` output (procps, BusyBox, SUSE, SunOS, macOS; decimal-comma locales) into
 /// seconds up and load averages.
 ///

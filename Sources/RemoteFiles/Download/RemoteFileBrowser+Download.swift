@@ -1,3 +1,4 @@
+public import ValueFormats
 import Digests
 import Foundation
 import SSHTransport

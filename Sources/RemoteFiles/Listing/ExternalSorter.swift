@@ -1,4 +1,5 @@
 import Foundation
+import HeapModule
 import SSHTransport
 
 #if canImport(Glibc)
@@ -9,7 +10,8 @@ import SSHTransport
 ///
 /// Entries collect in memory up to `limit`; each time it is reached they are sorted and written
 /// as a run to an unlinked temporary file. At the end the runs and the in-memory remainder are
-/// merged, a batch at a time. A directory below the limit never touches the disk.
+/// merged through a heap of their heads, a batch at a time. A directory below the limit never touches
+/// the disk.
 final class ExternalSorter {
     private let limit: Int
     private let directory: String
@@ -17,6 +19,8 @@ final class ExternalSorter {
     private var runs: [RunReader] = []
     private var memoryCursor = 0
     private var finished = false
+    /// The next name of each run, and of the in-memory remainder.
+    private var heads = Heap<MergeHead>()
     private(set) var peakBuffered = 0
 
     init(limit: Int, directory: String) {
@@ -39,29 +43,27 @@ final class ExternalSorter {
         buffer.sort { $0.name.lexicographicallyPrecedes($1.name) }
         memoryCursor = 0
         finished = true
+        if let first = buffer.first { heads.insert(MergeHead(name: first.name, source: MergeHead.memory)) }
+        for (index, run) in runs.enumerated() {
+            if let head = try run.head() { heads.insert(MergeHead(name: head.name, source: index)) }
+        }
     }
 
     /// Up to `size` further entries in order; `nil` when all were returned.
     func nextBatch(_ size: Int) throws -> [ListedName]? {
         precondition(finished, "finishInput() first")
         var batch: [ListedName] = []
-        while batch.count < size {
-            // The smallest head among the runs and the in-memory remainder.
-            var best: Int? = nil
-            var bestName: [UInt8]? = memoryCursor < buffer.count ? buffer[memoryCursor].name : nil
-            for (index, run) in runs.enumerated() {
-                guard let head = try run.head() else { continue }
-                if bestName == nil || head.name.lexicographicallyPrecedes(bestName!) {
-                    best = index
-                    bestName = head.name
-                }
-            }
-            guard bestName != nil else { break }
-            if let best {
-                batch.append(try runs[best].take())
-            } else {
+        while batch.count < size, let smallest = heads.popMin() {
+            if smallest.source == MergeHead.memory {
                 batch.append(buffer[memoryCursor])
                 memoryCursor += 1
+                if memoryCursor < buffer.count {
+                    heads.insert(MergeHead(name: buffer[memoryCursor].name, source: MergeHead.memory))
+                }
+            } else {
+                let run = runs[smallest.source]
+                batch.append(try run.take())
+                if let next = try run.head() { heads.insert(MergeHead(name: next.name, source: smallest.source)) }
             }
         }
         if memoryCursor == buffer.count && !buffer.isEmpty {
@@ -87,6 +89,21 @@ final class ExternalSorter {
         try writer.rewind()
         runs.append(writer)
         buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// The next name of one source of the merge: byte order, and the in-memory remainder before the runs
+/// on a tie.
+private struct MergeHead: Comparable {
+    /// The source of the in-memory remainder; runs are numbered from 0.
+    static let memory = -1
+
+    var name: [UInt8]
+    var source: Int
+
+    static func < (lhs: MergeHead, rhs: MergeHead) -> Bool {
+        if lhs.name == rhs.name { return lhs.source < rhs.source }
+        return lhs.name.lexicographicallyPrecedes(rhs.name)
     }
 }
 

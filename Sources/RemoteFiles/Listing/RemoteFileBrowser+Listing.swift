@@ -1,3 +1,4 @@
+public import ValueFormats
 import Foundation
 import SSHTransport
 
@@ -51,7 +52,7 @@ extension RemoteFileBrowser {
             do {
                 attributes = try await session.stat(resolved.remote)
             } catch {
-                throw await explain(error, operation: "list", path: resolved.display, remote: path.sftp)
+                throw await explain(error, operation: "list", path: resolved.display, remote: path)
             }
             var summary = ListSummary()
             guard attributes.type == .directory else {
@@ -155,7 +156,7 @@ extension RemoteFileBrowser {
         for name in names {
             var target: [UInt8]?
             if options.readLinkTargets && name.attributes.type == .symlink {
-                let remote = RemotePath(directory.remote).appending(name.name).sftp
+                let remote = directory.remote.appending(name.name)
                 // A link removed since the listing keeps its entry without a target.
                 target = try? await session.readlink(remote).bytes
             }

@@ -1,5 +1,6 @@
+import ValueFormats
 import Foundation
-import OrderedJSON
+public import OrderedJSON
 
 extension RemoteFileEntry {
     /// The entry as a Files JSON object: `name`, `path`, `type`, `size`, `mode`, `uid`, `gid`,

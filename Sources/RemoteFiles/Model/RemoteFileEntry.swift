@@ -1,4 +1,5 @@
-import SSHTransport
+public import ValueFormats
+public import SSHTransport
 
 /// The kind of a directory entry, as Files JSON names it.
 public enum RemoteFileType: String, Sendable, Equatable {
@@ -108,29 +109,5 @@ public struct RemoteFileTree: Sendable, Equatable {
         self.entry = entry
         self.children = children
         self.error = error
-    }
-}
-
-/// RFC 3339 UTC timestamps of whole seconds, without Foundation's formatters.
-enum RFC3339 {
-    /// `2024-05-06T07:08:09Z`.
-    static func format(secondsSince1970 seconds: Int64) -> String {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let yearText = String(year)
-        return String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + "-" + two(month) + "-"
-            + two(day) + "T" + two(secondOfDay / 3600) + ":" + two(secondOfDay % 3600 / 60) + ":"
-            + two(secondOfDay % 60) + "Z"
     }
 }

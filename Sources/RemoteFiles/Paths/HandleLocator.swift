@@ -1,3 +1,4 @@
+import ValueFormats
 import SSHTransport
 import Synchronization
 
@@ -41,10 +42,10 @@ final class HandleLocator: Sendable {
         state = Mutex(State(available: enabled ? nil : false))
     }
 
-    private static let descriptorLinks = SFTPPath("/proc/self/fd")
+    private static let descriptorLinks = RemotePath("/proc/self/fd")
 
     /// Whether a descriptor of the server's process leads to `expected`, a canonical path.
-    func confirm(_ expected: SFTPPath, on session: SSHSession) async -> Finding {
+    func confirm(_ expected: RemotePath, on session: SSHSession) async -> Finding {
         let (available, last) = state.withLock { ($0.available, $0.lastDescriptor) }
         if available == false { return .unavailable }
         if let last, let target = try? await session.readlink(Self.descriptorLinks.appending(last)), target == expected

@@ -1,3 +1,4 @@
+import ValueFormats
 import SSHTransport
 
 // Opening by name over SFTP v3, where a name can change between any two requests.
@@ -117,8 +118,8 @@ extension RemoteFileBrowser {
             throw changed(resolved.display, "the server's handle leads to another file")
         case .unavailable:
             // Checks by name: the resolution is unchanged, and the name's attributes are the handle's.
-            let again = RemotePath(try await session.realpath(resolved.remote))
-            guard again == RemotePath(resolved.remote) else {
+            let again = try await session.realpath(resolved.remote)
+            guard again == resolved.remote else {
                 if let root, !again.isWithin(root) { throw outsideRoot(resolved.display, resolved: again) }
                 throw changed(resolved.display, "it now resolves to \(again.escaped)")
             }

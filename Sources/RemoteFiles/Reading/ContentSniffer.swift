@@ -1,3 +1,5 @@
+import ValueFormats
+
 /// Tells text from binary and guesses what a binary file is, from its first bytes.
 public enum ContentSniffer {
     /// How many leading bytes the decision looks at.
@@ -67,14 +69,7 @@ public enum ContentSniffer {
 
     /// `hexdump -C`-style lines for `bytes`, starting at offset `base`.
     public static func hexDump(_ bytes: [UInt8], base: UInt64 = 0) -> [String] {
-        let digits = Array("0123456789abcdef")
-        func hex(_ value: UInt64, width: Int) -> String {
-            var text = ""
-            for shift in stride(from: (width - 1) * 4, through: 0, by: -4) {
-                text.append(digits[Int((value >> UInt64(shift)) & 0xF)])
-            }
-            return text
-        }
+        func hex(_ value: UInt64, width: Int) -> String { Hex.string(value, width: width) }
         var lines: [String] = []
         for start in stride(from: 0, to: bytes.count, by: 16) {
             let row = bytes[start..<min(bytes.count, start + 16)]

@@ -1,3 +1,4 @@
+public import ValueFormats
 import SSHTransport
 
 /// A byte range as `--bytes` takes it: `A-B` (inclusive, from 0), `A-` (from A to the end) or

@@ -1,3 +1,5 @@
+import ValueFormats
+
 /// A shell glob (`*.log`, `access.?`, `[0-9]*.gz`) matched against a file name's bytes, as
 /// `find -name` matches: `*` any run, `?` one character, `[...]` a set (`!` or `^` negates,
 /// `a-z` ranges), `\` quotes the next character. Characters are UTF-8 scalars; a byte that is

@@ -1,3 +1,4 @@
+public import ValueFormats
 import SSHTransport
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+public import ValueFormats
 import SSHTransport
 
 /// How a directory walk (tree, find, recursive grep) proceeds.
@@ -69,14 +70,14 @@ extension RemoteFileBrowser {
 
     /// ``walk(_:options:_:)`` that also hands over the path to ask the server for each entry.
     func walkResolved(
-        _ path: RemotePath, options: WalkOptions, _ visit: (WalkEvent, SFTPPath?) async throws -> Void
+        _ path: RemotePath, options: WalkOptions, _ visit: (WalkEvent, RemotePath?) async throws -> Void
     ) async throws {
         let start = try await resolve(path, followFinalLink: true)
         let attributes: SFTPAttributes
         do {
             attributes = try await session.stat(start.remote)
         } catch {
-            throw await explain(error, operation: "read", path: start.display, remote: path.sftp)
+            throw await explain(error, operation: "read", path: start.display, remote: path)
         }
         var entry = RemoteFileEntry(name: path.lastComponent, path: start.display, attributes: attributes)
         if path.bytes.isEmpty { entry.name = Array(".".utf8) }
@@ -88,7 +89,7 @@ extension RemoteFileBrowser {
         if options.followLinks, let real = try? await session.realpath(start.remote) {
             // Walk from the canonical path so every directory below has a canonical path too,
             // which is what loop detection compares.
-            ancestors.append(RemotePath(real))
+            ancestors.append(real)
             base.remote = real
         }
         try await walkDirectory(base, seen: attributes, depth: 0, ancestors: ancestors, options: options, visit)
@@ -99,7 +100,7 @@ extension RemoteFileBrowser {
     /// or entered (the listing only says what to try).
     private func walkDirectory(
         _ directory: Resolved, seen: SFTPAttributes?, depth: Int, ancestors: [RemotePath], options: WalkOptions,
-        _ visit: (WalkEvent, SFTPPath?) async throws -> Void
+        _ visit: (WalkEvent, RemotePath?) async throws -> Void
     ) async throws {
         var entries: [RemoteFileEntry] = []
         var listing = ListOptions(includeHidden: options.includeHidden, readLinkTargets: true, sorted: true)
@@ -114,30 +115,30 @@ extension RemoteFileBrowser {
         let childDepth = depth + 1
         let mayDescend = options.maxDepth.map { childDepth < $0 } ?? true
         for entry in entries {
-            let remote = RemotePath(directory.remote).appending(entry.name)
+            let remote = directory.remote.appending(entry.name)
             switch entry.type {
             case .dir where mayDescend:
-                try await visit(.entry(entry, depth: childDepth, descending: true), remote.sftp)
+                try await visit(.entry(entry, depth: childDepth, descending: true), remote)
                 var chain = ancestors
                 if options.followLinks { chain.append(remote) }
                 try await walkDirectory(
-                    Resolved(display: entry.path, remote: remote.sftp), seen: Self.directoryAttributes(entry),
+                    Resolved(display: entry.path, remote: remote), seen: Self.directoryAttributes(entry),
                     depth: childDepth, ancestors: chain, options: options, visit)
             case .symlink where options.followLinks && mayDescend:
                 switch await followedDirectory(entry, remote: remote, ancestors: ancestors) {
                 case .notADirectory:
-                    try await visit(.entry(entry, depth: childDepth, descending: false), remote.sftp)
+                    try await visit(.entry(entry, depth: childDepth, descending: false), remote)
                 case .failed(let error):
-                    try await visit(.entry(entry, depth: childDepth, descending: true), remote.sftp)
+                    try await visit(.entry(entry, depth: childDepth, descending: true), remote)
                     try await visit(.failed(error, depth: childDepth), nil)
                 case .directory(let real, let attributes):
-                    try await visit(.entry(entry, depth: childDepth, descending: true), real.sftp)
+                    try await visit(.entry(entry, depth: childDepth, descending: true), real)
                     try await walkDirectory(
-                        Resolved(display: entry.path, remote: real.sftp), seen: attributes, depth: childDepth,
+                        Resolved(display: entry.path, remote: real), seen: attributes, depth: childDepth,
                         ancestors: ancestors + [real], options: options, visit)
                 }
             default:
-                try await visit(.entry(entry, depth: childDepth, descending: false), remote.sftp)
+                try await visit(.entry(entry, depth: childDepth, descending: false), remote)
             }
         }
     }
@@ -159,9 +160,9 @@ extension RemoteFileBrowser {
     {
         let attributes: SFTPAttributes
         do {
-            attributes = try await session.stat(remote.sftp)
+            attributes = try await session.stat(remote)
         } catch {
-            let explained = await explain(error, operation: "follow", path: entry.path, remote: remote.sftp)
+            let explained = await explain(error, operation: "follow", path: entry.path, remote: remote)
             // A link to nowhere is listed as a link; only a loop is worth an error.
             if let explained = explained as? RemoteFilesError, explained.code == .symlinkLoop {
                 return .failed(explained)
@@ -169,8 +170,8 @@ extension RemoteFileBrowser {
             return .notADirectory
         }
         guard attributes.type == .directory else { return .notADirectory }
-        guard let real = try? await session.realpath(remote.sftp) else { return .notADirectory }
-        let canonical = RemotePath(real)
+        guard let real = try? await session.realpath(remote) else { return .notADirectory }
+        let canonical = real
         if let root, !canonical.isWithin(root) {
             return .failed(outsideRoot(entry.path, resolved: canonical))
         }

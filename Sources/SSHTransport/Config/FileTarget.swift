@@ -21,7 +21,7 @@ public struct FileTarget: Sendable, Hashable, CustomStringConvertible {
     ///   directory. (OpenSSH's `sftp` reads every URL path as relative to home.)
     /// - anything else: a local path.
     public init(parsing argument: String) throws(SSHError) {
-        if let url = try HostURL(parsing: argument, schemes: ["sftp"]) {
+        if let url = try SSHDestination.url(parsing: argument, schemes: ["sftp"]) {
             host = .remote(url.destination)
             if url.path.isEmpty || url.path == "/~" || url.path == "/~/" {
                 path = "."
@@ -96,12 +96,12 @@ public struct FileTarget: Sendable, Hashable, CustomStringConvertible {
             }
             var url = "sftp://"
             if let user = destination.user {
-                url += PercentDecoding.encode(user, keeping: []) + "@"
+                url += PercentEncoding.encode(user, keeping: []) + "@"
             }
             url += destination.host.contains(":") ? "[\(destination.host)]" : destination.host
             url += ":\(port)"
             let absolute = path.hasPrefix("/") ? path : (path == "." ? "/~/" : "/~/" + path)
-            return url + PercentDecoding.encode(absolute, keeping: [UInt8(ascii: "/")])
+            return url + PercentEncoding.encode(absolute, keeping: [UInt8(ascii: "/")])
         }
     }
 }

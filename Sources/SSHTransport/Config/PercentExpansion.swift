@@ -1,3 +1,5 @@
+import Foundation
+
 /// OpenSSH's `%` tokens and `${VAR}` references in paths (`IdentityFile ~/.ssh/%h_%r`), and its `~` rule.
 struct PercentExpansion {
     struct Failure: Error {

@@ -1,3 +1,4 @@
+import ValueFormats
 import Synchronization
 
 /// Bounds how many sessions connect at once (TCP, key exchange, authentication), so that a
@@ -82,12 +83,7 @@ public final class HandshakeGate: Sendable {
         }
         // Admitted after a wait: spread the starts of those that queued together.
         if jitter > .zero {
-            let nanoseconds = Int64.random(
-                in:
-                    0...max(
-                        0,
-                        jitter.components.attoseconds / 1_000_000_000
-                            + jitter.components.seconds * 1_000_000_000))
+            let nanoseconds = Int64.random(in: 0...max(0, jitter.wholeNanoseconds))
             try? await Task.sleep(for: .nanoseconds(nanoseconds))
         }
     }

@@ -179,7 +179,7 @@ final class IOReactor: @unchecked Sendable {
                 var wakeAt = timers.min?.due
                 if !busy.isEmpty { wakeAt = wakeAt.map { min($0, nextSweep) } ?? nextSweep }
                 if let wakeAt {
-                    timeout = Int32(max(0, ContinuousClock.now.duration(to: wakeAt).roundedUpMilliseconds))
+                    timeout = Int32(max(0, ContinuousClock.now.duration(to: wakeAt).timeoutMilliseconds))
                 }
             }
             let count = tokens.withUnsafeMutableBufferPointer { tokenBuffer in

@@ -1,3 +1,4 @@
+import ValueFormats
 import CLibSSH2
 import Foundation
 
@@ -231,7 +232,7 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
     }
 
     static func describe(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.inSeconds
         if seconds < 1 { return "\(Int((seconds * 1000).rounded())) ms" }
         if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
         return String(format: "%.1f s", seconds)

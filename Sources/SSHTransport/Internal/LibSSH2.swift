@@ -1,3 +1,4 @@
+import ValueFormats
 import CLibSSH2
 import Foundation
 
@@ -184,11 +185,9 @@ enum LibSSH2 {
 }
 
 extension Duration {
-    /// Milliseconds as a C `long`-sized integer, rounded up so short timeouts never become 0
-    /// (which libssh2 and poll read as "forever" or "don't wait").
-    var roundedUpMilliseconds: Int {
-        let (seconds, attoseconds) = components
-        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int(max(0, min(millis, Int64(Int32.max))))
+    /// Milliseconds as a C `int`-sized count, rounded up so short timeouts never become 0 (which
+    /// libssh2 and poll read as "forever" or "don't wait").
+    var timeoutMilliseconds: Int {
+        Int(max(0, min(roundedUpMilliseconds, Int64(Int32.max))))
     }
 }

@@ -1,3 +1,4 @@
+import ValueFormats
 import CLibSSH2
 import Foundation
 
@@ -40,7 +41,7 @@ final class SFTPContext {
     var openHandles: [OpaquePointer] { Array(handles.values) }
 
     /// Classifies the last libssh2 failure of an SFTP call on `path`.
-    func failure<Value>(_ operation: String, _ path: SFTPPath?) -> SFTPAttempt<Value> {
+    func failure<Value>(_ operation: String, _ path: RemotePath?) -> SFTPAttempt<Value> {
         let (code, message) = LibSSH2.lastError(session)
         if code == LibSSH2.eagain { return .again }
         if LibSSH2.isFatalTransportError(code) {

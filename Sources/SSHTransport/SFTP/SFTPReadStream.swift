@@ -1,3 +1,4 @@
+public import ValueFormats
 import CLibSSH2
 import Synchronization
 
@@ -23,13 +24,13 @@ public final class SFTPReadStream: Sendable {
         var queued: Int { chunks.count - head }
     }
 
-    public let path: SFTPPath
+    public let path: RemotePath
     private let state = Mutex(State())
     private let maximumBufferedChunks: Int
     private let loop: SessionLoop
     private let operation = OperationBox()
 
-    init(path: SFTPPath, loop: SessionLoop, maximumBufferedChunks: Int) {
+    init(path: RemotePath, loop: SessionLoop, maximumBufferedChunks: Int) {
         self.path = path
         self.loop = loop
         self.maximumBufferedChunks = max(1, maximumBufferedChunks)
@@ -225,7 +226,7 @@ final class SFTPReadStreamOperation: LoopOperation, @unchecked Sendable {
     private unowned let loop: SessionLoop
     /// Weak: a consumer that drops the stream cancels the reading (the stream's `deinit`).
     private weak var stream: SFTPReadStream?
-    private let path: SFTPPath
+    private let path: RemotePath
     private let handleID: UInt64
     private let pool: SFTPChunkPool
     /// Bytes offered to each `libssh2_sftp_read`; libssh2 keeps up to four times this in flight.

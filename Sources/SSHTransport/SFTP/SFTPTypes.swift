@@ -1,35 +1,3 @@
-/// A remote path as bytes: file names on a host need not be valid UTF-8, and such a name
-/// must still be addressable exactly.
-public struct SFTPPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
-    public var bytes: [UInt8]
-
-    public init(bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    public init(_ string: String) {
-        bytes = Array(string.utf8)
-    }
-
-    public init(stringLiteral value: String) {
-        self.init(value)
-    }
-
-    /// The path as text; invalid UTF-8 shows as U+FFFD (use ``bytes`` to address the file).
-    public var description: String { String(decoding: bytes, as: UTF8.self) }
-
-    /// Whether the bytes are valid UTF-8.
-    public var isValidUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
-
-    /// `self/name`, with exactly one slash between.
-    public func appending(_ name: [UInt8]) -> SFTPPath {
-        var result = bytes
-        if result.last != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
-        result.append(contentsOf: name)
-        return SFTPPath(bytes: result)
-    }
-}
-
 /// What kind of file an entry is, from its mode bits.
 public enum SFTPFileType: String, Sendable, Equatable {
     case file, directory, symlink, fifo, socket, characterDevice, blockDevice, unknown

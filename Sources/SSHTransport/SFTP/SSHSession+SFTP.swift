@@ -1,3 +1,4 @@
+public import ValueFormats
 import CLibSSH2
 import Synchronization
 
@@ -8,7 +9,7 @@ import Synchronization
 
 extension SSHSession {
     /// Attributes of `path`; `followSymlinks: false` describes a link itself (lstat).
-    public func stat(_ path: SFTPPath, followSymlinks: Bool = true, timeout: Duration = .seconds(30)) async throws
+    public func stat(_ path: RemotePath, followSymlinks: Bool = true, timeout: Duration = .seconds(30)) async throws
         -> SFTPAttributes
     {
         try await sftp(followSymlinks ? "stat" : "lstat", timeout) { context in
@@ -22,29 +23,29 @@ extension SSHSession {
     }
 
     /// The canonical absolute path the server resolves `path` to (symlinks and `..` resolved).
-    public func realpath(_ path: SFTPPath, timeout: Duration = .seconds(30)) async throws -> SFTPPath {
+    public func realpath(_ path: RemotePath, timeout: Duration = .seconds(30)) async throws -> RemotePath {
         try await resolveLink(path, kind: Int32(LIBSSH2_SFTP_REALPATH), operation: "resolve", timeout: timeout)
     }
 
     /// The target of the symbolic link at `path`, as stored in the link.
-    public func readlink(_ path: SFTPPath, timeout: Duration = .seconds(30)) async throws -> SFTPPath {
+    public func readlink(_ path: RemotePath, timeout: Duration = .seconds(30)) async throws -> RemotePath {
         try await resolveLink(path, kind: Int32(LIBSSH2_SFTP_READLINK), operation: "read link", timeout: timeout)
     }
 
     /// Opens a directory for listing.
-    public func openDirectory(_ path: SFTPPath, timeout: Duration = .seconds(30)) async throws -> SFTPDirectory {
+    public func openDirectory(_ path: RemotePath, timeout: Duration = .seconds(30)) async throws -> SFTPDirectory {
         let id = try await open(path, type: Int32(LIBSSH2_SFTP_OPENDIR), operation: "open directory", timeout: timeout)
         return SFTPDirectory(session: self, id: id, path: path)
     }
 
     /// Opens a file for reading (the only mode this module opens files in).
-    public func openFile(_ path: SFTPPath, timeout: Duration = .seconds(30)) async throws -> SFTPFile {
+    public func openFile(_ path: RemotePath, timeout: Duration = .seconds(30)) async throws -> SFTPFile {
         let id = try await open(path, type: Int32(LIBSSH2_SFTP_OPENFILE), operation: "open", timeout: timeout)
         return SFTPFile(session: self, id: id, path: path)
     }
 
-    private func resolveLink(_ path: SFTPPath, kind: Int32, operation: String, timeout: Duration) async throws
-        -> SFTPPath
+    private func resolveLink(_ path: RemotePath, kind: Int32, operation: String, timeout: Duration) async throws
+        -> RemotePath
     {
         try await sftp(operation, timeout) { context in
             var target = [CChar](repeating: 0, count: 4097)
@@ -52,11 +53,11 @@ extension SSHSession {
                 libssh2_sftp_symlink_ex(context.sftp, pointer, count, &target, UInt32(target.count - 1), kind)
             }
             guard length >= 0 else { return context.failure(operation, path) }
-            return .done(SFTPPath(bytes: target[0..<Int(length)].map { UInt8(bitPattern: $0) }))
+            return .done(RemotePath(bytes: target[0..<Int(length)].map { UInt8(bitPattern: $0) }))
         }
     }
 
-    private func open(_ path: SFTPPath, type: Int32, operation: String, timeout: Duration) async throws -> UInt64 {
+    private func open(_ path: RemotePath, type: Int32, operation: String, timeout: Duration) async throws -> UInt64 {
         try await sftp(operation, timeout) { context in
             let handle = path.withCPath { pointer, length in
                 libssh2_sftp_open_ex(context.sftp, pointer, length, UInt(LIBSSH2_FXF_READ), 0, type)
@@ -110,12 +111,12 @@ extension SSHSession {
 /// An open remote directory. Read it with ``next(maxEntries:timeout:)`` until it returns no
 /// entries; close it with ``close()`` (dropping it closes it in the background).
 public final class SFTPDirectory: Sendable {
-    public let path: SFTPPath
+    public let path: RemotePath
     let session: SSHSession
     let id: UInt64
     private let closed = Mutex(false)
 
-    init(session: SSHSession, id: UInt64, path: SFTPPath) {
+    init(session: SSHSession, id: UInt64, path: RemotePath) {
         self.session = session
         self.id = id
         self.path = path
@@ -171,7 +172,7 @@ public final class SFTPDirectory: Sendable {
 /// A remote file open for reading. Close it with ``close()`` (dropping it closes it in the
 /// background).
 public final class SFTPFile: Sendable {
-    public let path: SFTPPath
+    public let path: RemotePath
     let session: SSHSession
     let id: UInt64
     private let closed = Mutex(false)
@@ -179,7 +180,7 @@ public final class SFTPFile: Sendable {
     /// than it asked for, and a fresh zeroed buffer per read cost more than the copy.
     private let readBuffer = SFTPReadBuffer()
 
-    init(session: SSHSession, id: UInt64, path: SFTPPath) {
+    init(session: SSHSession, id: UInt64, path: RemotePath) {
         self.session = session
         self.id = id
         self.path = path
@@ -263,7 +264,7 @@ extension SFTPAttributes {
     }
 }
 
-extension SFTPPath {
+extension RemotePath {
     /// Calls `body` with the path as a C string pointer and its length (paths may contain any
     /// byte but NUL, and the length, not a terminator, tells libssh2 where they end).
     func withCPath<Result>(_ body: (UnsafePointer<CChar>, UInt32) -> Result) -> Result {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One stored chat conversation's header: where it talks, to which model, and its totals.
 public struct StoredChatSession: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+public import Foundation
 import GRDB
 
 #if canImport(Glibc)

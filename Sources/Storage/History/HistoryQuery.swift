@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Which hosts a history query covers.
 public enum HostFilter: Sendable, Equatable {

@@ -1,6 +1,5 @@
-import Foundation
+public import Foundation
 import GRDB
-import HostStats
 import OrderedJSON
 
 /// The snapshot history: every record `watch` collected, queryable by host and time.
@@ -15,9 +14,8 @@ public struct HistoryStore: Sendable {
     ///
     /// The JSON is serialised before the write lock is taken. A full disk throws
     /// ``StorageError/Code/diskFull``; the database stays usable and the caller may go on.
-    public func append(_ records: [SnapshotRecord]) async throws(StorageError) {
-        guard !records.isEmpty else { return }
-        let rows = records.map(RecordRow.init)
+    public func append(_ rows: [HistoryRow]) async throws(StorageError) {
+        guard !rows.isEmpty else { return }
         try await database.write { db in
             let statement = try db.cachedStatement(
                 sql: """
@@ -28,7 +26,7 @@ public struct HistoryStore: Sendable {
                     """)
             for row in rows {
                 try statement.execute(arguments: [
-                    row.host, row.collectedAt, row.kind, row.errorKind, row.cpuBusyPercent, row.memoryUsedPercent,
+                    row.host, Self.milliseconds(row.collectedAt), row.kind.rawValue, row.errorKind, row.cpuBusyPercent, row.memoryUsedPercent,
                     row.load1m, row.diskMaxUsedPercent, row.json,
                 ])
             }
@@ -39,8 +37,12 @@ public struct HistoryStore: Sendable {
     ///
     /// Each page is its own short read, so a large history never sits in memory whole and a
     /// concurrent writer is never held up.
-    public func records(_ query: HistoryQuery, pageSize: Int = 500) -> HistoryRecords {
-        HistoryRecords(store: self, query: query, pageSize: max(1, pageSize))
+    public func records(_ query: HistoryQuery, pageSize: Int = 500) -> PagedRows<StoredRecord, HistoryCursor> {
+        let limit = max(1, pageSize)
+        return PagedRows { (cursor: HistoryCursor?) async throws(StorageError) in
+            let page = try await self.page(query, after: cursor, limit: limit)
+            return (page.records, page.next)
+        }
     }
 
     /// Up to `limit` records matching `query` after `cursor` (from the start when `nil`), oldest first.
@@ -73,7 +75,7 @@ public struct HistoryStore: Sendable {
                     StoredRecord(
                         id: row[0], host: row[1], collectedAt: Self.date(milliseconds: row[2]),
                         kind: StoredRecord.Kind(rawValue: row[3]) ?? .snapshot,
-                        errorKind: (row[4] as String?).flatMap(FailureKind.init(rawValue:)), cpuBusyPercent: row[5],
+                        errorKind: row[4], cpuBusyPercent: row[5],
                         memoryUsedPercent: row[6], json: row[7]))
             }
             return records
@@ -178,36 +180,46 @@ public struct HistoryStore: Sendable {
     }
 }
 
-/// The column values of one record, computed before the write transaction starts.
-private struct RecordRow: Sendable {
-    var host: String
-    var collectedAt: Int64
-    var kind: String
-    var errorKind: String?
-    var cpuBusyPercent: Double?
-    var memoryUsedPercent: Double?
-    var load1m: Double?
-    var diskMaxUsedPercent: Double?
-    var json: String
+/// One record as the history stores it: the columns it is queried by and its JSON, computed before the
+/// write transaction starts.
+public struct HistoryRow: Sendable, Equatable {
+    /// The host as `watch` named it.
+    public var host: String
+    /// Collection time (stored to the millisecond).
+    public var collectedAt: Date
+    /// Snapshot or error record.
+    public var kind: StoredRecord.Kind
+    /// The failure's kind for error records.
+    public var errorKind: String?
+    /// `cpu.busy_percent`, when finite.
+    public var cpuBusyPercent: Double?
+    /// `memory.used_percent`, when finite.
+    public var memoryUsedPercent: Double?
+    /// `load.1m`, when finite.
+    public var load1m: Double?
+    /// The highest `used_percent` of the record's disks, when finite.
+    public var diskMaxUsedPercent: Double?
+    /// The record's compact `hostscope.snapshot/1` JSON.
+    public var json: String
 
-    init(_ record: SnapshotRecord) {
-        host = record.host
-        collectedAt = HistoryStore.milliseconds(record.collectedAt)
-        json = record.jsonValue.jsonString
-        switch record {
-        case .snapshot(let snapshot):
-            kind = StoredRecord.Kind.snapshot.rawValue
-            cpuBusyPercent = Self.finite(snapshot.cpu?.busyPercent)
-            memoryUsedPercent = Self.finite(snapshot.memory?.usedPercent)
-            load1m = Self.finite(snapshot.load?.one)
-            diskMaxUsedPercent = Self.finite(snapshot.disks.compactMap(\.usedPercent).max())
-        case .failure(let failure):
-            kind = StoredRecord.Kind.error.rawValue
-            errorKind = failure.kind.rawValue
-        }
+    /// A row; figures that are not finite are stored as NULL (SQLite stores NaN as NULL anyway, and
+    /// infinities are not figures worth querying either).
+    public init(
+        host: String, collectedAt: Date, kind: StoredRecord.Kind, errorKind: String? = nil,
+        cpuBusyPercent: Double? = nil, memoryUsedPercent: Double? = nil, load1m: Double? = nil,
+        diskMaxUsedPercent: Double? = nil, json: String
+    ) {
+        self.host = host
+        self.collectedAt = collectedAt
+        self.kind = kind
+        self.errorKind = errorKind
+        self.cpuBusyPercent = Self.finite(cpuBusyPercent)
+        self.memoryUsedPercent = Self.finite(memoryUsedPercent)
+        self.load1m = Self.finite(load1m)
+        self.diskMaxUsedPercent = Self.finite(diskMaxUsedPercent)
+        self.json = json
     }
 
-    /// SQLite stores NaN as NULL anyway; infinities are not figures worth querying either.
     private static func finite(_ value: Double?) -> Double? {
         guard let value, value.isFinite else { return nil }
         return value

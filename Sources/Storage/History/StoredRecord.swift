@@ -1,6 +1,5 @@
-import Foundation
-import HostStats
-import OrderedJSON
+public import Foundation
+public import OrderedJSON
 
 /// One snapshot record as stored: its indexed columns and the exact `hostscope.snapshot/1` JSON.
 public struct StoredRecord: Sendable, Equatable {
@@ -18,8 +17,8 @@ public struct StoredRecord: Sendable, Equatable {
     public var collectedAt: Date
     /// Snapshot or error record.
     public var kind: Kind
-    /// The failure's kind for error records.
-    public var errorKind: FailureKind?
+    /// The failure's kind for error records (`timeout`, `auth`, `host_key`, `connect`, `command`, `parse`).
+    public var errorKind: String?
     /// `cpu.busy_percent` of a snapshot, also a column for SQL of one's own.
     public var cpuBusyPercent: Double?
     /// `memory.used_percent` of a snapshot, also a column for SQL of one's own.
@@ -29,7 +28,7 @@ public struct StoredRecord: Sendable, Equatable {
 
     /// A stored record as read from the database.
     public init(
-        id: Int64, host: String, collectedAt: Date, kind: Kind, errorKind: FailureKind?, cpuBusyPercent: Double?,
+        id: Int64, host: String, collectedAt: Date, kind: Kind, errorKind: String?, cpuBusyPercent: Double?,
         memoryUsedPercent: Double?, json: String
     ) {
         self.id = id
@@ -45,11 +44,6 @@ public struct StoredRecord: Sendable, Equatable {
     /// The JSON as a value.
     public func jsonValue() throws(JSONParseError) -> JSONValue {
         try JSONParser.parse(json)
-    }
-
-    /// The record decoded back into the model (for CSV and tables).
-    public func record() throws -> SnapshotRecord {
-        try SnapshotRecord(json: try jsonValue())
     }
 }
 

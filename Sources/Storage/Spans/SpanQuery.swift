@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Which spans `trace list` shows: the newest first, narrowed by any of these.
 public struct SpanFilter: Sendable, Equatable {

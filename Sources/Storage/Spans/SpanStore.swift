@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 
 /// Finished spans, so that `trace` commands in one process see what a `watch` in another recorded.
@@ -197,8 +197,12 @@ public struct SpanStore: Sendable {
     }
 
     /// The spans that started in [`since`, `until`], oldest first, read `pageSize` at a time (for export).
-    public func spans(since: Date? = nil, until: Date? = nil, pageSize: Int = 1_000) -> StoredSpans {
-        StoredSpans(store: self, since: since, until: until, pageSize: max(1, pageSize))
+    public func spans(since: Date? = nil, until: Date? = nil, pageSize: Int = 1_000) -> PagedRows<StoredSpan, SpanCursor> {
+        let limit = max(1, pageSize)
+        return PagedRows { (cursor: SpanCursor?) async throws(StorageError) in
+            let page = try await self.page(since: since, until: until, after: cursor, limit: limit)
+            return (page.spans, page.next)
+        }
     }
 
     /// How many spans are stored.

@@ -1,10 +1,12 @@
-import Agent
-import ArgumentParser
+import ValueFormats
+public import ArgumentParser
 import Foundation
 import HostStats
+import HostscopeCore
 import OrderedJSON
-import RemoteFiles
-import Storage
+public import RemoteFiles
+import TerminalUI
+import ValueFormats
 
 struct FilesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,79 +50,11 @@ struct FilesOptions: ParsableArguments {
     func run<T: Sendable>(
         _ argument: String, _ settings: ConnectionSettings, _ body: (RemoteFilesSession) async throws -> T
     ) async throws -> T {
-        let environment = ProcessInfo.processInfo.environment
-        let trace = await TraceRuntime.start(
-            TraceSetup(
-                capacity: TraceRuntime.capacity(fromEnvironment: environment) ?? TraceSetup.defaultCapacity,
-                databasePath: DatabaseLocation.path(explicit: nil, environment: environment)))
         do {
-            let result = try await RemoteFilesSession.with(argument: argument, settings: settings, root: root, body)
-            await trace.finishReporting()
-            return result
+            return try await FilesService(settings: try .command(connection: settings)).with(argument, root: root, body)
         } catch {
-            await trace.finishReporting()
             throw FilesFailure.exit(error)
         }
-    }
-}
-
-/// ``ConnectionOptions`` without the short names `-i` and `-F`, which `files grep` gives their
-/// grep meanings (ignore case, fixed strings); there they are `--identity` and `--ssh-config`.
-struct GrepConnectionOptions: ParsableArguments {
-    @Option(name: [.customShort("l"), .long], help: "Remote user name (wins over ~/.ssh/config's User).")
-    var user: String?
-    @Option(name: [.customShort("p"), .long], help: "SSH port (wins over ~/.ssh/config's Port).")
-    var port: Int?
-    @Option(
-        name: .customLong("identity"),
-        help: ArgumentHelp(
-            "Private key file to try (repeatable); tried before the config's IdentityFile entries.", valueName: "file"))
-    var identity: [String] = []
-    @Option(
-        name: .customLong("known-hosts"),
-        help: ArgumentHelp(
-            "known_hosts file to check and record host keys in (default: ~/.ssh/known_hosts).", valueName: "file"))
-    var knownHosts: String?
-    @Flag(name: .customLong("accept-new-host-key"), help: "Record the key of a host not yet in known_hosts.")
-    var acceptNewHostKey = false
-    @Option(
-        name: .customLong("connect-timeout"),
-        help: ArgumentHelp(
-            "Limit on connecting and authenticating, e.g. 10s.", valueName: "duration"))
-    var connectTimeout: DurationArgument?
-    @Option(
-        name: .customLong("password-env"),
-        help: ArgumentHelp(
-            "Name of an environment variable holding the SSH password.", valueName: "var"))
-    var passwordEnv: String?
-    @Option(
-        name: .customLong("passphrase-env"),
-        help: ArgumentHelp(
-            "Name of an environment variable holding private key passphrases.", valueName: "var"))
-    var passphraseEnv: String?
-    @Option(
-        name: .customLong("ssh-config"),
-        help: ArgumentHelp(
-            "ssh_config file to read instead of ~/.ssh/config and /etc/ssh/ssh_config.", valueName: "file"))
-    var sshConfig: String?
-
-    /// The same settings ``ConnectionOptions`` would produce.
-    var shared: ConnectionOptions {
-        var options = ConnectionOptions()
-        options.user = user
-        options.port = port
-        options.identity = identity
-        options.knownHosts = knownHosts
-        options.acceptNewHostKey = acceptNewHostKey
-        options.connectTimeout = connectTimeout
-        options.passwordEnv = passwordEnv
-        options.passphraseEnv = passphraseEnv
-        options.sshConfig = sshConfig
-        return options
-    }
-
-    func validate() throws {
-        try shared.validate()
     }
 }
 
@@ -376,7 +310,7 @@ struct FilesGrepCommand: AsyncParsableCommand {
         let options = GrepOptions(
             recursive: recursive, ignoreCase: ignoreCase, fixedString: fixedStrings, glob: glob.map(GlobPattern.init),
             maxCount: maxCount)
-        let summary = try await files.run(target, connection.shared.settings) { session in
+        let summary = try await files.run(target, connection.settings) { session in
             try await session.browser.grep(pattern, in: session.path, options: options) { match in
                 let prefix = match.path.escaped + ":" + String(match.lineNumber) + ":"
                 if terminal {
@@ -423,7 +357,7 @@ struct FilesFindCommand: AsyncParsableCommand {
         var options = FindOptions(walk: WalkOptions(maxDepth: maxDepth, includeHidden: true, followLinks: followLinks))
         options.name = name.map(GlobPattern.init)
         if let newer {
-            let cutoff = Date().timeIntervalSince1970 - Double(newer.duration.components.seconds)
+            let cutoff = Date().timeIntervalSince1970 - newer.duration.inSeconds
             options.modifiedSince = UInt32(clamping: Int64(max(0, cutoff)))
         }
         options.type = type.map { ["f": .file, "d": .dir, "l": .symlink][$0]! }

@@ -1,9 +1,11 @@
-import Agent
 import ArgumentParser
 import Foundation
 import HostStats
+import HostscopeCore
 import OrderedJSON
 import Storage
+import TerminalUI
+import ValueFormats
 
 /// Output formats of `history`.
 enum HistoryFormat: String, ExpressibleByArgument, CaseIterable {
@@ -22,7 +24,7 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
     init?(argument: String) {
         if let duration = DurationText.parse(argument) {
             value = .ago(duration)
-        } else if let date = Timestamp.parse(argument) {
+        } else if let date = RFC3339.parse(argument) {
             value = .at(date)
         } else {
             return nil
@@ -31,10 +33,8 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
 
     func resolve(now: Date) -> Date {
         switch value {
-        case .ago(let duration):
-            let (seconds, attoseconds) = duration.components
-            return now.addingTimeInterval(-(Double(seconds) + Double(attoseconds) / 1e18))
-        case .at(let date): return date
+        case .ago(let duration): now.addingTimeInterval(-duration.inSeconds)
+        case .at(let date): date
         }
     }
 }
@@ -88,36 +88,22 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let path = DatabaseLocation.path(explicit: database, environment: ProcessInfo.processInfo.environment)
-        let store: StorageDatabase
-        do {
-            store = try await StorageDatabase.open(at: path, mode: .existingOnly)
-            store.accessNotes.forEach(Output.note)
-        } catch where error.code == .notFound {
-            throw Output.fail("no history yet at \(path): run `hostscope watch` first", .failure)
-        } catch {
-            throw Output.fail(error.message, .failure)
-        }
         let now = Date()
-        let filter = HostFilter(argument: host)
-        let query = HistoryQuery(hosts: filter, since: since?.resolve(now: now), until: until?.resolve(now: now))
+        let history = HistoryService(settings: try .command(database: database))
+        var output = PageWriter()
+        switch (format, csvLayout) {
+        case (.csv, .wide): output.append(SnapshotCSV.wideHeader)
+        case (.csv, .long): output.append(SnapshotCSV.longHeader)
+        case (.json, _): output.append("[")
+        case (.ndjson, _): break
+        }
+        var first = true
         var skipped = 0
         do {
-            if filter != .all, try await store.history.count(HistoryQuery(hosts: filter)) == 0 {
-                throw Output.fail(try await unknownHostMessage(store, path: path), .failure)
-            }
-            var output = PageWriter()
-            switch (format, csvLayout) {
-            case (.csv, .wide): output.append(SnapshotCSV.wideHeader)
-            case (.csv, .long): output.append(SnapshotCSV.longHeader)
-            case (.json, _): output.append("[")
-            case (.ndjson, _): break
-            }
-            var first = true
-            var cursor: HistoryCursor?
-            repeat {
-                let page = try await store.history.page(query, after: cursor, limit: Self.pageSize)
-                for stored in page.records {
+            try await history.read(
+                host: host, since: since?.resolve(now: now), until: until?.resolve(now: now), pageSize: Self.pageSize
+            ) { page in
+                for stored in page {
                     guard let text = render(stored, first: first) else {
                         skipped += 1
                         continue
@@ -126,13 +112,12 @@ struct HistoryCommand: AsyncParsableCommand {
                     first = false
                 }
                 output.flush()
-                cursor = page.next
-            } while cursor != nil
-            if format == .json { output.append(first ? "]\n" : "\n]\n") }
-            output.flush()
-        } catch let error as StorageError {
-            throw Output.fail(error.message, .failure)
+            }
+        } catch {
+            throw Output.fail(error)
         }
+        if format == .json { output.append(first ? "]\n" : "\n]\n") }
+        output.flush()
         if skipped > 0 {
             throw Output.fail("\(skipped) stored record(s) could not be read and were left out", .failure)
         }
@@ -157,18 +142,9 @@ struct HistoryCommand: AsyncParsableCommand {
 
     private func warnUnreadable(_ stored: StoredRecord) -> String? {
         Output.warning(
-            "record \(stored.id) of \(stored.host) at \(Timestamp.format(stored.collectedAt)) is not valid snapshot "
+            "record \(stored.id) of \(stored.host) at \(RFC3339.format(stored.collectedAt)) is not valid snapshot "
                 + "JSON; left out")
         return nil
-    }
-
-    private func unknownHostMessage(_ store: StorageDatabase, path: String) async throws -> String {
-        let known = try await store.history.hosts().map(\.host)
-        var subject = "no history for \(host ?? "")"
-        if case .pattern(let pattern) = HostFilter(argument: host) { subject = "no host matching '\(pattern)'" }
-        guard !known.isEmpty else { return "\(subject) at \(path): the database holds no records yet" }
-        let listed = known.prefix(20).joined(separator: ", ") + (known.count > 20 ? ", …" : "")
-        return "\(subject) at \(path); hosts with history: \(listed)"
     }
 }
 

@@ -1,4 +1,5 @@
-import Agent
+import TerminalUI
+import HostscopeCore
 import ArgumentParser
 import Foundation
 import HostStats

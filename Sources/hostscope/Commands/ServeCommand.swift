@@ -1,13 +1,13 @@
-import Agent
 import AgentTracing
 import ArgumentParser
 import Foundation
-import HostStats
+import HostscopeCore
 import HostscopeServer
 import Logging
 import ServeAPI
 import Storage
-import Synchronization
+import TerminalUI
+import ValueFormats
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -95,27 +95,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let address = ListenAddress(listen)!
-        var token: BearerToken?
-        if let tokenFile {
-            let text: String
-            do {
-                text = try PrivateFile.text(at: tokenFile, describedAs: "the token file")
-            } catch {
-                throw Output.fail(error.message, .usage)
-            }
-            guard let read = BearerToken(fileText: text) else {
-                throw Output.fail(
-                    "the token file \(tokenFile) holds no token of \(BearerToken.minimumLength) characters or more on its first line; "
-                        + "write one, e.g. `openssl rand -hex 32 > \(tokenFile)`", .usage)
-            }
-            ProcessSecrets.register(read.secret)
-            token = read
-        } else if !address.isLoopback && !insecureNoAuth {
-            throw Output.fail(
-                "refusing to listen on \(address) without a token: anyone who reaches it would read every host's figures; "
-                    + "pass --token-file FILE (mode 0600), or --insecure-no-auth if the network is trusted", .usage)
-        }
-
+        let token = try readToken(listening: address)
         let definition = FleetDefinition(arguments: hosts, hostsFile: hostsFile, settings: connection.settings)
         let fleet: ResolvedFleet
         do {
@@ -124,19 +104,6 @@ struct ServeCommand: AsyncParsableCommand {
             throw Output.fail(error.message, .usage)
         }
 
-        var opened: StorageDatabase?
-        if !noHistory {
-            let path = DatabaseLocation.path(explicit: database, environment: ProcessInfo.processInfo.environment)
-            do {
-                opened = try await StorageDatabase.open(at: path)
-                opened?.accessNotes.forEach(Output.note)
-                if let retain { _ = try await opened?.history.prune(olderThan: Date() - retain.duration.timeInterval) }
-            } catch {
-                throw Output.fail("\(error.message); or pass --no-history to serve without storing records", .failure)
-            }
-        }
-        let history = opened
-
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = JSONLogHandler(label: label)
@@ -144,54 +111,100 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "hostscope.serve")
+        // The core's remarks become log lines: stderr carries nothing else.
+        let diagnostics = Diagnostics(
+            warning: { logger.warning("\($0)") }, error: { logger.error("\($0)") }, note: { logger.notice("\($0)") })
+        var settings = try CoreSettings.command(
+            database: watchOptions.database, storesHistory: !watchOptions.noHistory, connection: connection.settings,
+            tracing: tracing, signals: [.traces, .metrics])
+        settings.diagnostics = diagnostics
 
-        // The OTLP push of watch: spans, and every record's figures as metrics.
-        let export = try tracing.export(signals: [.traces, .metrics])
-        var traceSetup = try tracing.setup(database: database, retention: retain?.duration, export: export)
-        if noHistory { traceSetup.databasePath = nil }
-        let metrics = export.metrics.map { settings in
-            HostMetricsExporter(settings: settings, resourceAttributes: traceSetup.resourceAttributes) {
-                logger.warning("\($0)")
+        let retention = watchOptions.retain?.duration
+        var history: StorageDatabase?
+        if settings.storesHistory {
+            do {
+                let opened = try await StorageDatabase.open(at: settings.databasePath)
+                opened.accessNotes.forEach(diagnostics.note)
+                history = opened
+                if let retention { _ = try await opened.history.prune(olderThan: Date() - retention.inSeconds) }
+            } catch {
+                try? await history?.close()
+                throw Output.fail("\(error.message); or pass --no-history to serve without storing records", .failure)
             }
         }
-        let trace = await TraceRuntime.start(
-            traceSetup, warn: { logger.warning("\($0)") }, note: { logger.notice("\($0)") })
 
-        let watch = LiveWatch(
-            interval: every.duration,
-            collector: watchOptions.collectorOptions)
+        // The core's fleet watch; hosts of the fleet are watched from the start, or from their first /probe.
+        let watch = FleetWatch(
+            plan: WatchPlan(
+                hosts: onDemand ? [] : fleet.hosts, interval: every.duration, collector: watchOptions.collectorOptions))
+        let metrics = settings.export?.metrics.map { metrics in
+            HostMetricsExporter(settings: metrics, resourceAttributes: settings.resourceAttributes) {
+                diagnostics.warning($0)
+            }
+        }
+        // The history and the OTLP metrics read the watch through a subscription of their own, made before
+        // it starts, so that every record collected reaches them.
+        let sink = RecordSink(writer: nil, history: history, metrics: metrics, diagnostics: diagnostics)
+        let records = watch.subscribe(buffer: WatchService.recordBacklog)
+        let writing = Task { await sink.write(records) }
         let board = FleetBoard(topProcesses: min(watchOptions.top, 10), version: HostscopeVersion.string)
-        let historyFailed = HistoryFailure()
-        let parts = HostscopeServer.Parts(
-            definition: definition,
-            fleet: fleet, watchesWholeFleet: !onDemand, watch: watch, board: board, database: history, tracer: trace.tracer,
-            record: { record in
-                metrics?.record(record)
-                guard let history, !historyFailed.failed else { return }
-                do {
-                    try await history.history.append([record])
-                } catch {
-                    historyFailed.fail()
-                    let reason = (error as? StorageError)?.message ?? "\(error)"
-                    logger.error("history writes stopped; serving goes on", metadata: ["reason": "\(reason)"])
-                }
-            })
         let configuration = ServeConfiguration(
             listen: address, token: token, tls: tlsCertificate.map { ($0, tlsKey!) },
             requestsPerSecond: rateLimit, burst: Int(max(10, rateLimit * 2)), version: HostscopeVersion.string)
+        let database = history
         let pruning = Task {
-            while let retention = retain?.duration, let history, !Task.isCancelled {
+            while let retention, let history = database, !Task.isCancelled {
                 try await Task.sleep(for: .seconds(3600))
-                _ = try? await history.history.prune(olderThan: Date() - retention.timeInterval)
+                _ = try? await history.history.prune(olderThan: Date() - retention.inSeconds)
             }
         }
-        let failure = await Self.serve(configuration: configuration, parts: parts, logger: logger)
+        let failure = await TraceRuntime.with(settings.traceSetup(retention: retention), diagnostics: diagnostics) {
+            trace in
+            let parts = HostscopeServer.Parts(
+                definition: definition, fleet: fleet, watchesWholeFleet: !onDemand, watch: watch, board: board,
+                database: database, tracer: trace.tracer)
+            return await Self.serve(configuration: configuration, parts: parts, logger: logger)
+        }
         pruning.cancel()
-        if let metrics { TraceRuntime.report(await metrics.finish(), items: "data point(s)") }
-        await trace.finishReporting()
+        // A watch that never started (the address could not be bound) still ends its subscriptions.
+        if !watch.hasEnded {
+            let never = Task { await watch.run() }
+            never.cancel()
+            await never.value
+        }
+        // The subscription ends once the watch's last records are written.
+        await writing.value
+        if let metrics { TraceRuntime.report(await metrics.finish(), items: "data point(s)", to: diagnostics) }
         try? await history?.close()
         if let failure { throw Output.fail(failure, .failure) }
         logger.info("stopped")
+    }
+
+    /// The bearer token of `--token-file`; `nil` on loopback without one. Listening elsewhere without a
+    /// token needs `--insecure-no-auth`.
+    func readToken(listening address: ListenAddress) throws -> BearerToken? {
+        guard let tokenFile else {
+            guard address.isLoopback || insecureNoAuth else {
+                throw Output.fail(
+                    "refusing to listen on \(address) without a token: anyone who reaches it would read every "
+                        + "host's figures; pass --token-file FILE (mode 0600), or --insecure-no-auth if the network "
+                        + "is trusted", .usage)
+            }
+            return nil
+        }
+        let text: String
+        do {
+            text = try PrivateFile.text(at: tokenFile, describedAs: "the token file")
+        } catch {
+            throw Output.fail(error.message, .usage)
+        }
+        guard let token = BearerToken(fileText: text) else {
+            throw Output.fail(
+                "the token file \(tokenFile) holds no token of \(BearerToken.minimumLength) characters or more on "
+                    + "its first line; write one, e.g. `openssl rand -hex 32 > \(tokenFile)`", .usage)
+        }
+        ProcessSecrets.register(token.secret)
+        return token
     }
 }
 
@@ -206,11 +219,3 @@ extension ServeCommand {
         }
     }
 }
-
-/// Whether history writes failed once (they stop then; the server goes on).
-final class HistoryFailure: Sendable {
-    private let state = Mutex(false)
-    var failed: Bool { state.withLock { $0 } }
-    func fail() { state.withLock { $0 = true } }
-}
-

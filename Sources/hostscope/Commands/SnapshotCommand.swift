@@ -1,7 +1,8 @@
-import Agent
-import ArgumentParser
-import HostStats
+public import ArgumentParser
+public import HostStats
+import HostscopeCore
 import OrderedJSON
+import TerminalUI
 
 /// Output formats of snapshot records.
 enum RecordFormat: String, ExpressibleByArgument, CaseIterable {
@@ -34,7 +35,9 @@ struct SnapshotCommand: AsyncParsableCommand {
     @Argument(help: "Hosts to snapshot (default: local).")
     var hosts: [String] = []
 
-    @Option(name: [.customShort("o"), .long], help: "table, json, ndjson or csv (default: table on a terminal, json otherwise).")
+    @Option(
+        name: [.customShort("o"), .long],
+        help: "table, json, ndjson or csv (default: table on a terminal, json otherwise).")
     var format: RecordFormat?
 
     @Option(
@@ -50,7 +53,8 @@ struct SnapshotCommand: AsyncParsableCommand {
     @Option(help: "How many processes to list, busiest first.")
     var top: Int = 10
 
-    @Option(name: .customLong("csv-layout"), help: "CSV layout: wide (host-level columns) or long (per disk/interface).")
+    @Option(
+        name: .customLong("csv-layout"), help: "CSV layout: wide (host-level columns) or long (per disk/interface).")
     var csvLayout: CSVLayout = .wide
 
     @Option(name: .customLong("timeout"), help: "Limit on the probe command on each host.")
@@ -66,27 +70,27 @@ struct SnapshotCommand: AsyncParsableCommand {
     func validate() throws {
         guard top >= 0 else { throw ValidationError("--top must be 0 or more.") }
         guard sample.duration <= .seconds(60) else {
-            throw ValidationError("--sample \(DurationText.format(sample.duration)) is longer than a minute; use watch for longer series.")
+            throw ValidationError(
+                "--sample \(DurationText.format(sample.duration)) is longer than a minute; use watch for longer series."
+            )
         }
     }
 
     func run() async throws {
-        let resolved: [ResolvedHost]
-        do {
-            let resolver = try HostResolver(settings: connection.settings)
-            resolved = try resolver.resolve(arguments: hosts.isEmpty ? ["local"] : hosts)
-        } catch {
-            throw Output.fail("\(error)", .usage)
-        }
         let options = CollectorOptions(
             kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
-        let trace = await TraceRuntime.start(
-            try tracing.setup(database: database, export: try tracing.export(signals: [.traces])))
-        let records = await withTerminationSignals { await FleetSnapshot.collect(resolved, options: options) }
-        await trace.finishReporting()
+        let service = SnapshotService(
+            settings: try .command(database: database, connection: connection.settings, tracing: tracing))
+        let records: [SnapshotRecord]
+        do {
+            records = try await withTerminationSignals { [hosts] () async throws(CoreError) in
+                try await service.collect(hosts, options: options)
+            }
+        } catch {
+            throw Output.fail(error)
+        }
 
-        let chosen = format ?? (Output.stdoutIsTerminal ? .table : .json)
-        switch chosen {
+        switch format ?? (Output.stdoutIsTerminal ? .table : .json) {
         case .table:
             let width = Output.terminalWidth
             Output.write(records.map { SnapshotTable.render($0, width: width) }.joined(separator: "\n"))

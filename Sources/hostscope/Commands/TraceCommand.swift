@@ -1,8 +1,9 @@
-import Agent
 import AgentTracing
-import ArgumentParser
+public import ArgumentParser
 import Foundation
+public import HostscopeCore
 import Storage
+import TerminalUI
 
 struct TraceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,6 +24,11 @@ struct TraceCommand: AsyncParsableCommand {
 struct TraceDatabaseOption: ParsableArguments {
     @Option(name: .customLong("db"), help: ArgumentHelp("The database file.", valueName: "file"))
     var database: String?
+
+    /// The spans of the database.
+    var traces: TraceService {
+        get throws { TraceService(settings: try .command(database: database)) }
+    }
 
     var path: String { DatabaseLocation.path(explicit: database, environment: ProcessInfo.processInfo.environment) }
 
@@ -82,25 +88,19 @@ struct TraceListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try await database.open()
-        var filter = SpanFilter(
-            since: since?.resolve(now: Date()), host: host, kind: kind?.rawValue, errorsOnly: errors, limit: limit)
-        if let tool {
-            filter.kind = SpanCategory.tool.rawValue
-            filter.namePrefix = "execute_tool \(tool)"
-        }
+        let recent: RecentSpans
         do {
-            let spans = try await store.spans.recent(filter)
-            let dropped = try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0
-            Output.write(TraceText.list(spans, width: Output.terminalWidth))
-            var footer = "\(spans.count) span(s), newest first"
-            if spans.count == limit { footer += " (--limit \(limit) reached)" }
-            footer += "; \(dropped) span(s) dropped before reaching the database"
-            Output.write(footer + "\n")
-        } catch {
-            throw Output.fail(error.message, .failure)
+            recent = try await database.traces.recent(
+                since: since?.resolve(now: Date()), host: host, kind: kind, errorsOnly: errors, tool: tool,
+                limit: limit)
+        } catch let error as CoreError {
+            throw Output.fail(error)
         }
-        try? await store.close()
+        Output.write(TraceText.list(recent.spans, width: Output.terminalWidth))
+        var footer = "\(recent.spans.count) span(s), newest first"
+        if recent.spans.count == limit { footer += " (--limit \(limit) reached)" }
+        footer += "; \(recent.droppedSpans) span(s) dropped before reaching the database"
+        Output.write(footer + "\n")
     }
 }
 
@@ -120,28 +120,14 @@ struct TraceShowCommand: AsyncParsableCommand {
     @OptionGroup var database: TraceDatabaseOption
 
     func run() async throws {
-        let store = try await database.open()
+        let found: SpanInTrace
         do {
-            guard let stored = try await store.spans.span(id: spanID) else {
-                throw Output.fail(
-                    "no span with id \(spanID) in \(database.path); `hostscope trace list` shows ids", .failure)
-            }
-            let trace = try await store.spans.trace(stored.traceID)
-            var spans: [FinishedSpan] = []
-            var unreadable = 0
-            for row in trace {
-                if let span = try? row.finishedSpan() { spans.append(span) } else { unreadable += 1 }
-            }
-            guard let focus = try? stored.finishedSpan(), let tree = TraceTree.build(around: focus.spanID, in: spans)
-            else {
-                throw Output.fail("span \(stored.spanID) is stored but its JSON cannot be read", .failure)
-            }
-            Output.write(TraceText.show(tree, traceSize: trace.count))
-            if unreadable > 0 { Output.warning("\(unreadable) span(s) of this trace could not be read") }
-        } catch let error as StorageError {
-            throw Output.fail(error.message, .failure)
+            found = try await database.traces.span(spanID)
+        } catch let error as CoreError {
+            throw Output.fail(error)
         }
-        try? await store.close()
+        Output.write(TraceText.show(found.tree, traceSize: found.traceSize))
+        if found.unreadableSpans > 0 { Output.warning("\(found.unreadableSpans) span(s) of this trace could not be read") }
     }
 }
 
@@ -365,7 +351,7 @@ struct TracePushCommand: AsyncParsableCommand {
         let now = Date()
         // Spans this push records (its own requests) start after `now` and are not pushed by it.
         let until = until?.resolve(now: now) ?? now
-        let tracing = await TraceRuntime.start(TraceSetup(databasePath: database.path))
+        let tracing = await TraceRuntime.start(TraceSetup(databasePath: database.path), diagnostics: Output.diagnostics)
         let exporter = OTLPHTTPExporter(
             endpoint: otlp.endpoint, scope: TraceRuntime.scope, encoding: otlp.encoding,
             compression: otlp.compression, timeouts: otlp.timeouts, userAgent: TraceRuntime.userAgent)
@@ -409,7 +395,7 @@ struct TracePushCommand: AsyncParsableCommand {
             failure = error.message
         }
         await exporter.shutdown()
-        await tracing.finishReporting()
+        await tracing.finish(reportingTo: Output.diagnostics)
         try? await store.close()
         if let failure { throw Output.fail(failure, .failure) }
 

@@ -1,10 +1,8 @@
-import Agent
-import ArgumentParser
-import Foundation
+import AgentTracing
+public import ArgumentParser
 import HostStats
-import SSHTransport
-import Storage
-import Synchronization
+public import HostscopeCore
+import TerminalUI
 
 extension RecordFileFormat: ExpressibleByArgument {}
 extension RecordFileWriter.CSVLayoutChoice: ExpressibleByArgument {}
@@ -45,7 +43,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Argument(help: "Hosts or ~/.ssh/config patterns to watch.")
     var hosts: [String] = []
 
-    @Option(name: .customLong("hosts-file"), help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
+    @Option(
+        name: .customLong("hosts-file"),
+        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
 
     @Option(help: "Tick interval.")
@@ -57,7 +57,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("for"), help: ArgumentHelp("Run this long, then stop (e.g. 1h).", valueName: "duration"))
     var runFor: DurationArgument?
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("File to write records to (default: stdout).", valueName: "file"))
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp("File to write records to (default: stdout).", valueName: "file"))
     var output: String?
 
     @Option(help: "csv, json or ndjson (default: from --output's extension; ndjson on stdout).")
@@ -72,10 +74,6 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var tracing: TracingOptions
 
-    private var database: String? { watchOptions.database }
-    private var noHistory: Bool { watchOptions.noHistory }
-    private var retain: DurationArgument? { watchOptions.retain }
-
     func validate() throws {
         guard every.duration >= .milliseconds(100) else {
             throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
@@ -87,145 +85,40 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let resolved: [ResolvedHost]
-        do {
-            resolved = try FleetDefinition(arguments: hosts, hostsFile: hostsFile, settings: connection.settings)
-                .resolve().hosts
-        } catch {
-            throw Output.fail(error.message, .usage)
-        }
-
-        let writer: RecordFileWriter?
-        var liveView = false
+        let settings = try CoreSettings.command(
+            database: watchOptions.database, storesHistory: !watchOptions.noHistory, connection: connection.settings,
+            tracing: tracing, signals: [.traces, .metrics])
+        let request = WatchRequest(
+            hosts: hosts, hostsFile: hostsFile, interval: every.duration, count: count, duration: runFor?.duration,
+            collector: watchOptions.collectorOptions, retention: watchOptions.retain?.duration)
+        // Without a file or a format, a terminal gets the live view; anything else gets data.
+        let destination: RecordOutput?
         if let output {
-            guard let chosen = format ?? RecordFileFormat.inferred(fromPath: output) else {
-                throw Output.fail("cannot tell the format of \(output) from its name; add --format csv|json|ndjson", .usage)
-            }
-            do {
-                writer = try RecordFileWriter(path: output, format: chosen, csvLayout: csvLayout)
-            } catch {
-                throw Output.fail(error.message, .failure)
-            }
-            liveView = Output.stdoutIsTerminal
+            destination = .file(
+                path: output, format: format, csvLayout: csvLayout, terminalEscaping: TerminalText.escaped(bytes:))
         } else if Output.stdoutIsTerminal && format == nil {
-            writer = nil
-            liveView = true
+            destination = nil
         } else {
-            writer = RecordFileWriter(standardOutputFormat: format ?? .ndjson, csvLayout: csvLayout)
+            destination = .stream(format: format ?? .ndjson, csvLayout: csvLayout, write: Output.writeStream)
         }
-
-        var opened: StorageDatabase?
-        if !noHistory {
-            let path = DatabaseLocation.path(explicit: database, environment: ProcessInfo.processInfo.environment)
-            do {
-                opened = try await StorageDatabase.open(at: path)
-                opened?.accessNotes.forEach(Output.note)
-                if let retain { _ = try await opened?.history.prune(olderThan: Date() - retain.duration.timeInterval) }
-            } catch {
-                throw Output.fail("\(error.message); or pass --no-history to watch without storing records", .failure)
-            }
-        }
-
-        let history = opened
-        let plan = WatchPlan(
-            hosts: resolved, interval: every.duration, count: count, duration: runFor?.duration,
-            collector: watchOptions.collectorOptions)
-        let status = liveView
-            ? LiveStatus(hosts: resolved.map(\.displayName), width: Output.terminalWidth, write: { Output.write($0) })
-            : nil
-        let retention = retain?.duration
-
-        // Spans go to the same database as the records, kept as long; --no-history keeps both out.
-        let export = try tracing.export(signals: [.traces, .metrics])
-        var traceSetup = try tracing.setup(database: database, retention: retention, export: export)
-        if noHistory { traceSetup.databasePath = nil }
-        let metrics = export.metrics.map { settings in
-            HostMetricsExporter(settings: settings, resourceAttributes: traceSetup.resourceAttributes) {
-                Output.warning($0)
-            }
-        }
-        let sink = RecordSink(writer: writer, history: history, metrics: metrics)
-        let trace = await TraceRuntime.start(traceSetup)
-        await withTerminationSignals {
-            let pruning = Task {
-                // Hourly, so a week-long watch keeps its database to the retention window.
-                while let retention, let history, !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(3600))
-                    _ = try? await history.history.prune(olderThan: Date() - retention.timeInterval)
+        let liveView = Output.stdoutIsTerminal && (output != nil || format == nil)
+        let outcome: WatchOutcome
+        do {
+            outcome = try await withTerminationSignals { () async throws(CoreError) in
+                try await WatchService(settings: settings).run(request, output: destination) { watch in
+                    guard liveView else { return }
+                    let view = LiveStatus(
+                        hosts: watch.states.map(\.host), width: Output.terminalWidth, write: { Output.write($0) })
+                    for await event in watch.subscribe() { await view.update(event) }
+                    await view.finish()
                 }
             }
-            await FleetWatch(plan: plan).run(
-                record: { record in await sink.write(record) },
-                status: { update in await status?.update(update) })
-            pruning.cancel()
+        } catch {
+            throw Output.fail(error)
         }
-        if let metrics { TraceRuntime.report(await metrics.finish(), items: "data point(s)") }
-        await trace.finishReporting()
-        await status?.finish()
-        sink.finish()
-        try? await history?.close()
-        if sink.failure != nil {
+        if outcome.failure != nil {
             // Already said when it happened; the status tells scripts the run was incomplete.
             throw ExitCode(ExitStatus.failure.rawValue)
         }
-    }
-}
-
-/// Where `watch` records go: the output file and the history database. A failure of either
-/// is said once and stops only that destination; collection and the other one go on.
-final class RecordSink: Sendable {
-    private let writer: RecordFileWriter?
-    private let history: StorageDatabase?
-    private let metrics: HostMetricsExporter?
-    private let failed = Mutex<String?>(nil)
-    private let historyFailed = Mutex(false)
-
-    init(writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter? = nil) {
-        self.writer = writer
-        self.history = history
-        self.metrics = metrics
-    }
-
-    var failure: String? { failed.withLock { $0 } }
-
-    func write(_ record: SnapshotRecord) async {
-        metrics?.record(record)
-        if let writer, failure == nil {
-            do {
-                try writer.write(record)
-            } catch {
-                failed.withLock { $0 = error.message }
-                Output.error(error.message)
-            }
-        }
-        if let history, !historyFailed.withLock({ $0 }) {
-            do {
-                // Stopping the watch cancels this task; the record in hand is still stored, so the
-                // write runs in a task that does not inherit the cancellation.
-                try await Task { try await history.history.append([record]) }.value
-            } catch {
-                let message = (error as? StorageError)?.message ?? "\(error)"
-                historyFailed.withLock { $0 = true }
-                failed.withLock { $0 = $0 ?? message }
-                Output.error(message + " (the output file keeps receiving records)")
-            }
-        }
-    }
-
-    func finish() {
-        guard failure == nil else { return }
-        do {
-            try writer?.finish()
-        } catch {
-            failed.withLock { $0 = error.message }
-            Output.error(error.message)
-        }
-    }
-}
-
-extension Duration {
-    /// Seconds as a `TimeInterval`, for `Date` arithmetic.
-    var timeInterval: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

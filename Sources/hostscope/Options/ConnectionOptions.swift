@@ -1,41 +1,97 @@
-import Agent
 import ArgumentParser
+import HostscopeCore
+import TerminalUI
+
+/// How a command names the connection options whose short names it may give away.
+protocol ConnectionOptionStyle {
+    /// `-i` and `--identity`, or `--identity` alone.
+    static var identityNames: NameSpecification { get }
+    /// `-F` and `--ssh-config`, or `--ssh-config` alone.
+    static var sshConfigNames: NameSpecification { get }
+    /// Whether the help leaves out the defaults and asides (the help of `files grep` is kept short).
+    static var briefHelp: Bool { get }
+}
+
+/// The connection options of every command that reaches hosts.
+enum StandardConnectionNames: ConnectionOptionStyle {
+    static let identityNames: NameSpecification = [.customShort("i"), .customLong("identity")]
+    static let sshConfigNames: NameSpecification = [.customShort("F"), .customLong("ssh-config")]
+    static let briefHelp = false
+}
+
+/// `files grep`'s: there `-i` and `-F` keep their grep meanings (ignore case, fixed strings).
+enum GrepConnectionNames: ConnectionOptionStyle {
+    static let identityNames: NameSpecification = [.customLong("identity")]
+    static let sshConfigNames: NameSpecification = [.customLong("ssh-config")]
+    static let briefHelp = true
+}
 
 /// Connection options shared by every command that reaches hosts.
-struct ConnectionOptions: ParsableArguments {
+typealias ConnectionOptions = ConnectionOptionGroup<StandardConnectionNames>
+/// ``ConnectionOptions`` without the short names `-i` and `-F`.
+typealias GrepConnectionOptions = ConnectionOptionGroup<GrepConnectionNames>
+
+/// The connection options (`--user`, `--port`, `--identity`, …), named as `Style` says.
+struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
     @Option(name: [.customShort("l"), .long], help: "Remote user name (wins over ~/.ssh/config's User).")
     var user: String?
 
     @Option(name: [.customShort("p"), .long], help: "SSH port (wins over ~/.ssh/config's Port).")
     var port: Int?
 
-    @Option(name: [.customShort("i"), .customLong("identity")], help: ArgumentHelp(
-        "Private key file to try (repeatable); tried before the config's IdentityFile entries.", valueName: "file"))
+    @Option(
+        name: Style.identityNames,
+        help: ArgumentHelp(
+            "Private key file to try (repeatable); tried before the config's IdentityFile entries.", valueName: "file"))
     var identity: [String] = []
 
-    @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
-        "known_hosts file to check and record host keys in (default: ~/.ssh/known_hosts).", valueName: "file"))
+    @Option(
+        name: .customLong("known-hosts"),
+        help: ArgumentHelp(
+            "known_hosts file to check and record host keys in (default: ~/.ssh/known_hosts).", valueName: "file"))
     var knownHosts: String?
 
-    @Flag(name: .customLong("accept-new-host-key"), help:
-        "Record the key of a host not yet in known_hosts (like StrictHostKeyChecking=accept-new). Changed keys are always refused.")
+    @Flag(
+        name: .customLong("accept-new-host-key"),
+        help: ArgumentHelp(
+            Style.briefHelp
+                ? "Record the key of a host not yet in known_hosts."
+                : "Record the key of a host not yet in known_hosts (like StrictHostKeyChecking=accept-new). "
+                    + "Changed keys are always refused."))
     var acceptNewHostKey = false
 
-    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp(
-        "Limit on connecting and authenticating, e.g. 10s (default: ConnectTimeout, else 10s).", valueName: "duration"))
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp(
+            Style.briefHelp
+                ? "Limit on connecting and authenticating, e.g. 10s."
+                : "Limit on connecting and authenticating, e.g. 10s (default: ConnectTimeout, else 10s).",
+            valueName: "duration"))
     var connectTimeout: DurationArgument?
 
-    @Option(name: .customLong("password-env"), help: ArgumentHelp(
-        "Name of an environment variable holding the SSH password (never the password itself).", valueName: "var"))
+    @Option(
+        name: .customLong("password-env"),
+        help: ArgumentHelp(
+            Style.briefHelp
+                ? "Name of an environment variable holding the SSH password."
+                : "Name of an environment variable holding the SSH password (never the password itself).",
+            valueName: "var"))
     var passwordEnv: String?
 
-    @Option(name: .customLong("passphrase-env"), help: ArgumentHelp(
-        "Name of an environment variable holding private key passphrases (default: HOSTSCOPE_KEY_PASSPHRASE).",
-        valueName: "var"))
+    @Option(
+        name: .customLong("passphrase-env"),
+        help: ArgumentHelp(
+            Style.briefHelp
+                ? "Name of an environment variable holding private key passphrases."
+                : "Name of an environment variable holding private key passphrases (default: "
+                    + "HOSTSCOPE_KEY_PASSPHRASE).",
+            valueName: "var"))
     var passphraseEnv: String?
 
-    @Option(name: [.customShort("F"), .customLong("ssh-config")], help: ArgumentHelp(
-        "ssh_config file to read instead of ~/.ssh/config and /etc/ssh/ssh_config.", valueName: "file"))
+    @Option(
+        name: Style.sshConfigNames,
+        help: ArgumentHelp(
+            "ssh_config file to read instead of ~/.ssh/config and /etc/ssh/ssh_config.", valueName: "file"))
     var sshConfig: String?
 
     func validate() throws {
@@ -44,6 +100,7 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
+    /// The options as the core takes them; secrets no variable holds are asked for on the terminal.
     var settings: ConnectionSettings {
         var settings = ConnectionSettings()
         settings.user = user
@@ -55,8 +112,9 @@ struct ConnectionOptions: ParsableArguments {
         settings.passwordEnvironmentVariable = passwordEnv
         settings.passphraseEnvironmentVariable = passphraseEnv
         settings.configFile = sshConfig
-        settings.configWarning = { Output.warningOnce($0.description) }
-        settings.hostKeyRecorded = { Output.notice($0.notice) }
+        settings.prompter = TerminalPrompt.prompter
+        settings.configWarning = { Output.warningOnce($0) }
+        settings.hostKeyRecorded = { Output.notice($0) }
         return settings
     }
 }

@@ -1,8 +1,8 @@
-import Agent
-import AgentTracing
-import ArgumentParser
+public import AgentTracing
+public import ArgumentParser
 import Foundation
-import Storage
+import HostscopeCore
+import TerminalUI
 
 extension OTLPEncoding: ExpressibleByArgument {}
 extension OTLPCompression: ExpressibleByArgument {}
@@ -79,17 +79,6 @@ struct TracingOptions: ParsableArguments {
         return settings
     }
 
-    /// The tracing of a command that stores spans in the database `history` reads: `database` (a `--db`
-    /// value), else `$HOSTSCOPE_DB`, else the XDG default; `export` from ``export(signals:)``.
-    func setup(database: String?, retention: Duration? = nil, export: OTLPExportSettings) throws -> TraceSetup {
-        let environment = ProcessInfo.processInfo.environment
-        let capacity =
-            traceBuffer ?? TraceRuntime.capacity(fromEnvironment: environment) ?? TraceSetup.defaultCapacity
-        return TraceSetup(
-            capacity: capacity, databasePath: DatabaseLocation.path(explicit: database, environment: environment),
-            retention: retention, otlp: export.traces, resourceAttributes: try Self.resourceAttributes())
-    }
-
     /// `OTEL_RESOURCE_ATTRIBUTES` and `OTEL_SERVICE_NAME`; a malformed list is a usage error.
     static func resourceAttributes(
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -102,32 +91,18 @@ struct TracingOptions: ParsableArguments {
     }
 }
 
-extension TraceRuntime {
-    /// Starts tracing for a command, warnings on stderr.
-    static func start(_ setup: TraceSetup) async -> TraceRuntime {
-        await start(setup, warn: { Output.warning($0) }, note: { Output.note($0) })
-    }
-
-    /// Flushes and reports what went wrong with the export, if anything, on stderr.
-    func finishReporting() async {
-        let summary = await finish()
-        if let export = summary.export { Self.report(export, items: "span(s)") }
-    }
-
-    /// What a continuous exporter could not do, on stderr; nothing when all went out.
-    static func report(_ export: OTLPExportStatistics, items: String) {
-        if export.failed > 0 || export.dropped > 0 {
-            var parts = ["\(export.exported) \(items) exported"]
-            if export.failed > 0 { parts.append("\(export.failed) not delivered") }
-            if export.dropped > 0 { parts.append("\(export.dropped) dropped while the queue was full") }
-            let reason = export.lastFailure.map { " (" + ProcessSecrets.scrub($0.message) + ")" } ?? ""
-            Output.warning("OTLP export: " + parts.joined(separator: ", ") + reason)
-        }
-        if export.rejected > 0 {
-            let messages = export.rejectionMessages.map(ProcessSecrets.scrub).joined(separator: "; ")
-            Output.warning(
-                "OTLP export: the receiver rejected \(export.rejected) \(items)"
-                    + (messages.isEmpty ? "" : ": " + messages))
-        }
+extension CoreSettings {
+    /// The settings of a command: its `--db` (when it has one), connection and tracing options (exporting the
+    /// `signals` asked for), with the core's remarks printed on stderr.
+    static func command(
+        database: String? = nil, storesHistory: Bool = true, connection: ConnectionSettings = ConnectionSettings(),
+        tracing: TracingOptions? = nil, signals: Set<OTLPSignal> = [.traces]
+    ) throws -> CoreSettings {
+        CoreSettings(
+            environment: ProcessInfo.processInfo.environment, database: database, storesHistory: storesHistory,
+            connection: connection, traceBuffer: tracing?.traceBuffer,
+            export: try tracing?.export(signals: signals),
+            resourceAttributes: tracing == nil ? [] : try TracingOptions.resourceAttributes(),
+            diagnostics: Output.diagnostics)
     }
 }

@@ -1,6 +1,6 @@
-import Agent
 import ArgumentParser
 import HostStats
+import HostscopeCore
 
 /// How each tick collects and where its records are kept: the options `watch` and `serve` share.
 struct WatchOptions: ParsableArguments {

@@ -1,4 +1,4 @@
-import CurlHTTP
+public import CurlHTTP
 import Tracing
 
 /// What one export did: items (spans or data points) the receiver took, items it rejected (OTLP partial

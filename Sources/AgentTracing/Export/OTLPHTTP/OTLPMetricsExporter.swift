@@ -1,4 +1,4 @@
-import CurlHTTP
+public import CurlHTTP
 
 /// Sends metrics to an OTLP/HTTP receiver: `POST …/v1/metrics` with one `ExportMetricsServiceRequest` per call
 /// (``OTLPMetricsEncoder``), binary protobuf and gzip by default, retried per ``OTLPRetryPolicy`` like the

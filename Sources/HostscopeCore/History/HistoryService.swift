@@ -1,0 +1,73 @@
+public import Foundation
+public import Storage
+
+/// `history`: the records `watch` stored, read back a page at a time.
+public struct HistoryService: Sendable {
+    private let access: StoreAccess
+
+    /// Reads the database of `settings`, opened for each call.
+    public init(settings: CoreSettings) {
+        access = StoreAccess(settings: settings) { "no history yet at \($0): run `hostscope watch` first" }
+    }
+
+    /// Reads an open database (a long-running service's), which the caller closes.
+    public init(database: StorageDatabase) {
+        access = .shared(database)
+    }
+
+    /// The records of `host` (a name as watch stored it, a glob such as `db-*`, `all`, or `nil` for all)
+    /// collected in [`since`, `until`], oldest first, handed to `page` at most `pageSize` at a time so that a
+    /// long history is never held whole.
+    ///
+    /// - Throws: ``CoreError``: `notFound` when there is no database yet; `failed` when a named host or
+    ///   pattern has no records (the sentence lists the hosts that do), or the database fails.
+    public func read(
+        host: String?, since: Date? = nil, until: Date? = nil, pageSize: Int = 500,
+        _ page: ([StoredRecord]) async -> Void
+    ) async throws(CoreError) {
+        let filter = HostFilter(argument: host)
+        let query = HistoryQuery(hosts: filter, since: since, until: until)
+        let path = access.path
+        try await access.with { database throws(CoreError) in
+            do {
+                if filter != .all, try await database.history.count(HistoryQuery(hosts: filter)) == 0 {
+                    throw CoreError(.failed, try await Self.unknownHost(host, filter: filter, in: database, path: path))
+                }
+                var cursor: HistoryCursor?
+                repeat {
+                    let next = try await database.history.page(query, after: cursor, limit: max(1, pageSize))
+                    await page(next.records)
+                    cursor = next.next
+                } while cursor != nil
+            } catch let error as CoreError {
+                throw error
+            } catch let error as StorageError {
+                throw CoreError(.failed, error.message)
+            } catch {
+                throw CoreError(.failed, "\(error)")
+            }
+        }
+    }
+
+    /// Every host with history, with its first and last record.
+    public func hosts() async throws(CoreError) -> [HostSummary] {
+        try await access.with { database throws(CoreError) in
+            do {
+                return try await database.history.hosts()
+            } catch {
+                throw CoreError(.failed, (error as? StorageError)?.message ?? "\(error)")
+            }
+        }
+    }
+
+    private static func unknownHost(
+        _ host: String?, filter: HostFilter, in database: StorageDatabase, path: String
+    ) async throws(StorageError) -> String {
+        let known = try await database.history.hosts().map(\.host)
+        var subject = "no history for \(host ?? "")"
+        if case .pattern(let pattern) = filter { subject = "no host matching '\(pattern)'" }
+        guard !known.isEmpty else { return "\(subject) at \(path): the database holds no records yet" }
+        let listed = known.prefix(20).joined(separator: ", ") + (known.count > 20 ? ", …" : "")
+        return "\(subject) at \(path); hosts with history: \(listed)"
+    }
+}

@@ -1,0 +1,152 @@
+public import Foundation
+public import SSHTransport
+
+/// The connection options every command takes (`--user`, `--port`, `--identity`, …), applied
+/// over `~/.ssh/config` the way `ssh`'s command line is.
+public struct ConnectionSettings: Sendable {
+    public var user: String?
+    public var port: Int?
+    public var identityFiles: [String] = []
+    public var knownHostsFile: String?
+    public var acceptNewHostKey = false
+    public var connectTimeout: Duration?
+    /// Name of an environment variable holding the password (the password itself never
+    /// travels in argv).
+    public var passwordEnvironmentVariable: String?
+    /// Name of an environment variable holding private key passphrases.
+    public var passphraseEnvironmentVariable: String?
+    /// An ssh_config file to read instead of `~/.ssh/config` and `/etc/ssh/ssh_config`.
+    public var configFile: String?
+    /// Who is asked for a password or passphrase no variable holds; `nil` asks no one (a chat, which owns
+    /// the terminal's input, and services).
+    public var prompter: SecretPrompter?
+    /// Told of each warning about the ssh_config files (`SSHConfig.warnings`) when a ``HostResolver`` reads
+    /// them; the command line prints each once per run.
+    public var configWarning: (@Sendable (String) -> Void)?
+    /// Told when a host key is added to known_hosts, in `ssh`'s words.
+    public var hostKeyRecorded: (@Sendable (String) -> Void)?
+
+    public init() {}
+
+    /// Process environment variable holding passphrases when `--passphrase-env` is not given.
+    public static let defaultPassphraseVariable = "HOSTSCOPE_KEY_PASSPHRASE"
+}
+
+/// A host argument made concrete: the machine itself, or SSH options for a remote host.
+public enum ResolvedHost: Sendable {
+    case local
+    case ssh(SSHConnectionOptions)
+
+    /// The name the user knows the host by, used in records and messages.
+    public var displayName: String {
+        switch self {
+        case .local: HostTarget.localName
+        case .ssh(let options): options.displayName
+        }
+    }
+}
+
+/// Turns host arguments into ``ResolvedHost`` values through ssh_config.
+public struct HostResolver: Sendable {
+    public let config: SSHConfig
+    public let settings: ConnectionSettings
+    private let environment: [String: String]
+
+    public init(settings: ConnectionSettings, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(SSHError)
+    {
+        self.settings = settings
+        self.environment = environment
+        config = try SSHConfig.load(configFile: settings.configFile)
+        if let warn = settings.configWarning {
+            for warning in config.warnings { warn(warning.description) }
+        }
+    }
+
+    /// Expands arguments (hosts, `'db-*'` patterns, hosts-file entries) and resolves each.
+    public func resolve(arguments: [String]) throws(SSHError) -> [ResolvedHost] {
+        let targets = try HostList.targets(forArguments: arguments, config: config)
+        var resolved: [ResolvedHost] = []
+        for target in targets { resolved.append(try resolve(target)) }
+        return resolved
+    }
+
+    /// Resolves one target.
+    public func resolve(_ target: HostTarget) throws(SSHError) -> ResolvedHost {
+        guard case .remote(let destination) = target else { return .local }
+        var overrides = SSHConnectionOverrides()
+        overrides.user = settings.user
+        overrides.port = settings.port
+        overrides.identityFiles = settings.identityFiles
+        if let file = settings.knownHostsFile { overrides.userKnownHostsFiles = [file] }
+        if settings.acceptNewHostKey { overrides.strictHostKeyChecking = .acceptNew }
+        overrides.connectTimeout = settings.connectTimeout
+        let host = try config.resolve(destination, overrides: overrides)
+
+        let policy: HostKeyPolicy =
+            switch host.strictHostKeyChecking {
+            case .acceptNew, .no: .acceptNew
+            case .yes, .ask: .strict
+            }
+        let secrets = SecretSources(
+            passwordVariable: settings.passwordEnvironmentVariable,
+            passphraseVariable: settings.passphraseEnvironmentVariable ?? ConnectionSettings.defaultPassphraseVariable,
+            environment: environment, prompter: settings.prompter)
+        var options = SSHConnectionOptions(
+            displayName: destination.description, hostName: host.hostName, port: host.port, user: host.user,
+            identityFiles: host.identityFiles.map(\.path), identitiesOnly: host.identitiesOnly,
+            agentSocket: host.identityAgent.socketPath,
+            knownHostsFiles: host.userKnownHostsFiles + host.globalKnownHostsFiles, hostKeyPolicy: policy,
+            connectTimeout: host.connectTimeout ?? .seconds(10),
+            keepaliveInterval: host.serverAliveInterval > .zero ? host.serverAliveInterval : nil,
+            allowPassword: secrets.canSupplyPassword, secrets: secrets.provider)
+        options.keepaliveCountMax = host.serverAliveCountMax
+        options.algorithms = host.algorithms
+        options.proxy = host.proxy
+        options.revokedHostKeysFiles = host.revokedHostKeysFiles
+        if let notice = settings.hostKeyRecorded {
+            options.hostKeyRecorded = { recorded in notice(recorded.notice) }
+        }
+        return .ssh(options)
+    }
+}
+
+extension HostResolver {
+    /// The hosts of a watch: `arguments` (hosts and ssh_config patterns such as `db-*`) and the lines of
+    /// the hosts file at `hostsFile` (one host or pattern per line, `#` comments), each once.
+    ///
+    /// - Throws: ``CoreError`` (`invalidRequest`) when the file cannot be read, names no host, or a host
+    ///   cannot be resolved.
+    public func watchHosts(arguments: [String], hostsFile: String?) throws(CoreError) -> [ResolvedHost] {
+        try fleet(arguments: arguments, hostsFile: hostsFile).hosts
+    }
+
+    /// The fleet of a watch: its hosts as ``watchHosts(arguments:hostsFile:)`` resolves them, and the
+    /// patterns among the arguments and the file's lines, which admit further hosts by name
+    /// (``ResolvedFleet/host(named:)``).
+    public func fleet(arguments: [String], hostsFile: String?) throws(CoreError) -> ResolvedFleet {
+        var entries = arguments.map { HostListEntry(text: $0) }
+        do {
+            if let hostsFile {
+                guard let text = try? String(contentsOfFile: hostsFile, encoding: .utf8) else {
+                    throw CoreError(.invalidRequest, "cannot read the hosts file \(hostsFile); check the path")
+                }
+                entries += try HostList.parseHostsFile(text, path: hostsFile)
+            }
+            guard !entries.isEmpty else {
+                throw CoreError(
+                    .invalidRequest, "no hosts to watch: name hosts or 'pattern*' arguments, or pass --hosts-file")
+            }
+            var resolved: [ResolvedHost] = []
+            for target in try HostList.targets(for: entries, config: config) { resolved.append(try resolve(target)) }
+            return ResolvedFleet(
+                hosts: resolved, patterns: entries.map(\.text).filter(HostList.isPattern), resolver: self)
+        } catch let error as CoreError {
+            throw error
+        } catch let error as SSHError {
+            throw CoreError(.invalidRequest, error.message)
+        } catch {
+            throw CoreError(.invalidRequest, "\(error)")
+        }
+    }
+}

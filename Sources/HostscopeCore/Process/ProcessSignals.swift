@@ -1,0 +1,69 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    public import Glibc
+#endif
+
+/// Calls a handler on each SIGINT and SIGTERM (instead of ending the process) until cancelled: the one
+/// place hostscope takes these signals, so that a face can turn them into cancellation and the core closes
+/// what it opened.
+// @unchecked Sendable: the sources are set up in init and only cancelled afterwards, which Dispatch allows
+// from any thread.
+public final class SignalWatcher: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    /// Watches `signals` (SIGINT and SIGTERM by default), calling `handler` with each signal's number.
+    public init(_ signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
+        let queue = DispatchQueue(label: "hostscope.signals")
+        var made: [any DispatchSourceSignal] = []
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { handler(number) }
+            source.resume()
+            made.append(source)
+        }
+        sources = made
+    }
+
+    /// Stops calling the handler (the signals stay ignored).
+    public func cancel() {
+        for source in sources { source.cancel() }
+    }
+}
+
+/// Runs `body`, cancelling it when the process receives SIGINT (Ctrl-C) or SIGTERM, so that long-running
+/// commands end through their normal path: files closed valid, sessions closed. A second signal while
+/// shutting down exits at once.
+public func withTerminationSignals<T: Sendable, Failure: Error>(
+    _ body: @escaping @Sendable () async throws(Failure) -> T
+) async throws(Failure) -> T {
+    let task = Task { () async -> Result<T, Failure> in
+        do throws(Failure) {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+    let received = Counter()
+    let watcher = SignalWatcher { number in
+        if received.increment() > 1 { exit(128 + number) }
+        task.cancel()
+    }
+    let result = await task.value
+    watcher.cancel()
+    return try result.get()
+}
+
+/// Counts the signals received.
+private final class Counter: Sendable {
+    private let value = Mutex(0)
+
+    func increment() -> Int {
+        value.withLock { count in
+            count += 1
+            return count
+        }
+    }
+}

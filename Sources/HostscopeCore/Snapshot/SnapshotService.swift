@@ -1,0 +1,67 @@
+public import HostStats
+import SSHTransport
+
+/// `snapshot`: one-off snapshots of several hosts, collected at once; a slow or failing host does not
+/// hold up the others, and every host yields one record.
+public struct SnapshotService: Sendable {
+    /// The database, connection and tracing settings of the command.
+    public let settings: CoreSettings
+
+    /// A service for `settings`.
+    public init(settings: CoreSettings) {
+        self.settings = settings
+    }
+
+    /// Resolves `hosts` (ssh_config aliases and patterns, `user@host:port`, `local`; none means `local`)
+    /// and collects them at once under tracing, the spans stored in the database. Records come back in
+    /// the order of the arguments. Cancelling stops every collection (each then yields an error
+    /// record) and every session is closed.
+    ///
+    /// - Throws: ``CoreError`` (`invalidRequest`) when a host cannot be resolved; nothing was collected.
+    public func collect(_ hosts: [String], options: CollectorOptions) async throws(CoreError) -> [SnapshotRecord] {
+        let resolved: [ResolvedHost]
+        do {
+            resolved = try HostResolver(settings: settings.connection, environment: settings.environment)
+                .resolve(arguments: hosts.isEmpty ? [HostTarget.localName] : hosts)
+        } catch {
+            throw CoreError(.invalidRequest, "\(error)")
+        }
+        return await TraceRuntime.with(settings.traceSetup(), diagnostics: settings.diagnostics) { _ in
+            await Self.collect(resolved, options: options)
+        }
+    }
+
+    /// Collects resolved hosts at once, in the current tracer's spans; records in the order of `hosts`.
+    public static func collect(_ hosts: [ResolvedHost], options: CollectorOptions) async -> [SnapshotRecord] {
+        await withTaskGroup(of: (Int, SnapshotRecord).self) { group in
+            for (index, host) in hosts.enumerated() {
+                group.addTask {
+                    let (runner, connection) = host.commandRunner()
+                    let collector = HostCollector(host: host.displayName, runner: runner, options: options)
+                    let record = await SnapshotTracing.collect(host: host.displayName, options: options) {
+                        await collector.snapshot()
+                    }
+                    await connection?.close()
+                    return (index, record)
+                }
+            }
+            var records = [SnapshotRecord?](repeating: nil, count: hosts.count)
+            for await (index, record) in group { records[index] = record }
+            return records.compactMap { $0 }
+        }
+    }
+}
+
+extension ResolvedHost {
+    /// What runs a host's commands: this machine's shell, or a session to the host (to be closed by the
+    /// caller).
+    func commandRunner() -> (runner: any CommandRunner, connection: HostConnection?) {
+        switch self {
+        case .local:
+            return (LocalCommandRunner(), nil)
+        case .ssh(let options):
+            let connection = HostConnection(options: options)
+            return (connection, connection)
+        }
+    }
+}

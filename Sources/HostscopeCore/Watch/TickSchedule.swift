@@ -1,0 +1,58 @@
+public import Foundation
+import ValueFormats
+
+/// When one host's ticks are due: every `interval`, at a fixed offset (its phase) within the
+/// interval, counted from the Unix epoch.
+///
+/// A fleet whose hosts all ticked at the same instant would send every probe at once and
+/// queue them on the client and the network; each host's phase comes from its name instead
+/// (as Prometheus offsets each target's scrapes), so a fleet's probes arrive spread over the
+/// interval, and a host keeps its slots from one run to the next. Pure: no clock inside.
+public struct TickSchedule: Sendable, Equatable {
+    public let interval: Duration
+    /// The offset of every slot within the interval, in `0 ..< interval`.
+    public let phase: Duration
+
+    public init(interval: Duration, phase: Duration) {
+        self.interval = interval
+        let length = interval.wholeNanoseconds
+        let offset = phase.wholeNanoseconds
+        self.phase = length > 0 ? .nanoseconds(((offset % length) + length) % length) : .zero
+    }
+
+    /// The schedule of the host named `host`: its phase is a hash of the name (64-bit FNV-1a)
+    /// modulo the interval.
+    public init(interval: Duration, host: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in host.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let length = UInt64(max(1, interval.wholeNanoseconds))
+        self.init(interval: interval, phase: .nanoseconds(Int64(hash % length)))
+    }
+
+    /// The first slot at or after `time`.
+    public func firstSlot(atOrAfter time: Date) -> Date {
+        let length = interval.wholeNanoseconds
+        guard length > 0 else { return time }
+        let now = Int64((time.timeIntervalSince1970 * 1e9).rounded(.up))
+        let offset = phase.wholeNanoseconds
+        // The smallest phase + k × interval that is >= now.
+        let steps = (now - offset + length - 1).floorDivided(by: length)
+        return Date(timeIntervalSince1970: Double(steps * length + offset) / 1e9)
+    }
+
+    /// The slot `index` intervals after `first`.
+    public func slot(_ index: Int, after first: Date) -> Date {
+        first.addingTimeInterval(interval.inSeconds * Double(index))
+    }
+}
+
+extension Int64 {
+    /// Division rounding towards minus infinity.
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+public import HostStats
+import SSHTransport
+public import Storage
+import Synchronization
+import ValueFormats
+
+/// What `watch` is asked to do.
+public struct WatchRequest: Sendable {
+    /// Hosts and ssh_config patterns (`db-*`).
+    public var hosts: [String]
+    /// A file of hosts or patterns, one per line.
+    public var hostsFile: String?
+    public var interval: Duration
+    /// Ticks per host, then stop.
+    public var count: Int?
+    /// How long to run, then stop.
+    public var duration: Duration?
+    public var collector: CollectorOptions
+    /// How long history records and spans are kept; `nil` keeps them all.
+    public var retention: Duration?
+
+    public init(
+        hosts: [String], hostsFile: String? = nil, interval: Duration, count: Int? = nil, duration: Duration? = nil,
+        collector: CollectorOptions = CollectorOptions(), retention: Duration? = nil
+    ) {
+        self.hosts = hosts
+        self.hostsFile = hostsFile
+        self.interval = interval
+        self.count = count
+        self.duration = duration
+        self.collector = collector
+        self.retention = retention
+    }
+}
+
+/// Where a watch writes its records besides the history database.
+public enum RecordOutput: Sendable {
+    /// A file, created or resumed; the format from its name when `nil`. Should it be a terminal, what is
+    /// written goes through `terminalEscaping`.
+    case file(
+        path: String, format: RecordFileFormat?, csvLayout: RecordFileWriter.CSVLayoutChoice,
+        terminalEscaping: @Sendable ([UInt8]) -> [UInt8])
+    /// The face's stream (standard output), written through `write`.
+    case stream(
+        format: RecordFileFormat, csvLayout: RecordFileWriter.CSVLayoutChoice,
+        write: @Sendable ([UInt8]) throws(RecordWriteError) -> Void)
+}
+
+/// How a watch ended.
+public struct WatchOutcome: Sendable {
+    /// The failure of a destination (the output file, the database), already said through the
+    /// diagnostics when it happened; `nil` when every record reached every destination.
+    public var failure: String?
+}
+
+/// `watch`: a fleet watch with its destinations: the history database (records and spans, pruned to the
+/// retention), an output file or stream, OTLP metrics when asked for, and the trace runtime.
+public struct WatchService: Sendable {
+    /// The database, connection and tracing settings of the command.
+    public let settings: CoreSettings
+
+    /// Records a destination holds for its writer before the oldest are lost (and said to be): minutes of
+    /// a large fleet.
+    public static let recordBacklog = 65_536
+
+    /// A service for `settings`.
+    public init(settings: CoreSettings) {
+        self.settings = settings
+    }
+
+    /// Resolves the hosts, opens the output and the database (pruned to the retention at once and every
+    /// hour), and runs a ``FleetWatch`` until its plan ends or the task is cancelled; then writes the
+    /// records still on their way, closes the files valid and flushes the spans. `observe` runs beside the
+    /// watch with it (a live view subscribes there) and is awaited before this returns.
+    ///
+    /// - Throws: ``CoreError``: `invalidRequest` for hosts that do not resolve or an output whose format
+    ///   cannot be told; `failed` for an output or a database that cannot be opened. Nothing was
+    ///   collected then.
+    public func run(
+        _ request: WatchRequest, output: RecordOutput?, clock: any WatchClock = SystemWatchClock(),
+        observe: (@Sendable (FleetWatch) async -> Void)? = nil
+    ) async throws(CoreError) -> WatchOutcome {
+        let hosts = try resolveHosts(request)
+        let writer = try Self.open(output)
+        var history: StorageDatabase?
+        if settings.storesHistory {
+            let path = settings.databasePath
+            do {
+                let opened = try await StorageDatabase.open(at: path)
+                opened.accessNotes.forEach(settings.diagnostics.note)
+                history = opened
+                if let retention = request.retention {
+                    _ = try await opened.history.prune(olderThan: clock.now().addingTimeInterval(-retention.inSeconds))
+                }
+            } catch {
+                try? await history?.close()
+                throw CoreError(.failed, "\(error.message); or pass --no-history to watch without storing records")
+            }
+        }
+        let plan = WatchPlan(
+            hosts: hosts, interval: request.interval, count: request.count, duration: request.duration,
+            collector: request.collector)
+        let watch = FleetWatch(plan: plan, clock: clock)
+        let diagnostics = settings.diagnostics
+        let metrics = settings.export?.metrics.map { metrics in
+            HostMetricsExporter(settings: metrics, resourceAttributes: settings.resourceAttributes) {
+                diagnostics.warning($0)
+            }
+        }
+        let sink = RecordSink(writer: writer, history: history, metrics: metrics, diagnostics: diagnostics)
+        // Subscribed before the watch starts, read by a task that is not cancelled with the watch: every
+        // record collected reaches the file and the database, Ctrl-C or not.
+        let records = watch.subscribe(buffer: Self.recordBacklog)
+        let writing = Task { await sink.write(records) }
+        let retention = request.retention
+        await TraceRuntime.with(settings.traceSetup(retention: retention), diagnostics: settings.diagnostics) { _ in
+            await withTaskGroup(of: Void.self) { group in
+                if let retention, let history {
+                    group.addTask { await Self.pruneHourly(history, retention: retention, clock: clock) }
+                }
+                if let observe { group.addTask { await observe(watch) } }
+                await watch.run()
+                await writing.value
+                // The observer ends with the watch's events; the pruning only when cancelled.
+                if retention != nil, history != nil { group.cancelAll() }
+                await group.waitForAll()
+            }
+            if let metrics {
+                TraceRuntime.report(await metrics.finish(), items: "data point(s)", to: diagnostics)
+            }
+        }
+        sink.finish()
+        try? await history?.close()
+        return WatchOutcome(failure: sink.failure)
+    }
+
+    /// The hosts of a request, resolved through ssh_config.
+    public func resolveHosts(_ request: WatchRequest) throws(CoreError) -> [ResolvedHost] {
+        let resolver: HostResolver
+        do {
+            resolver = try HostResolver(settings: settings.connection, environment: settings.environment)
+        } catch {
+            throw CoreError(.invalidRequest, error.message)
+        }
+        return try resolver.watchHosts(arguments: request.hosts, hostsFile: request.hostsFile)
+    }
+
+    private static func open(_ output: RecordOutput?) throws(CoreError) -> RecordFileWriter? {
+        switch output {
+        case nil:
+            return nil
+        case .stream(let format, let layout, let write):
+            return RecordFileWriter(streamFormat: format, csvLayout: layout, write: write)
+        case .file(let path, let format, let layout, let escaping):
+            guard let chosen = format ?? RecordFileFormat.inferred(fromPath: path) else {
+                throw CoreError(
+                    .invalidRequest, "cannot tell the format of \(path) from its name; add --format csv|json|ndjson")
+            }
+            do {
+                return try RecordFileWriter(path: path, format: chosen, csvLayout: layout, terminalEscaping: escaping)
+            } catch {
+                throw CoreError(.failed, error.message)
+            }
+        }
+    }
+
+    /// Prunes the history every hour, so a week-long watch keeps its database to the retention window.
+    private static func pruneHourly(_ database: StorageDatabase, retention: Duration, clock: any WatchClock) async {
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(until: clock.now().addingTimeInterval(3600))
+            } catch {
+                return
+            }
+            _ = try? await database.history.prune(olderThan: clock.now().addingTimeInterval(-retention.inSeconds))
+        }
+    }
+}
+
+/// Where a watch's records go: the output file, the history database, and the OTLP metrics exporter. A
+/// failure of the file or the database is said once and stops only that destination; collection and
+/// the others go on. `watch` and `serve` both keep their records through one.
+public final class RecordSink: Sendable {
+    private let writer: RecordFileWriter?
+    private let history: StorageDatabase?
+    private let metrics: HostMetricsExporter?
+    private let diagnostics: Diagnostics
+    private let failed = Mutex<String?>(nil)
+    private let historyFailed = Mutex(false)
+
+    /// A sink to `writer`, `history` and `metrics`, any of which may be absent; failures go to `diagnostics`.
+    public init(
+        writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics
+    ) {
+        self.writer = writer
+        self.history = history
+        self.metrics = metrics
+        self.diagnostics = diagnostics
+    }
+
+    /// The first failure, if any.
+    public var failure: String? { failed.withLock { $0 } }
+
+    /// Writes every record of `events`, in order, until they end.
+    public func write(_ events: WatchSubscription) async {
+        for await event in events {
+            switch event {
+            case .record(let record):
+                await write(record)
+            case .missed(let count):
+                // Only a destination stalled for minutes gets here: say so once, as a failure of the run.
+                fail("\(count) event(s) were dropped because the output and the database fell behind")
+            case .state, .removed:
+                break
+            }
+        }
+    }
+
+    func write(_ record: SnapshotRecord) async {
+        metrics?.record(record)
+        if let writer, failure == nil {
+            do {
+                try writer.write(record)
+            } catch {
+                fail(error.message)
+            }
+        }
+        if let history, !historyFailed.withLock({ $0 }) {
+            do {
+                try await history.history.append([record])
+            } catch {
+                historyFailed.withLock { $0 = true }
+                let message = error.message
+                failed.withLock { $0 = $0 ?? message }
+                diagnostics.error(message + (writer == nil ? "" : " (the output file keeps receiving records)"))
+            }
+        }
+    }
+
+    /// Completes the output file (a JSON array on a pipe gets its closing bracket).
+    public func finish() {
+        guard failure == nil else { return }
+        do {
+            try writer?.finish()
+        } catch {
+            fail(error.message)
+        }
+    }
+
+    private func fail(_ message: String) {
+        let first = failed.withLock { current -> Bool in
+            guard current == nil else { return false }
+            current = message
+            return true
+        }
+        if first { diagnostics.error(message) }
+    }
+}

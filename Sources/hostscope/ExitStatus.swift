@@ -1,0 +1,54 @@
+import HostStats
+import HostscopeCore
+
+/// hostscope's exit statuses: scripts branch on them, so each failure class has its own.
+enum ExitStatus: Int32, Sendable, CaseIterable {
+    case success = 0
+    /// Anything not covered below (bad input file, unwritable output …).
+    case failure = 1
+    /// Command-line usage errors (ArgumentParser's own validation uses 64).
+    case usage = 2
+    /// DNS, TCP or SSH handshake failure, or a dropped connection.
+    case connect = 3
+    case auth = 4
+    case hostKey = 5
+    /// A command on the host failed, or its output could not be read.
+    case collect = 6
+    case timeout = 7
+    /// `hostscope files`: a remote path could not be read (missing, permission denied, outside
+    /// `--root`, a symbolic link loop, changed while read).
+    case file = 8
+    /// `hostscope chat`: the language model provider failed or refused the turn (API key, model name, rate
+    /// limit, server error, timeout, a stream that broke off) or the tool loop hit its limit.
+    case chat = 9
+
+    init(_ kind: FailureKind) {
+        switch kind {
+        case .connect: self = .connect
+        case .auth: self = .auth
+        case .hostKey: self = .hostKey
+        case .command, .parse: self = .collect
+        case .timeout: self = .timeout
+        }
+    }
+
+    /// The status of a run whose hosts produced `records`: success when all succeeded, else
+    /// the status of the first failure in argument order.
+    init(records: [SnapshotRecord]) {
+        for record in records {
+            if case .failure(let failure) = record {
+                self.init(failure.kind)
+                return
+            }
+        }
+        self = .success
+    }
+
+    /// The status of a request the core could not carry out.
+    init(_ error: CoreError) {
+        switch error.code {
+        case .invalidRequest: self = .usage
+        case .notFound, .failed: self = .failure
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import HostscopeCore
+import TerminalUI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Output {
+    /// Prints `message` on stderr and returns the exit code of `status` to throw.
+    static func fail(_ message: String, _ status: ExitStatus) -> ExitCode {
+        error(message)
+        return ExitCode(status.rawValue)
+    }
+
+    /// Ends the program for an error no command caught (usage errors, `--help`, `--version`):
+    /// the argument parser's text through these sinks, then its exit status.
+    static func exit<Command: ParsableCommand>(_ command: Command.Type, withError error: any Error) -> Never {
+        let text = command.fullMessage(for: error)
+        let code = command.exitCode(for: error)
+        if !text.isEmpty {
+            if code == .success {
+                write(text + "\n")
+            } else {
+                writeError(TerminalOutput(text + "\n"))
+            }
+        }
+        Glibc.exit(code.rawValue)
+    }
+}
+
+extension Output {
+    /// Prints the core's sentence on stderr and returns the exit code of its kind to throw.
+    static func fail(_ error: CoreError) -> ExitCode {
+        fail(error.message, ExitStatus(error))
+    }
+}

@@ -1,0 +1,288 @@
+import AgentTracing
+import Foundation
+import HostStats
+import HostscopeCore
+import SSHTransport
+import Synchronization
+import TestSupport
+import Testing
+import Tracing
+
+func harnessHost(_ server: SSHTestServer, name: String = "harness") -> ResolvedHost {
+    .ssh(
+        SSHConnectionOptions(
+            displayName: name, hostName: server.host, port: server.port, user: server.user,
+            identityFiles: [server.keyPath], identitiesOnly: true, knownHostsFiles: [server.knownHostsPath]))
+}
+
+/// A watch on a manual clock, driven slot by slot: whenever every host still ticking sleeps until its next
+/// slot, the clock moves to the earliest one. Its events are read by a subscriber of its own.
+final class DrivenWatch: Sendable {
+    let watch: FleetWatch
+    let clock: ManualWatchClock
+    private let log = EventLog()
+    private let reader: Task<Void, Never>
+    private let runner: Task<Void, Never>
+
+    /// The events one subscriber read.
+    final class EventLog: Sendable {
+        let events = Mutex<[WatchEvent]>([])
+    }
+
+    init(_ plan: WatchPlan, clock: ManualWatchClock = ManualWatchClock()) {
+        let watch = FleetWatch(plan: plan, clock: clock, random: { 0 })
+        self.watch = watch
+        self.clock = clock
+        let subscription = watch.subscribe(buffer: 100_000)
+        let log = log
+        reader = Task {
+            for await event in subscription { log.events.withLock { $0.append(event) } }
+        }
+        runner = Task { await watch.run() }
+    }
+
+    /// Hosts whose loop will sleep again: every host of an endless plan, else those short of its count.
+    func ticking(count: Int?) -> Int {
+        watch.states.filter { state in count.map { state.ticks < $0 } ?? true }.count
+    }
+
+    /// Waits until every host still ticking sleeps, then moves the clock to the earliest slot.
+    func step(count: Int?) async throws {
+        try await settle(count: count)
+        if let next = clock.nextDeadline { clock.advance(to: next) }
+    }
+
+    /// Waits until every host still ticking sleeps until its next slot: no collection is under way.
+    func settle(count: Int?) async throws {
+        try await waitUntil("the host loops to sleep: \(watch.states)") {
+            clock.sleepers == ticking(count: count)
+        }
+    }
+
+    /// Steps until every host did `count` ticks, then waits for the watch and its events to end.
+    func runToEnd(count: Int) async throws -> [WatchEvent] {
+        while ticking(count: count) > 0 { try await step(count: count) }
+        await runner.value
+        await reader.value
+        return log.events.withLock { $0 }
+    }
+
+    /// Steps until `condition` holds (on the hosts' states).
+    func step(count: Int?, until condition: ([HostWatchState]) -> Bool) async throws {
+        while !condition(watch.states) { try await step(count: count) }
+    }
+
+    /// Stops an endless watch between ticks and returns its events.
+    func cancel() async throws -> [WatchEvent] {
+        try await settle(count: nil)
+        runner.cancel()
+        await runner.value
+        await reader.value
+        return log.events.withLock { $0 }
+    }
+}
+
+extension [WatchEvent] {
+    func records(of host: String) -> [SnapshotRecord] {
+        compactMap { event in
+            if case .record(let record) = event, record.host == host { return record }
+            return nil
+        }
+    }
+}
+
+extension SnapshotRecord {
+    var isSnapshot: Bool {
+        if case .snapshot = self { return true }
+        return false
+    }
+}
+
+@Suite(.serialized) struct FleetWatchTests {
+    @Test func everyTickOfEveryHostYieldsOneRecordStampedAtItsSlot() async throws {
+        let server = try SSHTestServer.shared()
+        let interval = Duration.milliseconds(400)
+        let driven = DrivenWatch(WatchPlan(hosts: [.local, harnessHost(server)], interval: interval, count: 4))
+        let events = try await driven.runToEnd(count: 4)
+        for host in ["local", "harness"] {
+            let records = events.records(of: host)
+            #expect(records.count == 4)
+            guard case .snapshot(let first) = records.first else {
+                Issue.record("\(host): first tick failed: \(records)")
+                continue
+            }
+            #expect(first.cpu?.busyPercent == nil, "the first tick has no earlier counters")
+            for case .snapshot(let snapshot) in records.dropFirst() { #expect(snapshot.cpu?.busyPercent != nil) }
+            // Ticks are due at the host's phase + k × interval, and stamped when they ran: exactly then here.
+            let slots = records.compactMap(\.slot)
+            #expect(slots.count == 4)
+            #expect(records.map(\.collectedAt) == slots)
+            for (earlier, later) in zip(slots, slots.dropFirst()) {
+                #expect(abs(later.timeIntervalSince(earlier) - 0.4) < 1e-6)
+            }
+            let schedule = TickSchedule(interval: interval, host: host)
+            #expect(schedule.firstSlot(atOrAfter: slots[0].addingTimeInterval(-0.0005)) == slots[0])
+        }
+        #expect(
+            TickSchedule(interval: interval, host: "local").phase
+                != TickSchedule(interval: interval, host: "harness").phase)
+    }
+
+    @Test func aDeadHostYieldsErrorRecordsWithBackoffAndDoesNotDelayTheOthers() async throws {
+        let dead = ResolvedHost.ssh(
+            SSHConnectionOptions(displayName: "dead", hostName: "127.0.0.1", port: 1, user: "x", knownHostsFiles: []))
+        let driven = DrivenWatch(WatchPlan(hosts: [.local, dead], interval: .milliseconds(300), count: 6))
+        let events = try await driven.runToEnd(count: 6)
+        #expect(events.records(of: "local").count == 6)
+        #expect(events.records(of: "local").allSatisfy { $0.isSnapshot })
+        let messages = events.records(of: "dead").compactMap { record -> String? in
+            if case .failure(let failure) = record, failure.kind == .connect { return failure.message }
+            return nil
+        }
+        #expect(messages.count == 6)
+        // Attempts at ticks 1, 2 and 4, the waits doubling from one interval (no jitter here); the ticks in
+        // between name the last failure and the time left.
+        let waits = messages.map { message in message.range(of: "(next attempt in ").map { message[$0.upperBound...] } }
+        #expect(waits == [nil, nil, "0.3 s)", nil, "0.9 s)", "0.6 s)"], "\(messages)")
+        guard case .backingOff(let until)? = driven.watch.states.last?.phase else {
+            Issue.record("the dead host is not backing off: \(driven.watch.states)")
+            return
+        }
+        #expect(until > (events.records(of: "dead").last?.collectedAt ?? .distantFuture))
+    }
+
+    @Test func aHostThatNeverSendsABannerTimesOutWithinItsTicks() async throws {
+        let listener = try LoopbackListener()
+        let silent = ResolvedHost.ssh(
+            SSHConnectionOptions(
+                displayName: "silent", hostName: "127.0.0.1", port: listener.port, user: "x", knownHostsFiles: []))
+        let driven = DrivenWatch(WatchPlan(hosts: [.local, silent], interval: .milliseconds(500), count: 3))
+        let started = ContinuousClock.now
+        let events = try await driven.runToEnd(count: 3)
+        // Each attempt gives up within the tick budget (80 % of the interval), in real time.
+        #expect(started.duration(to: .now) < .seconds(20), "a silent host must not hang the watch")
+        #expect(events.records(of: "local").count == 3)
+        let kinds = events.records(of: "silent").compactMap { record -> FailureKind? in
+            if case .failure(let failure) = record { return failure.kind }
+            return nil
+        }
+        #expect(kinds.count == 3)
+        #expect(kinds.first == .timeout)
+        withExtendedLifetime(listener) {}
+    }
+
+    @Test func aHostWhoseSSHDStopsAndComesBackRecovers() async throws {
+        let server = try SSHTestServer.startDedicated()
+        defer { server.stop() }
+        let plan = WatchPlan(
+            hosts: [.local, harnessHost(server)], interval: .milliseconds(400), count: 14,
+            maximumBackoff: .milliseconds(800))
+        let driven = DrivenWatch(plan)
+        try await driven.step(count: 14) { states in (states.last?.ticks ?? 0) >= 3 }
+        server.stopSSHD()
+        try await driven.step(count: 14) { states in (states.last?.errors ?? 0) >= 2 }
+        try server.resumeSSHD()
+        let events = try await driven.runToEnd(count: 14)
+        let outcomes = events.records(of: "harness").map(\.isSnapshot)
+        #expect(outcomes.count == 14)
+        // Snapshots first, then error records while it is down, then snapshots again.
+        #expect(Array(outcomes.prefix(3)) == [true, true, true])
+        #expect(outcomes.contains(false))
+        #expect(outcomes.last == true, "no recovery: \(outcomes)")
+        #expect(events.records(of: "local").count == 14)
+        #expect(events.records(of: "local").allSatisfy { $0.isSnapshot })
+    }
+
+    @Test func aSubscriberThatReadsNothingHoldsUpNoOneAndIsToldWhatItMissed() async throws {
+        let driven = DrivenWatch(WatchPlan(hosts: [.local], interval: .seconds(1), count: 6))
+        // Two events per tick (the record and the state), and the initial state: 13 in all, 3 kept.
+        let stalled = driven.watch.subscribe(buffer: 3)
+        let events = try await driven.runToEnd(count: 6)
+        #expect(events.records(of: "local").count == 6, "the watch went on while a subscriber read nothing")
+        var late: [WatchEvent] = []
+        for await event in stalled { late.append(event) }
+        #expect(late.count == 4)
+        #expect(late.first == .missed(10))
+        #expect(late.last == .state(try #require(driven.watch.states.first)))
+    }
+
+    @Test func statesSayWhereEachHostStandsAtAnyTime() async throws {
+        let dead = ResolvedHost.ssh(
+            SSHConnectionOptions(displayName: "dead", hostName: "127.0.0.1", port: 1, user: "x", knownHostsFiles: []))
+        let driven = DrivenWatch(WatchPlan(hosts: [.local, dead], interval: .seconds(5)))
+        #expect(driven.watch.states.map(\.phase) == [.connecting, .connecting])
+        try await driven.step(count: nil) { states in states.allSatisfy { $0.ticks >= 1 } }
+        let states = driven.watch.states
+        #expect(states.map(\.host) == ["local", "dead"])
+        #expect(states[0].phase == .up)
+        #expect(states[0].latest?.isSnapshot == true)
+        #expect(states[0].cpuBusyPercent == nil, "one tick has no CPU share yet")
+        #expect(states[0].memoryUsedPercent != nil)
+        guard case .backingOff(let until) = states[1].phase else {
+            Issue.record("dead: \(states[1].phase)")
+            return
+        }
+        #expect(until == states[1].lastTick?.addingTimeInterval(5))
+        #expect(states[1].lastError?.hasPrefix("connect: ") == true)
+        _ = try await driven.cancel()
+    }
+
+    @Test func replacingHostsKeepsTheSessionsOfHostsThatStayAndStopsTheOthers() async throws {
+        let server = try SSHTestServer.shared()
+        let tracer = RingBufferTracer(capacity: 10_000, resource: TraceRuntime.resource)
+        try await withTracer(tracer) {
+            let driven = DrivenWatch(
+                WatchPlan(hosts: [harnessHost(server), harnessHost(server, name: "second")], interval: .seconds(2)))
+            try await driven.step(count: nil) { states in states.allSatisfy { $0.ticks >= 2 } }
+            let connects = { tracer.finishedSpans().filter { $0.name.hasPrefix("ssh connect harness") }.count }
+            #expect(connects() == 1)
+
+            driven.watch.replaceHosts([harnessHost(server), .local])
+            #expect(driven.watch.states.map(\.host) == ["harness", "local"])
+            let harnessTicks = driven.watch.states[0].ticks
+            try await driven.step(count: nil) { states in states.allSatisfy { $0.ticks >= harnessTicks + 1 } }
+            let events = try await driven.cancel()
+            #expect(connects() == 1, "the host that stayed kept its session")
+            #expect(events.contains(.removed(host: "second")))
+            let second = events.records(of: "second")
+            let removedAt = try #require(events.firstIndex(of: .removed(host: "second")))
+            #expect(
+                !events[removedAt...].contains {
+                    if case .record(let record) = $0 { record.host == "second" } else { false }
+                })
+            #expect(second.count >= 2)
+            #expect(events.records(of: "local").count >= 1)
+            #expect(events.records(of: "harness").allSatisfy { $0.isSnapshot }, "\(events.records(of: "harness"))")
+        }
+    }
+
+    @Test func backoffDoublesUpToItsCapAndResetsOnSuccess() {
+        var backoff = ReconnectBackoff(initial: .seconds(5), maximum: .seconds(30))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(backoff.allowsAttempt(at: now))
+        var waits: [Duration] = []
+        for _ in 0..<5 {
+            backoff.failed(at: now, random: 0.5)
+            waits.append(backoff.current!)
+        }
+        #expect(waits == [.seconds(5), .seconds(10), .seconds(20), .seconds(30), .seconds(30)])
+        #expect(!backoff.allowsAttempt(at: now.addingTimeInterval(29)))
+        #expect(backoff.allowsAttempt(at: now.addingTimeInterval(30)))
+        backoff.succeeded()
+        #expect(backoff.allowsAttempt(at: now))
+        #expect(backoff.current == nil)
+    }
+
+    @Test func jitterStretchesEachWaitByUpToItsShareSoHostsThatFailedTogetherRetryApart() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        var early = ReconnectBackoff(initial: .seconds(10), maximum: .seconds(30), jitter: 0.2)
+        var late = early
+        early.failed(at: now, random: 0)
+        late.failed(at: now, random: 0.99)
+        #expect(early.nextAttempt == now.addingTimeInterval(10))
+        #expect(late.nextAttempt! > now.addingTimeInterval(11.9) && late.nextAttempt! < now.addingTimeInterval(12))
+        // The doubling works on the wait itself, not on the stretched one.
+        late.failed(at: now, random: 0)
+        #expect(late.current == .seconds(20))
+    }
+}

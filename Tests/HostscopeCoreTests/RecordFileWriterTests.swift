@@ -1,0 +1,200 @@
+import HostscopeCore
+import Foundation
+import HostStats
+import OrderedJSON
+import Testing
+
+func sampleRecord(_ host: String, _ second: Int, failed: Bool = false) -> SnapshotRecord {
+    let date = Date(timeIntervalSince1970: 1_795_000_000 + Double(second))
+    if failed {
+        return .failure(CollectionFailure(host: host, collectedAt: date, kind: .connect, message: "refused, \"quoted\""))
+    }
+    return .snapshot(
+        Snapshot(
+            host: host, collectedAt: date, collector: "proc", durationMs: 3,
+            cpu: CPUStats(cores: 2, busyPercent: 12.5, perCore: [CoreStats(core: 0, busyPercent: 10)]),
+            memory: MemoryStats(totalBytes: 1000, usedBytes: 400, usedPercent: 40),
+            disks: [DiskStats(filesystem: "/dev/vda1", type: "ext4", mount: "/mnt/with, comma", sizeBytes: 10)],
+            network: [NetworkInterfaceStats(interface: "eth0", rxBytes: 5)]))
+}
+
+@Suite struct RecordFileWriterTests {
+    let directory: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "hostscope-writer-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    private func read(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+
+    @Test func csvHasOneHeaderAndRowsThatNeverShiftUnderIt() throws {
+        let path = directory + "/fleet.csv"
+        let writer = try RecordFileWriter(path: path, format: .csv)
+        try writer.write(sampleRecord("web1", 0))
+        try writer.write(sampleRecord("web2", 0, failed: true))
+        let rows = read(path).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 3)
+        #expect(rows[0] == SnapshotCSV.wideHeader.trimmingCharacters(in: .newlines))
+        // Quoted fields (the error message) must not add columns.
+        let columns = SnapshotCSV.wideColumns.count
+        #expect(csvFields(rows[1]).count == columns)
+        #expect(csvFields(rows[2]).count == columns)
+        #expect(csvFields(rows[2])[2] == "connect")
+    }
+
+    @Test func aCSVRowCutByACrashIsDroppedAndAppendingKeepsTheHeader() throws {
+        let path = directory + "/fleet.csv"
+        try RecordFileWriter(path: path, format: .csv).write(sampleRecord("web1", 0))
+        // What a kill -9 in the middle of a write leaves.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("2026-11-21T00:00:00.000Z,web1,,12.".utf8))
+        try handle.close()
+        let writer = try RecordFileWriter(path: path, format: .csv)
+        try writer.write(sampleRecord("web1", 5))
+        let rows = read(path).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 3)
+        #expect(rows.filter { $0.hasPrefix("timestamp,") }.count == 1)
+        #expect(rows.allSatisfy { csvFields($0).count == SnapshotCSV.wideColumns.count })
+    }
+
+    @Test func aScheduledRecordCarriesItsSlotInTheLastCSVColumnAndInJSON() throws {
+        var record = sampleRecord("web1", 0)
+        record.slot = Date(timeIntervalSince1970: 1_795_000_000)
+        let path = directory + "/slots.csv"
+        try RecordFileWriter(path: path, format: .csv).write(record)
+        let rows = read(path).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(SnapshotCSV.wideColumns.last == "slot")
+        #expect(csvFields(rows[1]).last == "2026-11-18T11:06:40.000Z")
+        #expect(record.jsonValue["slot"]?.stringValue == "2026-11-18T11:06:40.000Z")
+        #expect(try SnapshotRecord(json: record.jsonValue).slot == record.slot)
+        // A one-off snapshot has no slot: its JSON has no such key.
+        #expect(sampleRecord("web1", 0).jsonValue["slot"] == nil)
+    }
+
+    @Test func aCSVFileWrittenBeforeTheSlotColumnIsAppendedToInItsOwnColumns() throws {
+        let path = directory + "/old.csv"
+        let oldRow = SnapshotCSV.wideRow(sampleRecord("web1", 0), slotColumn: false)
+        try (SnapshotCSV.wideHeaderWithoutSlot + oldRow).write(toFile: path, atomically: true, encoding: .utf8)
+        var record = sampleRecord("web1", 5)
+        record.slot = Date(timeIntervalSince1970: 1_795_000_005)
+        try RecordFileWriter(path: path, format: .csv).write(record)
+        let rows = read(path).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 3)
+        #expect(rows.allSatisfy { csvFields($0).count == SnapshotCSV.wideColumnsWithoutSlot.count })
+    }
+
+    @Test func aCSVFileWithOtherColumnsIsNotMixedWith() throws {
+        let path = directory + "/other.csv"
+        try "a,b,c\r\n1,2,3\r\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: RecordWriteError.self) { _ = try RecordFileWriter(path: path, format: .csv) }
+        try RecordFileWriter(path: directory + "/long.csv", format: .csv, csvLayout: .long).write(sampleRecord("w", 0))
+        #expect(throws: RecordWriteError.self) {
+            _ = try RecordFileWriter(path: directory + "/long.csv", format: .csv, csvLayout: .wide)
+        }
+    }
+
+    @Test func ndjsonLinesAreWholeRecordsAndACutLineIsDropped() throws {
+        let path = directory + "/fleet.ndjson"
+        try RecordFileWriter(path: path, format: .ndjson).write(sampleRecord("web1", 0))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"schema\":\"hostscope.sn".utf8))
+        try handle.close()
+        try RecordFileWriter(path: path, format: .ndjson).write(sampleRecord("web2", 1))
+        let lines = read(path).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(try lines.map { try JSONParser.parse(String($0))["host"] } == ["web1", "web2"])
+    }
+
+    @Test func theJSONArrayIsValidAfterEveryRecord() throws {
+        let path = directory + "/fleet.json"
+        let writer = try RecordFileWriter(path: path, format: .json)
+        #expect(try JSONParser.parse(read(path)) == .array([]))
+        for index in 0..<3 {
+            try writer.write(sampleRecord("web\(index)", index))
+            let array = try JSONParser.parse(read(path)).arrayValue ?? []
+            #expect(array.count == index + 1)
+        }
+    }
+
+    @Test func aJSONArrayCutMidRecordIsRepairedAndContinued() throws {
+        let path = directory + "/fleet.json"
+        let writer = try RecordFileWriter(path: path, format: .json)
+        try writer.write(sampleRecord("web1", 0))
+        try writer.write(sampleRecord("web2", 1))
+        // Cut the file inside the second record, as a kill during its write would.
+        let full = read(path)
+        try String(full.prefix(full.count - 40)).write(toFile: path, atomically: true, encoding: .utf8)
+        let resumed = try RecordFileWriter(path: path, format: .json)
+        try resumed.write(sampleRecord("web3", 2))
+        let hosts = try JSONParser.parse(read(path)).arrayValue?.map { $0["host"] }
+        #expect(hosts == ["web1", "web3"])
+    }
+
+    @Test func aFullDiskAndAnUnwritablePathGiveOneClearSentence() throws {
+        let full = try RecordFileWriter(path: "/dev/full", format: .csv)
+        do {
+            try full.write(sampleRecord("web1", 0))
+            Issue.record("a write to /dev/full succeeded")
+        } catch {
+            #expect(error.message.contains("the disk is full"))
+        }
+        do {
+            _ = try RecordFileWriter(path: "/nonexistent/dir/out.csv", format: .csv)
+            Issue.record("opened a file in a missing directory")
+        } catch {
+            #expect(error.message.contains("/nonexistent/dir/out.csv"))
+        }
+    }
+
+    @Test func theFormatIsInferredFromTheFileName() {
+        #expect(RecordFileFormat.inferred(fromPath: "a/fleet.CSV") == .csv)
+        #expect(RecordFileFormat.inferred(fromPath: "x.jsonl") == .ndjson)
+        #expect(RecordFileFormat.inferred(fromPath: "x.json") == .json)
+        #expect(RecordFileFormat.inferred(fromPath: "x.txt") == nil)
+    }
+}
+
+/// RFC 4180 fields of one CSV row.
+func csvFields(_ row: String) -> [String] {
+    var fields: [String] = []
+    var current = ""
+    var quoted = false
+    var iterator = Array(row).makeIterator()
+    while let character = iterator.next() {
+        if quoted {
+            if character == "\"" {
+                if let next = iterator.next() {
+                    if next == "\"" {
+                        current.append("\"")
+                    } else {
+                        quoted = false
+                        if next == "," {
+                            fields.append(current)
+                            current = ""
+                        } else {
+                            current.append(next)
+                        }
+                    }
+                } else {
+                    quoted = false
+                }
+            } else {
+                current.append(character)
+            }
+        } else if character == "\"" {
+            quoted = true
+        } else if character == "," {
+            fields.append(current)
+            current = ""
+        } else {
+            current.append(character)
+        }
+    }
+    fields.append(current)
+    return fields
+}

@@ -1,0 +1,35 @@
+import HostscopeCore
+import Foundation
+import Testing
+
+@Suite struct TickScheduleTests {
+    @Test func slotsFallAtThePhasePlusWholeIntervalsSinceTheEpoch() {
+        let schedule = TickSchedule(interval: .seconds(5), phase: .milliseconds(1250))
+        let first = schedule.firstSlot(atOrAfter: Date(timeIntervalSince1970: 1_795_000_002))
+        // Date keeps seconds since 2001 as a Double: equal to within a microsecond.
+        #expect(abs(first.timeIntervalSince1970 - 1_795_000_006.25) < 1e-6)
+        #expect(abs(schedule.slot(3, after: first).timeIntervalSince1970 - 1_795_000_021.25) < 1e-6)
+        // A time on a slot is that slot.
+        #expect(schedule.firstSlot(atOrAfter: first) == first)
+    }
+
+    @Test func aPhaseOutsideTheIntervalIsFoldedIntoIt() {
+        #expect(TickSchedule(interval: .seconds(5), phase: .seconds(7)).phase == .seconds(2))
+        #expect(TickSchedule(interval: .seconds(5), phase: .seconds(-1)).phase == .seconds(4))
+    }
+
+    @Test func aHostKeepsItsPhaseAndAFleetsPhasesSpreadOverTheInterval() {
+        let interval = Duration.seconds(5)
+        #expect(TickSchedule(interval: interval, host: "web1") == TickSchedule(interval: interval, host: "web1"))
+        let phases = (0..<300).map { index in
+            TickSchedule(interval: interval, host: String(format: "fleet-%03d", index)).phase
+        }
+        #expect(phases.allSatisfy { $0 >= .zero && $0 < interval })
+        // Spread: each of ten half-second bins of the interval gets some of the 300 hosts, none most.
+        var bins = [Int](repeating: 0, count: 10)
+        for phase in phases {
+            bins[Int(Double(phase.components.seconds) * 2 + Double(phase.components.attoseconds) / 5e17)] += 1
+        }
+        #expect(bins.allSatisfy { $0 >= 10 && $0 <= 60 }, "\(bins)")
+    }
+}

@@ -1,0 +1,36 @@
+import TerminalUI
+import HostscopeCore
+import Testing
+
+@Suite struct ChatInputTests {
+    @Test func linesAreMessagesOrCommands() {
+        #expect(ChatInput.parse("why is the disk full?") == .message("why is the disk full?"))
+        #expect(ChatInput.parse("  ") == .empty)
+        #expect(ChatInput.parse("/stop") == .stop)
+        #expect(ChatInput.parse("/retry") == .retry)
+        #expect(ChatInput.parse("/model gpt-4o") == .model("gpt-4o"))
+        #expect(ChatInput.parse("/system Answer in one line.") == .system("Answer in one line."))
+        #expect(ChatInput.parse("/system") == .system(nil))
+        #expect(ChatInput.parse("/tools") == .tools)
+        #expect(ChatInput.parse("/trace 3") == .trace("3"))
+        #expect(ChatInput.parse("/trace 3fa2b1") == .trace("3fa2b1"))
+        #expect(ChatInput.parse("/inspect 2") == .inspect(2))
+        #expect(ChatInput.parse("/export md") == .export(format: .markdown, path: nil))
+        #expect(ChatInput.parse("/export json /tmp/a b.json") == .export(format: .json, path: "/tmp/a b.json"))
+        #expect(ChatInput.parse("/new") == .new)
+        #expect(ChatInput.parse("/sessions") == .sessions)
+        #expect(ChatInput.parse("/QUIT") == .quit)
+        #expect(ChatInput.parse("/exit") == .quit)
+        #expect(ChatInput.parse("//etc/fstab looks odd") == .message("/etc/fstab looks odd"))
+    }
+
+    @Test func commandsThatCannotBeUsedSayWhatToType() {
+        for line in ["/model", "/inspect", "/inspect x", "/inspect 0", "/trace", "/export", "/export pdf", "/rm -rf"] {
+            guard case .invalid(let message) = ChatInput.parse(line) else {
+                Issue.record("\(line) was accepted")
+                continue
+            }
+            #expect(message.contains("/"), "\(line)")
+        }
+    }
+}
