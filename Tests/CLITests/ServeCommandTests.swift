@@ -335,10 +335,10 @@ final class RunningServe {
         #expect(stale.body.contains("event: reset\n"))
     }
 
-    @Test func sighupReloadsTheHostListAndABrokenFileKeepsTheOldOne() throws {
+    @Test func sighupReloadsTheHostListKeepingSessionsAndABrokenFileKeepsTheOldOne() throws {
         let hostsFile = directory + "/hosts"
-        try "local\n".write(toFile: hostsFile, atomically: true, encoding: .utf8)
         let server = try SSHTestServer.shared()
+        try "\(server.target)\n".write(toFile: hostsFile, atomically: true, encoding: .utf8)
         let serve = try RunningServe(
             ["--hosts-file", hostsFile, "--every", "1s", "--listen", "127.0.0.1:0"] + CLI.harnessArguments(server),
             directory: directory)
@@ -349,24 +349,42 @@ final class RunningServe {
                 $0["host"]?.stringValue
             } ?? []
         }
-        _ = try serve.waitFor("/api/v1/hosts/local") { $0.body.contains("\"schema\":\"hostscope.snapshot/1\"") }
-        let before = try JSONParser.parse(try serve.get("/api/v1/hosts/local").body)["ticks"]?.intValue ?? 0
+        func ticks(_ host: String) throws -> Int {
+            try JSONParser.parse(try serve.get("/api/v1/hosts/\(host)").body)["ticks"]?.intValue ?? 0
+        }
+        /// The stored connect spans of the SSH host: one per session opened.
+        func connects() throws -> Int {
+            let page = try JSONParser.parse(try serve.get("/api/v1/spans?name=ssh%20connect&limit=100").body)
+            return page["spans"]?.arrayValue?.count ?? -1
+        }
+        _ = try serve.waitFor("/api/v1/hosts/\(server.target)") { $0.body.contains("\"ticks\":2") }
+        let before = try ticks(server.target)
 
-        try "local\n\(server.target)\n".write(toFile: hostsFile, atomically: true, encoding: .utf8)
+        try "\(server.target)\nlocal\n".write(toFile: hostsFile, atomically: true, encoding: .utf8)
         serve.process.signal(SIGHUP)
-        _ = try serve.waitFor("/api/v1/hosts") { $0.body.contains(server.target) }
-        #expect(try hosts() == ["local", server.target])
-        // local kept its loop: its tick count went on rather than starting again.
-        let after = try JSONParser.parse(try serve.get("/api/v1/hosts/local").body)["ticks"]?.intValue ?? 0
-        #expect(after >= before)
+        _ = try serve.waitFor("/api/v1/hosts/local") { $0.body.contains("\"schema\":\"hostscope.snapshot/1\"") }
+        #expect(try hosts() == [server.target, "local"])
+        // The SSH host kept its loop and its session: its ticks went on, and it connected once in all.
+        _ = try serve.waitFor("/api/v1/hosts/\(server.target)") { response in
+            ((try? JSONParser.parse(response.body))?["ticks"]?.intValue ?? 0) >= before + 2
+        }
+        _ = try serve.waitFor("/api/v1/spans?name=ssh%20connect&limit=100") { $0.body.contains("\"trace_id\"") }
+        #expect(try connects() == 1)
 
         try "web1 web2\n".write(toFile: hostsFile, atomically: true, encoding: .utf8)
         serve.process.signal(SIGHUP)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, !serve.log.contains("reload failed") { Thread.sleep(forTimeInterval: 0.1) }
-        let failure = try #require(serve.logLines().first { $0["message"]?.stringValue?.hasPrefix("reload failed") == true })
+        let failure = try #require(
+            serve.logLines().first { $0["message"]?.stringValue?.hasPrefix("reload failed") == true })
         #expect(failure["reason"]?.stringValue?.contains("more than one host") == true)
-        #expect(try hosts() == ["local", server.target])
+        #expect(try hosts() == [server.target, "local"])
+
+        // Dropping the SSH host stops it: it leaves the API and /metrics.
+        try "local\n".write(toFile: hostsFile, atomically: true, encoding: .utf8)
+        serve.process.signal(SIGHUP)
+        _ = try serve.waitFor("/api/v1/hosts") { !$0.body.contains(server.target) }
+        #expect(!(try serve.get("/metrics").body.contains("instance=\"\(server.target)\"")))
         #expect(serve.stop() == 0)
     }
 
