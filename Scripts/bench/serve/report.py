@@ -61,13 +61,15 @@ scrapes = wrk["requests"]
 window_seconds = plan["t1"] - plan["t0"]
 
 print(f"{plan['count']} hosts every {every} s; first round complete after "
-      f"{plan['ready_end'] - plan['ready_start']:.1f} s; windows of {plan['seconds']} s; /metrics is "
+      f"{plan['ready_end'] - plan['ready_start']:.1f} s; windows of {plan['seconds']} s asked; /metrics is "
       f"{metrics_bytes / 1024:.0f} KiB")
 print()
-print("| window | ticks | errors | on time | lateness median / p99 / max (s) |")
-print("|---|---|---|---|---|")
-for name, w in [("no scrapes", quiet), (f"wrk at ~{plan['rate']}/s", scraped)]:
-    print(f"| {name} | {w['ticks']} | {w['errors']} | {w['on_time'] * 100:.1f} % | "
+print("| window | length (s) | ticks (due) | errors | on time | lateness median / p99 / max (s) |")
+print("|---|---|---|---|---|---|")
+spans = [plan["t1"] - plan["t0"], plan["t2"] - every - plan["t1"]]
+for (name, w), span in zip([("no scrapes", quiet), (f"wrk at ~{plan['rate']}/s", scraped)], spans):
+    due = int(plan["count"] * span / every)
+    print(f"| {name} | {span:.0f} | {w['ticks']} ({due}) | {w['errors']} | {w['on_time'] * 100:.1f} % | "
           f"{quantile(w['late'], 0.5):.3f} / {quantile(w['late'], 0.99):.3f} / {max(w['late'] or [0]):.3f} |")
 print()
 print("| /metrics under the watch | scrapes | rate | p50 / p90 / p99 / max (ms) | errors, non-2xx |")
