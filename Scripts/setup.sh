@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what hostscope needs to build and test on Debian 12 (or Ubuntu): the C libraries it
 # links (libssh2, libcurl, SQLite, zlib), the real servers its tests start (OpenSSH server and client,
-# Prometheus, node_exporter), the tools its collectors and benchmarks read (sysstat, busybox, wrk), and
-# the Python packages of its test servers and receivers (opentelemetry-proto, the rotel collector,
-# Arize Phoenix, prometheus-client).
+# Prometheus, node_exporter), the tools its collectors and benchmarks read (sysstat, busybox, wrk),
+# iproute2 for the network namespaces of the bastion tests, and the Python packages of its test servers
+# and receivers (opentelemetry-proto, the rotel collector, Arize Phoenix, prometheus-client).
 # Safe to run again; uses sudo when not run as root.
 set -euo pipefail
 
@@ -14,7 +14,7 @@ fi
 
 packages=(
     libssh2-1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev zlib1g-dev
-    openssh-server openssh-client sysstat busybox procps tcsh python3 python3-pip
+    openssh-server openssh-client sysstat busybox procps tcsh python3 python3-pip iproute2
     prometheus prometheus-node-exporter wrk
 )
 missing=()

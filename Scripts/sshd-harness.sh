@@ -5,6 +5,12 @@
 #   Scripts/sshd-harness.sh stop DIR           stop both by pid
 #   Scripts/sshd-harness.sh stop-sshd DIR      stop sshd and every connection it serves, keep its files
 #   Scripts/sshd-harness.sh resume-sshd DIR    start that sshd again (same port and host key)
+#   Scripts/sshd-harness.sh start-netns DIR NS ADDRESS PORT BASE
+#                                              start sshd inside network namespace NS (root only),
+#                                              on every address there, port PORT, for the user and
+#                                              keys of the started harness in BASE; clients reach it
+#                                              as ADDRESS. DIR gets its own host key, env and
+#                                              known_hosts; `stop DIR` stops it.
 #
 # What a started harness gives (all paths inside DIR, listed in DIR/env as shell assignments):
 #   - sshd on 127.0.0.1:PORT with a fresh ed25519 host key, internal-sftp, MaxSessions 128,
@@ -24,8 +30,9 @@ set -euo pipefail
 
 command=${1:-}
 dir=${2:-}
+usage="usage: $0 start|stop|stop-sshd|resume-sshd DIR [PORT] | start-netns DIR NS ADDRESS PORT BASE"
 if [[ -z "$command" || -z "$dir" ]]; then
-    echo "usage: $0 start|stop|stop-sshd|resume-sshd DIR [PORT]" >&2
+    echo "$usage" >&2
     exit 2
 fi
 
@@ -83,8 +90,55 @@ if [[ "$command" == resume-sshd ]]; then
     echo "sshd did not start again; see $dir/sshd.log" >&2
     exit 1
 fi
+if [[ "$command" == start-netns ]]; then
+    namespace=${3:-}
+    address=${4:-}
+    port=${5:-}
+    base=${6:-}
+    if [[ -z "$namespace" || -z "$address" || -z "$port" || ! -f "$base/env" ]]; then
+        echo "$usage" >&2
+        exit 2
+    fi
+    sshd_bin=$(command -v sshd || echo /usr/sbin/sshd)
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    base=$(cd "$base" && pwd)
+    stop
+    chmod 755 "$dir"
+    rm -f "$dir"/ssh_host_ed25519_key*
+    ssh-keygen -q -t ed25519 -N '' -C "hostscope-test-$namespace-$port" -f "$dir/ssh_host_ed25519_key"
+    # The base harness's client keys and user work here too: the namespace shares the file system.
+    for key in id_ed25519 id_ed25519_pass id_ecdsa id_rsa passphrase.txt password.txt; do
+        [[ -e "$base/$key" ]] && ln -sf "$base/$key" "$dir/$key"
+    done
+    sed -e "s/^Port .*/Port $port/" -e "s/^ListenAddress .*/ListenAddress 0.0.0.0/" \
+        -e "s|^HostKey .*|HostKey $dir/ssh_host_ed25519_key|" -e "s|^PidFile .*|PidFile $dir/sshd.pid|" \
+        "$base/sshd_config" >"$dir/sshd_config"
+    ip netns exec "$namespace" "$sshd_bin" -f "$dir/sshd_config" -E "$dir/sshd.log"
+    listening=no
+    for _ in $(seq 1 100); do
+        if [[ -s "$dir/sshd.pid" ]] &&
+            ip netns exec "$namespace" bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null; then
+            listening=yes
+            break
+        fi
+        sleep 0.05
+    done
+    if [[ $listening == no ]]; then
+        echo "sshd did not start in $namespace; see $dir/sshd.log" >&2
+        exit 1
+    fi
+    name=$address
+    [[ $port == 22 ]] || name="[$address]:$port"
+    echo "$name $(cut -d' ' -f1-2 "$dir/ssh_host_ed25519_key.pub")" >"$dir/known_hosts"
+    sed -e "s|^HOSTSCOPE_TEST_SSH_DIR=.*|HOSTSCOPE_TEST_SSH_DIR=$dir|" \
+        -e "s|^HOSTSCOPE_TEST_SSH_HOST=.*|HOSTSCOPE_TEST_SSH_HOST=$address|" \
+        -e "s|^HOSTSCOPE_TEST_SSH_PORT=.*|HOSTSCOPE_TEST_SSH_PORT=$port|" \
+        -e "s|^HOSTSCOPE_TEST_SSH_KBDINT_PORT=.*|HOSTSCOPE_TEST_SSH_KBDINT_PORT=|" "$base/env" >"$dir/env"
+    exit 0
+fi
 if [[ "$command" != start ]]; then
-    echo "usage: $0 start|stop|stop-sshd|resume-sshd DIR [PORT]" >&2
+    echo "$usage" >&2
     exit 2
 fi
 

@@ -72,9 +72,9 @@ public struct SSHConnectionOptions: Sendable {
     public var allowPassword: Bool
     /// Source of passwords and key passphrases.
     public var secrets: SecretProvider?
-    /// `ProxyJump` or `ProxyCommand` from ssh_config. hostscope cannot connect through one yet, and a
-    /// session with one set refuses to connect rather than go straight to `hostName` around it.
-    public var proxy: SSHProxy?
+    /// How the host is reached: directly, through a `ProxyCommand`, or through jump hosts
+    /// (``SSHConfig/resolveConnection(_:overrides:makeOptions:)`` works it out from ssh_config).
+    public var route: SSHRoute = .direct
     /// Told when a host key is added to known_hosts (`StrictHostKeyChecking accept-new` or `no`,
     /// `--accept-new-host-key`), so the user hears of it as `ssh` tells them; called on the session's thread.
     public var hostKeyRecorded: (@Sendable (RecordedHostKey) -> Void)?

@@ -16,14 +16,14 @@ private func milliseconds(_ duration: Duration) -> Double {
 }
 
 /// A flag one task sets and another reads.
-private final class StopFlag: Sendable {
+final class StopFlag: Sendable {
     private let value = Mutex(false)
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
 }
 
 /// Runs `echo` on `session` every 50 ms until `stop` is set; returns the slowest round trip.
-private func keepTicking(_ session: SSHSession, until stop: StopFlag) async throws -> (slowest: Duration, count: Int) {
+func keepTicking(_ session: SSHSession, until stop: StopFlag) async throws -> (slowest: Duration, count: Int) {
     var slowest = Duration.zero
     var count = 0
     while !stop.isSet {

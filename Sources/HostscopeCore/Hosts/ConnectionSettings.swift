@@ -10,6 +10,8 @@ public struct ConnectionSettings: Sendable {
     public var knownHostsFile: String?
     public var acceptNewHostKey = false
     public var connectTimeout: Duration?
+    /// `-J`: jump hosts that win over ProxyJump and ProxyCommand (`none` for a direct connection).
+    public var jump: String?
     /// Name of an environment variable holding the password (the password itself never
     /// travels in argv).
     public var passwordEnvironmentVariable: String?
@@ -81,8 +83,15 @@ public struct HostResolver: Sendable {
         if let file = settings.knownHostsFile { overrides.userKnownHostsFiles = [file] }
         if settings.acceptNewHostKey { overrides.strictHostKeyChecking = .acceptNew }
         overrides.connectTimeout = settings.connectTimeout
-        let host = try config.resolve(destination, overrides: overrides)
+        overrides.proxyJump = settings.jump
+        // The target and every jump host on the way to it get their options the same way.
+        let options = try config.resolveConnection(destination, overrides: overrides) {
+            host, displayName in connectionOptions(host, displayName: displayName)
+        }
+        return .ssh(options)
+    }
 
+    private func connectionOptions(_ host: SSHHostConfig, displayName: String) -> SSHConnectionOptions {
         let policy: HostKeyPolicy =
             switch host.strictHostKeyChecking {
             case .acceptNew, .no: .acceptNew
@@ -93,7 +102,7 @@ public struct HostResolver: Sendable {
             passphraseVariable: settings.passphraseEnvironmentVariable ?? ConnectionSettings.defaultPassphraseVariable,
             environment: environment, prompter: settings.prompter)
         var options = SSHConnectionOptions(
-            displayName: destination.description, hostName: host.hostName, port: host.port, user: host.user,
+            displayName: displayName, hostName: host.hostName, port: host.port, user: host.user,
             identityFiles: host.identityFiles.map(\.path), identitiesOnly: host.identitiesOnly,
             agentSocket: host.identityAgent.socketPath,
             knownHostsFiles: host.userKnownHostsFiles + host.globalKnownHostsFiles, hostKeyPolicy: policy,
@@ -102,12 +111,11 @@ public struct HostResolver: Sendable {
             allowPassword: secrets.canSupplyPassword, secrets: secrets.provider)
         options.keepaliveCountMax = host.serverAliveCountMax
         options.algorithms = host.algorithms
-        options.proxy = host.proxy
         options.revokedHostKeysFiles = host.revokedHostKeysFiles
         if let notice = settings.hostKeyRecorded {
             options.hostKeyRecorded = { recorded in notice(recorded.notice) }
         }
-        return .ssh(options)
+        return options
     }
 }
 

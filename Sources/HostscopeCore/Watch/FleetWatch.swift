@@ -448,7 +448,7 @@ extension ResolvedHost {
         case (.local, .local): true
         case (.ssh(let a), .ssh(let b)):
             a.hostName == b.hostName && a.port == b.port && a.user == b.user && a.identityFiles == b.identityFiles
-                && a.proxy == b.proxy
+                && a.route.isSame(as: b.route)
         default: false
         }
     }

@@ -34,7 +34,9 @@ enum ConfigLineScanner {
             throw .config(location, "\"\(spelling)\" has no value; write it as \"\(spelling) VALUE\"")
         }
         let arguments = try splitArguments(bytes[index...], location: location)
-        return SSHConfigDirective(keyword: spelling, spelling: spelling, arguments: arguments, location: location)
+        return SSHConfigDirective(
+            keyword: spelling, spelling: spelling, arguments: arguments, location: location,
+            rawValue: String(decoding: bytes[index...], as: UTF8.self))
     }
 
     /// OpenSSH's `argv_split` with comments ending the line.

@@ -20,7 +20,8 @@ enum ConfigSetting: Sendable, Hashable {
     case hostKeyAlias(String)
     /// `Ciphers`, `MACs`, `KexAlgorithms` or `HostKeyAlgorithms`, as written (see ``SSHAlgorithmPreferences``).
     case algorithms(SSHAlgorithmKind, String)
-    /// `ProxyJump` or `ProxyCommand`, the rest of the line as written; `none` means a direct connection.
+    /// `ProxyJump` (its first word) or `ProxyCommand` (the rest of the line as written); `none` means a direct
+    /// connection.
     case proxy(SSHProxy.Kind, String)
     /// `IgnoreUnknown`: a pattern list of keywords to pass over instead of stopping at them.
     case ignoreUnknown(String)
@@ -64,13 +65,26 @@ enum ConfigSetting: Sendable, Hashable {
                     "\(directive.spelling) \(value) has an empty name; list \(kind.noun)s separated by single commas")
             }
             return .algorithms(kind, value)
-        case "proxyjump", "proxycommand":
-            // `ssh` takes the rest of the line for both, quotes and all; the words are enough to name it.
-            let value = directive.arguments.joined(separator: " ")
-            guard !value.isEmpty else {
+        case "proxycommand":
+            // `ssh` hands the rest of the line to the shell, quotes and all.
+            let value = directive.rawValue ?? directive.arguments.joined(separator: " ")
+            guard !value.isEmpty, !directive.arguments.joined().isEmpty else {
                 throw .config(directive.location, "\(directive.spelling) has an empty value; give it one or none")
             }
-            return .proxy(directive.keyword == "proxyjump" ? .jump : .command, value)
+            return .proxy(.command, value)
+        case "proxyjump":
+            // `ssh` reads the first word only, and refuses a list it cannot take apart.
+            guard let value = directive.arguments.first, !value.isEmpty else {
+                throw .config(directive.location, "\(directive.spelling) has an empty value; give it one or none")
+            }
+            if value.lowercased() != "none" {
+                do {
+                    _ = try SSHJumpHops(parsing: value)
+                } catch {
+                    throw .config(directive.location, "Invalid \(directive.spelling) \"\(value)\": \(error.message)")
+                }
+            }
+            return .proxy(.jump, value)
         case "ignoreunknown": return .ignoreUnknown(try single(directive))
         case "canonicalizehostname":
             switch try single(directive).lowercased() {

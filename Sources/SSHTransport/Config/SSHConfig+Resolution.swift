@@ -29,6 +29,9 @@ extension SSHConfig {
         state.userKnownHostsFiles.offer(overrides.userKnownHostsFiles, from: nil)
         state.strictHostKeyChecking.offer(overrides.strictHostKeyChecking, from: nil)
         state.connectTimeout.offer(overrides.connectTimeout, from: nil)
+        if let jump = overrides.proxyJump {
+            try state.offerCommandLineJump(jump)
+        }
         var pass = ResolutionPass(host: destination.host, isFinal: false)
         for file in files {
             var active = true
@@ -187,6 +190,21 @@ struct ResolutionState {
                 + "program reads it")
     }
 
+    /// `-J`, which fills the `ProxyJump` slot before the files are read; any jump host but `none` also closes
+    /// the `ProxyCommand` slot, as `ssh -J` does.
+    mutating func offerCommandLineJump(_ value: String) throws(SSHError) {
+        let jump = SSHProxy(kind: .jump, value: value)
+        if !jump.isNone {
+            do {
+                _ = try SSHJumpHops(parsing: value)
+            } catch {
+                throw SSHError(.config, "-J \"\(value)\" is not valid: \(error.message)")
+            }
+            proxyCommand.offer(SSHProxy(kind: .command, value: "none"), from: nil)
+        }
+        proxyJump.offer(jump, from: nil)
+    }
+
     mutating func addIdentityFile(_ configured: String, from location: SSHConfigLocation?) throws(SSHError) {
         // `ssh` keeps the first of two identical entries.
         guard !identityFiles.contains(where: { $0.configured == configured }) else { return }
@@ -318,11 +336,10 @@ struct ResolutionState {
     ) -> PercentExpansion {
         var tokens: [Character: String] = [
             "d": environment.homeDirectory, "h": remoteHost, "k": hostKeyAlias.value ?? alias, "n": alias,
-            "p": String(port), "r": user, "u": environment.localUser,
+            "p": String(port), "r": user, "u": environment.localUser, "j": jumpHost,
         ]
         var unavailable: [Character: String] = [
-            "C": "(the connection hash) is not supported; use %h, %p and %r instead",
-            "j": "(the ProxyJump host) is not supported, as ProxyJump is not",
+            "C": "(the connection hash) is not supported; use %h, %p and %r instead"
         ]
         if let name = environment.localHostName {
             tokens["l"] = name
@@ -337,6 +354,14 @@ struct ResolutionState {
             unavailable["i"] = "(the local user id) is not known here"
         }
         return PercentExpansion(tokens: tokens, variables: environment.variables, unavailable: unavailable)
+    }
+
+    /// `%j`: the host of the last `ProxyJump` hop (the one that reaches this host), empty without one.
+    private var jumpHost: String {
+        guard let jump = proxyJump.value, !jump.isNone, let hops = try? SSHJumpHops(parsing: jump.value) else {
+            return ""
+        }
+        return hops.hops.last?.host ?? ""
     }
 
     private var algorithmPreferences: SSHAlgorithmPreferences {

@@ -24,13 +24,20 @@ public struct SSHConfigDirective: Sendable, Hashable {
     public var arguments: [String]
     /// The file and line that hold it.
     public var location: SSHConfigLocation
+    /// The value as written, quotes and all (trailing blanks dropped): `ssh` hands a `ProxyCommand` to the
+    /// shell this way. Nil for directives not read from a line.
+    public var rawValue: String?
 
     /// A directive; `keyword` is lower-cased, and `spelling` defaults to it as given.
-    public init(keyword: String, spelling: String? = nil, arguments: [String], location: SSHConfigLocation) {
+    public init(
+        keyword: String, spelling: String? = nil, arguments: [String], location: SSHConfigLocation,
+        rawValue: String? = nil
+    ) {
         self.keyword = keyword.lowercased()
         self.spelling = spelling ?? keyword
         self.arguments = arguments
         self.location = location
+        self.rawValue = rawValue
     }
 }
 

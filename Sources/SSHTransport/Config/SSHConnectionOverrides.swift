@@ -12,11 +12,15 @@ public struct SSHConnectionOverrides: Sendable, Hashable {
     public var strictHostKeyChecking: StrictHostKeyChecking?
     /// `--connect-timeout`.
     public var connectTimeout: Duration?
+    /// `-J`: jump hosts (`a,b`) that win over the config's `ProxyJump` and `ProxyCommand`, as `ssh -J` does;
+    /// `none` leaves the config's `ProxyCommand` in force but not its `ProxyJump`.
+    public var proxyJump: String?
 
     /// Options as given; nil and empty leave the config's values in place.
     public init(
         user: String? = nil, port: Int? = nil, identityFiles: [String] = [], userKnownHostsFiles: [String]? = nil,
-        strictHostKeyChecking: StrictHostKeyChecking? = nil, connectTimeout: Duration? = nil
+        strictHostKeyChecking: StrictHostKeyChecking? = nil, connectTimeout: Duration? = nil,
+        proxyJump: String? = nil
     ) {
         self.user = user
         self.port = port
@@ -24,5 +28,14 @@ public struct SSHConnectionOverrides: Sendable, Hashable {
         self.userKnownHostsFiles = userKnownHostsFiles
         self.strictHostKeyChecking = strictHostKeyChecking
         self.connectTimeout = connectTimeout
+        self.proxyJump = proxyJump
+    }
+
+    /// What a jump host on the way is resolved with: the keys, known_hosts files, host key policy and
+    /// timeout given on the command line, but not the target's user, port or jump hosts.
+    var forJumpHost: SSHConnectionOverrides {
+        SSHConnectionOverrides(
+            identityFiles: identityFiles, userKnownHostsFiles: userKnownHostsFiles,
+            strictHostKeyChecking: strictHostKeyChecking, connectTimeout: connectTimeout)
     }
 }

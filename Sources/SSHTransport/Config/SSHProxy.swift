@@ -1,8 +1,5 @@
-/// ssh_config's instruction to reach a host through something else: `ProxyJump` or `ProxyCommand`.
-///
-/// hostscope does not yet connect through either, and it never connects straight to `HostName` when one is
-/// configured, since that would go around the bastion the user put in the way: `SSHSession.connect` refuses
-/// such a host with a message naming the line.
+/// ssh_config's instruction to reach a host through something else: `ProxyJump` or `ProxyCommand`, as
+/// written; ``SSHRoute`` is what a session follows.
 public struct SSHProxy: Sendable, Hashable {
     /// Which keyword set it.
     public enum Kind: Sendable, Hashable {

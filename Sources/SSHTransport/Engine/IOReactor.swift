@@ -88,6 +88,9 @@ final class IOReactor: @unchecked Sendable {
     private var busy: Set<UInt64> = []
     private var runAgain: [UInt64] = []
     private var nextSweep = ContinuousClock.now
+    /// Descriptors sessions watch besides their sockets, by their epoll tokens.
+    private var watches: [UInt64: DescriptorWatch] = [:]
+    private var nextWatchToken = DescriptorWatch.firstToken
     /// One read buffer for every channel read on this thread: operations of different sessions
     /// never read at the same time here, so none needs a buffer of its own.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -189,6 +192,8 @@ final class IOReactor: @unchecked Sendable {
                 }
             }
             guard count > 0 else { continue }
+            // Sessions whose extra descriptors fired: each is stepped once, after the batch.
+            var watchOwners: [UInt64] = []
             for index in 0..<Int(count) {
                 let token = tokens[index]
                 if token == UInt64.max {
@@ -196,14 +201,59 @@ final class IOReactor: @unchecked Sendable {
                     _ = read(wakeDescriptor, &value, 8)
                     continue
                 }
-                guard let session = sessions[token] else { continue }
                 let flags = events[index]
                 let readiness = Readiness(
                     readable: flags & hostscope_epoll_in() != 0, writable: flags & hostscope_epoll_out() != 0,
                     hangUp: flags & (hostscope_epoll_rdhup() | hostscope_epoll_hup() | hostscope_epoll_err()) != 0)
+                if token >= DescriptorWatch.firstToken {
+                    guard let watch = watches[token] else { continue }
+                    watch.readable = watch.readable || readiness.readable || readiness.hangUp
+                    watch.writable = watch.writable || readiness.writable || readiness.hangUp
+                    if !watchOwners.contains(watch.ownerToken) { watchOwners.append(watch.ownerToken) }
+                    continue
+                }
+                guard let session = sessions[token] else { continue }
                 step(session, readiness)
             }
+            for token in watchOwners {
+                if let session = sessions[token] { step(session, .none) }
+            }
         }
+    }
+
+    // MARK: - Extra descriptors (reactor thread)
+
+    /// Starts watching `descriptor` for the session `owner` (which runs on this reactor): when epoll reports
+    /// it, the watch records what it saw and `owner` is stepped. Nothing is reported until
+    /// ``update(_:readable:writable:)`` asks for it.
+    func watch(_ descriptor: Int32, for owner: SessionLoop) -> DescriptorWatch {
+        let watch = DescriptorWatch(descriptor: descriptor, token: nextWatchToken, ownerToken: owner.token)
+        nextWatchToken += 1
+        watches[watch.token] = watch
+        return watch
+    }
+
+    /// Sets the directions `watch` is reported for, with a system call only when they changed; none takes
+    /// the descriptor out of the epoll set (a closed peer would otherwise be reported again and again).
+    func update(_ watch: DescriptorWatch, readable: Bool, writable: Bool) {
+        var events: UInt32 = 0
+        if readable { events |= hostscope_epoll_in() }
+        if writable { events |= hostscope_epoll_out() }
+        guard events != watch.events else { return }
+        if events == 0 {
+            _ = hostscope_epoll_control(epoll, Self.epollDelete, watch.descriptor, 0, watch.token)
+        } else if watch.events == 0 {
+            _ = hostscope_epoll_control(epoll, Self.epollAdd, watch.descriptor, events, watch.token)
+        } else {
+            _ = hostscope_epoll_control(epoll, Self.epollModify, watch.descriptor, events, watch.token)
+        }
+        watch.events = events
+    }
+
+    /// Stops watching; call before the descriptor is closed.
+    func unwatch(_ watch: DescriptorWatch) {
+        update(watch, readable: false, writable: false)
+        watches[watch.token] = nil
     }
 
     private func fireTimers() {
@@ -268,5 +318,31 @@ final class IOReactor: @unchecked Sendable {
             }
             registrations[token] = Registration(descriptor: descriptor, generation: generation, events: events)
         }
+    }
+}
+
+/// A descriptor a session watches besides its own socket (the engine's end of a tunnel's socketpair).
+///
+/// Used on its reactor's thread only. The reactor sets ``readable`` and ``writable`` when epoll reports
+/// them; the owner clears them when a read or write finds nothing to do, so a descriptor is only tried
+/// when it is known to be ready.
+final class DescriptorWatch {
+    /// Watch tokens live above session tokens in the epoll data space (the eventfd has `UInt64.max`).
+    static let firstToken: UInt64 = 1 << 62
+
+    let descriptor: Int32
+    let token: UInt64
+    let ownerToken: UInt64
+    /// The epoll events registered now.
+    var events: UInt32 = 0
+    /// Reported readable (or closed) since last cleared; starts true so the first step tries it.
+    var readable = true
+    /// Reported writable since last cleared.
+    var writable = true
+
+    init(descriptor: Int32, token: UInt64, ownerToken: UInt64) {
+        self.descriptor = descriptor
+        self.token = token
+        self.ownerToken = ownerToken
     }
 }

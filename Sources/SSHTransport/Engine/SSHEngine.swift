@@ -19,6 +19,8 @@ public final class SSHEngine: Sendable {
     /// Bounds connects under way at once.
     public let handshakes: HandshakeGate
     private let reactors: [IOReactor]
+    /// Jump host sessions, each shared by every target behind it.
+    let jumps = JumpSessions()
 
     /// - Parameters:
     ///   - threads: I/O threads; `nil` means one per core, at most 8.
@@ -37,6 +39,9 @@ public final class SSHEngine: Sendable {
 
     /// Sessions (connecting, up or closing) on each I/O thread.
     public var sessionsPerThread: [Int] { reactors.map(\.load) }
+
+    /// The jump host sessions open now (`ProxyJump`, `-J`), each carrying every target behind it.
+    public var jumpSessions: [SSHJumpSessionStatus] { jumps.status }
 
     /// The I/O thread with the fewest sessions.
     func placeSession() -> IOReactor {

@@ -16,11 +16,15 @@ import Synchronization
 /// wake the session; Swift's cooperative pool never blocks on SSH, and neither does the I/O
 /// thread: a secret that needs asking (a passphrase, a password) is asked for on a thread of its
 /// own while the session waits.
-// @unchecked Sendable: everything but `inbox` (a Mutex) and `wakeClaimed` (an Atomic) is touched
+///
+/// The session's socket is a TCP connection, or one end of a socketpair: carried by a jump host's
+/// session (``TunnelOperation``, on whatever I/O thread that session lives) or by a `ProxyCommand`
+/// (``ProxyCommandProcess``). libssh2 sees a socket either way.
+// @unchecked Sendable: everything but `inbox` (a Mutex), `wakeClaimed` and `tunnelsRetired` (Atomics) is touched
 // only by the reactor thread once the session is attached (the reactor's inbox lock orders the
 // hand-over).
 final class SessionLoop: @unchecked Sendable {
-    private struct Inbox {
+    struct Inbox {
         var incoming: [any LoopOperation] = []
         var shutdownRequested = false
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
@@ -28,17 +32,39 @@ final class SessionLoop: @unchecked Sendable {
         var stoppedError: SSHError?
         /// A secret provider's answer, waiting for the I/O thread.
         var secretAnswer: Secret??
+        /// What the jump session carrying this one reported: its channel opened, or failed or broke.
+        var tunnel: TunnelEvent?
     }
 
     private enum Phase {
         case connecting(TCPConnector.Attempt)
+        /// Waiting for the jump session to open the channel that carries this session.
+        case awaitingTunnel
+        /// The socket is connected (a socketpair from the start): the SSH session is set up next.
+        case starting
         case handshaking
+        /// The handshake over a `ProxyCommand` failed: its exit status and last words are awaited
+        /// briefly, to say what went wrong.
+        case reportingProxyFailure(SSHError, until: ContinuousClock.Instant)
         case authenticating(Authenticator)
         /// Authentication waits for a secret asked for on another thread.
         case awaitingSecret(Authenticator, since: ContinuousClock.Instant)
         case running
         case closing(ClosingStep)
         case ended
+    }
+
+    /// What the jump session carrying this one reports.
+    enum TunnelEvent {
+        case opened
+        case failed(SSHError)
+    }
+
+    /// What carries the session's bytes.
+    enum Carrier {
+        case tcp
+        case tunnel(JumpLease)
+        case command(ProxyCommandProcess)
     }
 
     /// The polite end of a session, one non-blocking call at a time.
@@ -53,15 +79,18 @@ final class SessionLoop: @unchecked Sendable {
     let maxChannels: Int
     /// The session's key in its reactor's tables.
     let token: UInt64
-    private let reactor: IOReactor
-    private let inbox = Mutex(Inbox())
+    let reactor: IOReactor
+    let carrier: Carrier
+    let inbox = Mutex(Inbox())
     private let wakeClaimed = Atomic<Bool>(false)
+    /// Set (from a target's thread) when this session, as a jump host, must take no new targets.
+    let tunnelsRetired = Atomic<Bool>(false)
 
     private static let nextToken = Atomic<UInt64>(0)
 
     // I/O-thread state.
     private var phase: Phase
-    private var connectDeadline: ContinuousClock.Instant
+    private(set) var connectDeadline: ContinuousClock.Instant
     private var connected: CheckedContinuation<SSHConnectionInfo, any Error>?
     private var connectStarted = ContinuousClock.now
     private var tcpDuration: Duration = .zero
@@ -71,8 +100,8 @@ final class SessionLoop: @unchecked Sendable {
     private var remoteAddress = ""
     private var banner: String?
     private var verifiedKey: KnownHostsVerifier.Verified?
-    private var session: OpaquePointer?
-    private var socket: Int32 = -1
+    private(set) var session: OpaquePointer?
+    private(set) var socket: Int32 = -1
     private var socketGeneration = 0
     private var operations: [any LoopOperation] = []
     private var capacityLimit: Int
@@ -85,6 +114,17 @@ final class SessionLoop: @unchecked Sendable {
     private var sftpStarting = false
     /// The SFTP operation allowed to call libssh2 (see ``SFTPOperation``).
     private var activeSFTP: ObjectIdentifier?
+    /// The tunnel whose channel is being opened: libssh2 has one channel-open in progress per session.
+    private var channelOpener: ObjectIdentifier?
+    /// Set by the first channel read of an advancing round, which also reads the socket for every other
+    /// channel: the rest of the round reads only what libssh2 already holds.
+    var transportDrained = false
+    /// The first bytes the server sent, peeked at during the handshake to say what answered when it fails.
+    var firstBytes: [UInt8]?
+    /// A `ProxyCommand`'s standard error, watched so it is read as it comes.
+    var errorWatch: DescriptorWatch?
+    /// What the jump session reported about this session's channel after it opened (it broke).
+    var tunnelFailure: SSHError?
 
     /// Linux's TCP_QUICKACK socket option (netinet/tcp.h).
     private static let tcpQuickAck: Int32 = 12
@@ -106,10 +146,32 @@ final class SessionLoop: @unchecked Sendable {
         self.maxChannels = max(1, maxChannels)
         self.capacityLimit = max(1, maxChannels)
         self.reactor = reactor
+        self.carrier = .tcp
         self.token = Self.nextToken.add(1, ordering: .relaxed).newValue
         self.connectDeadline = deadline
         self.phase = .connecting(
             TCPConnector.Attempt(addresses: addresses, port: options.port, displayName: options.displayName))
+    }
+
+    /// A session whose socket is one end of a socketpair, carried by a jump session or a proxy command.
+    private init(
+        options: SSHConnectionOptions, maxChannels: Int, reactor: IOReactor, carrier: Carrier, socket: Int32,
+        deadline: ContinuousClock.Instant
+    ) {
+        self.options = options
+        self.maxChannels = max(1, maxChannels)
+        self.capacityLimit = max(1, maxChannels)
+        self.reactor = reactor
+        self.carrier = carrier
+        self.token = Self.nextToken.add(1, ordering: .relaxed).newValue
+        self.connectDeadline = deadline
+        self.socket = socket
+        self.socketGeneration = 1
+        if case .tunnel = carrier {
+            self.phase = .awaitingTunnel
+        } else {
+            self.phase = .starting
+        }
     }
 
     var isRunning: Bool { inbox.withLock { $0.stoppedError == nil && !$0.shutdownRequested } }
@@ -122,13 +184,18 @@ final class SessionLoop: @unchecked Sendable {
     static func connect(_ options: SSHConnectionOptions, maxChannels: Int, engine: SSHEngine) async throws
         -> (SessionLoop, SSHConnectionInfo)
     {
-        // This is where the route to the host is chosen. Connecting through a bastion belongs here
-        // (the session's socket would be one end of a socketpair bridged to a direct-tcpip channel,
-        // or a proxy command's); until then a host configured to be reached through one is
-        // refused, never reached around it.
-        if let proxy = options.proxy { throw proxyRefusal(proxy, options: options) }
         _ = LibSSH2.initialized
         _ = cryptoWarmUp
+        switch options.route {
+        case .unusable(let error):
+            throw error
+        case .jump(let hop):
+            return try await connect(options, through: hop, maxChannels: maxChannels, engine: engine)
+        case .command(let command):
+            return try await connect(options, command: command, maxChannels: maxChannels, engine: engine)
+        case .direct:
+            break
+        }
         try await engine.handshakes.enter()
         defer { engine.handshakes.leave() }
         let deadline = ContinuousClock.now + options.connectTimeout
@@ -141,6 +208,65 @@ final class SessionLoop: @unchecked Sendable {
         let loop = SessionLoop(
             options: options, maxChannels: maxChannels, reactor: engine.placeSession(), addresses: addresses,
             deadline: deadline)
+        let info = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<SSHConnectionInfo, any Error>) in
+            loop.connected = continuation
+            loop.reactor.attach(loop)
+        }
+        return (loop, info)
+    }
+
+    /// Connects through a session to the jump host `hop`, shared with every other target behind it.
+    ///
+    /// The jump session is obtained (connected if need be) before this session waits for a handshake
+    /// slot: a target holding a slot while its jump host waits for one could leave no slot for it.
+    private static func connect(
+        _ options: SSHConnectionOptions, through hop: SSHConnectionOptions, maxChannels: Int, engine: SSHEngine
+    ) async throws -> (SessionLoop, SSHConnectionInfo) {
+        let lease: JumpLease
+        do {
+            lease = try await engine.jumps.lease(hop, keepalive: options.keepaliveInterval, engine: engine)
+        } catch let error as SSHError {
+            throw jumpFailure(error, hop: hop, target: options)
+        }
+        do {
+            try await engine.handshakes.enter()
+        } catch {
+            lease.release()
+            throw error
+        }
+        defer { engine.handshakes.leave() }
+        var pair: [Int32] = [-1, -1]
+        let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, flags, 0, &pair) == 0 else {
+            lease.release()
+            throw SSHError(
+                .connect, "\(options.displayName): cannot create a socket pair (\(String(cString: strerror(errno))))")
+        }
+        let loop = SessionLoop(
+            options: options, maxChannels: maxChannels, reactor: engine.placeSession(), carrier: .tunnel(lease),
+            socket: pair[0], deadline: .now + options.connectTimeout)
+        let tunnel = TunnelOperation(
+            jump: lease.loop, target: loop, host: options.hostName, port: options.port, descriptor: pair[1])
+        let info = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<SSHConnectionInfo, any Error>) in
+            loop.connected = continuation
+            loop.reactor.attach(loop)
+            lease.loop.submit(tunnel)
+        }
+        return (loop, info)
+    }
+
+    /// Connects over the standard input and output of a `ProxyCommand`.
+    private static func connect(
+        _ options: SSHConnectionOptions, command: SSHProxyCommand, maxChannels: Int, engine: SSHEngine
+    ) async throws -> (SessionLoop, SSHConnectionInfo) {
+        try await engine.handshakes.enter()
+        defer { engine.handshakes.leave() }
+        let (process, socket) = try ProxyCommandProcess.spawn(command, displayName: options.displayName)
+        let loop = SessionLoop(
+            options: options, maxChannels: maxChannels, reactor: engine.placeSession(), carrier: .command(process),
+            socket: socket, deadline: .now + options.connectTimeout)
         let info = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<SSHConnectionInfo, any Error>) in
             loop.connected = continuation
@@ -266,28 +392,60 @@ final class SessionLoop: @unchecked Sendable {
                     socket = fd
                     socketGeneration += 1
                     remoteAddress = address
-                    tcpDuration = connectStarted.duration(to: .now)
                     if let interval = options.keepaliveInterval {
                         TCPConnector.enableKeepalive(fd, interval: interval, count: options.keepaliveCountMax)
                     }
-                    do {
-                        try startSession()
-                    } catch {
-                        return fail(error)
-                    }
-                    handshakeStarted = .now
-                    phase = .handshaking
+                    phase = .starting
                 }
+
+            case .awaitingTunnel:
+                let event = inbox.withLock { state -> TunnelEvent? in
+                    defer { state.tunnel = nil }
+                    return state.tunnel
+                }
+                switch event {
+                case .opened?:
+                    if case .tunnel(let lease) = carrier {
+                        remoteAddress = "\(options.hostName) via \(lease.hopDescription)"
+                    }
+                    phase = .starting
+                case .failed(let error)?:
+                    return fail(error)
+                case nil:
+                    if ContinuousClock.now >= connectDeadline {
+                        return fail(tunnelTimeout())
+                    }
+                    var interest = IOReactor.Interest()
+                    interest.deadline = connectDeadline
+                    return interest
+                }
+
+            case .starting:
+                tcpDuration = connectStarted.duration(to: .now)
+                if case .command(let process) = carrier, errorWatch == nil, process.errorDescriptor >= 0 {
+                    let watch = reactor.watch(process.errorDescriptor, for: self)
+                    reactor.update(watch, readable: true, writable: false)
+                    errorWatch = watch
+                }
+                do {
+                    try startSession()
+                } catch {
+                    return fail(error)
+                }
+                handshakeStarted = .now
+                phase = .handshaking
 
             case .handshaking:
                 guard let session else { return fail(SSHError(.handshake, "\(options.displayName): no session")) }
+                drainProxyErrors()
                 if ContinuousClock.now >= connectDeadline {
-                    return fail(handshakeError(code: Int32(LIBSSH2_ERROR_TIMEOUT), message: "timed out"))
+                    return handshakeFailed(code: Int32(LIBSSH2_ERROR_TIMEOUT), message: "timed out")
                 }
+                if firstBytes == nil { peekFirstBytes() }
                 let result = libssh2_session_handshake(session, libssh2_socket_t(socket))
                 if result == LibSSH2.eagain { return waitOnSocket(deadline: connectDeadline) }
                 if result != 0 {
-                    return fail(handshakeError(code: result, message: LibSSH2.lastError(session).message))
+                    return handshakeFailed(code: result, message: LibSSH2.lastError(session).message)
                 }
                 banner = libssh2_session_banner_get(session).map { String(cString: $0) }
                 do {
@@ -333,6 +491,16 @@ final class SessionLoop: @unchecked Sendable {
                 connectDeadline = connectDeadline + since.duration(to: .now)
                 authenticator.supply(answer)
                 phase = .authenticating(authenticator)
+
+            case .reportingProxyFailure(let error, let until):
+                guard case .command(let process) = carrier else { return fail(error) }
+                drainProxyErrors()
+                if process.reap() == nil && ContinuousClock.now < until {
+                    var interest = IOReactor.Interest()
+                    interest.deadline = .now + .milliseconds(10)
+                    return interest
+                }
+                return fail(proxyCommandFailure(error, process))
 
             case .running:
                 return stepRunning(readiness)
@@ -400,9 +568,21 @@ final class SessionLoop: @unchecked Sendable {
         continuation?.resume(returning: info)
     }
 
+    /// The handshake failed or timed out: over a `ProxyCommand`, its exit status and last words are
+    /// gathered first (its end is what a failed handshake usually means).
+    private func handshakeFailed(code: Int32, message: String) -> IOReactor.Interest {
+        let error = handshakeError(code: code, message: message)
+        guard case .command = carrier else { return fail(error) }
+        let timedOut = code == Int32(LIBSSH2_ERROR_TIMEOUT)
+        phase = .reportingProxyFailure(error, until: timedOut ? .now : .now + .milliseconds(500))
+        var interest = IOReactor.Interest()
+        interest.runAgain = true
+        return interest
+    }
+
     /// The connect failed: nothing to say goodbye to.
     private func fail(_ error: SSHError) -> IOReactor.Interest {
-        endError = error
+        endError = routeAnnotated(error)
         releaseConnection()
         return finish()
     }
@@ -413,18 +593,27 @@ final class SessionLoop: @unchecked Sendable {
         guard let session else {
             return end(SSHError(.sessionClosed, "\(options.displayName): no session"), graceful: false)
         }
-        if readiness.readable {
+        if readiness.readable, case .tcp = carrier {
             // sshd leaves Nagle on for sessions without a terminal, so its small replies wait
             // for our ACK, which Linux delays by up to 40 ms: ask for immediate ACKs again
             // (the kernel drops quick-ACK mode on its own after a while).
             var one: Int32 = 1
             setsockopt(socket, Int32(IPPROTO_TCP), Self.tcpQuickAck, &one, socklen_t(MemoryLayout<Int32>.size))
         }
-        let (incoming, shutdown) = inbox.withLock { state in
-            defer { state.incoming = [] }
-            return (state.incoming, state.shutdownRequested)
+        let (incoming, shutdown, tunnelEvent) = inbox.withLock { state in
+            defer {
+                state.incoming = []
+                state.tunnel = nil
+            }
+            return (state.incoming, state.shutdownRequested, state.tunnel)
         }
         operations.append(contentsOf: incoming)
+        if case .failed(let error)? = tunnelEvent {
+            // The jump session broke: what is left of the stream ends with it.
+            tunnelFailure = error
+            return end(error, graceful: false)
+        }
+        drainProxyErrors()
         if shutdown {
             return end(SSHError(.sessionClosed, "\(options.displayName): the session was closed"), graceful: true)
         }
@@ -500,6 +689,7 @@ final class SessionLoop: @unchecked Sendable {
     /// the others); returns an error when the session broke.
     private func advanceAll(_ session: OpaquePointer) -> (error: SSHError?, yielded: Bool) {
         for _ in 0..<Self.roundsPerStep {
+            transportDrained = false
             var progressed = false
             var openChannels = operations.reduce(sftp != nil || sftpStarting ? 1 : 0) { $0 + ($1.holdsChannel ? 1 : 0) }
             var index = 0
@@ -545,7 +735,7 @@ final class SessionLoop: @unchecked Sendable {
     /// Ends the session with `error` for every pending and later operation; a graceful end first
     /// closes SFTP and says goodbye to the server, without blocking.
     private func end(_ error: SSHError, graceful: Bool) -> IOReactor.Interest {
-        endError = error
+        endError = routeAnnotated(error)
         guard graceful, session != nil else {
             // The session is marked ended before its operations hear of it: a caller that sees
             // the failure and asks whether the session lives must get "no".
@@ -631,11 +821,21 @@ final class SessionLoop: @unchecked Sendable {
             close(socket)
             socket = -1
         }
+        if let errorWatch {
+            reactor.unwatch(errorWatch)
+            self.errorWatch = nil
+        }
+        if case .command(let process) = carrier {
+            process.terminate()
+        }
     }
 
     /// The session has ended: everyone waiting hears why.
     private func finish() -> IOReactor.Interest {
         phase = .ended
+        if case .tunnel(let lease) = carrier {
+            lease.release()
+        }
         let error = endError ?? SSHError(.sessionClosed, "\(options.displayName): the session ended")
         if let continuation = connected {
             connected = nil
@@ -658,20 +858,15 @@ final class SessionLoop: @unchecked Sendable {
         return interest
     }
 
-    /// Why a host behind `ProxyJump` or `ProxyCommand` is not connected to.
-    static func proxyRefusal(_ proxy: SSHProxy, options: SSHConnectionOptions) -> SSHError {
-        let place = proxy.origin.map { "\($0) sets" } ?? "the configuration sets"
-        let through = proxy.kind == .jump ? "a jump host" : "a proxy command"
-        return SSHError(
-            .config,
-            "\(options.displayName): \(place) \(proxy.keyword) \(proxy.value), and hostscope cannot connect through "
-                + "\(through) yet, so it does not connect to \(options.hostName) at all rather than around it; "
-                + "use ssh for this host, or set \(proxy.keyword) none for it in an earlier block if a direct "
-                + "connection is allowed")
-    }
-
-    private func handshakeError(code: Int32, message: String) -> SSHError {
+    func handshakeError(code: Int32, message: String) -> SSHError {
         let name = options.displayName
+        if let evidence = nonSSHEvidence {
+            return SSHError(
+                .handshake,
+                "\(name): the server at \(options.hostName) port \(options.port) sent \(ForeignText.quoted(evidence)) "
+                    + "where an SSH banner (SSH-2.0-…) was expected; is an SSH server listening there?",
+                libssh2Code: code)
+        }
         switch code {
         case Int32(LIBSSH2_ERROR_TIMEOUT), Int32(LIBSSH2_ERROR_SOCKET_TIMEOUT):
             return SSHError(
@@ -740,6 +935,17 @@ final class SessionLoop: @unchecked Sendable {
 
     func releaseSFTP(_ operation: AnyObject) {
         if activeSFTP == ObjectIdentifier(operation) { activeSFTP = nil }
+    }
+
+    /// Whether `tunnel` may open its channel now (no other tunnel's open is in progress).
+    func claimChannelOpen(_ tunnel: AnyObject) -> Bool {
+        let id = ObjectIdentifier(tunnel)
+        if channelOpener == nil { channelOpener = id }
+        return channelOpener == id
+    }
+
+    func releaseChannelOpen(_ tunnel: AnyObject) {
+        if channelOpener == ObjectIdentifier(tunnel) { channelOpener = nil }
     }
 
     func sftpHasQueuedData() -> Bool {

@@ -70,6 +70,16 @@ struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
     var connectTimeout: DurationArgument?
 
     @Option(
+        name: [.customShort("J"), .customLong("jump")],
+        help: ArgumentHelp(
+            Style.briefHelp
+                ? "Jump hosts to go through, as ssh -J: [user@]host[:port][,…], or none."
+                : "Jump hosts to go through, as ssh -J: [user@]host[:port][,…], or none (wins over ProxyJump and "
+                    + "ProxyCommand).",
+            valueName: "hosts"))
+    var jump: String?
+
+    @Option(
         name: .customLong("password-env"),
         help: ArgumentHelp(
             Style.briefHelp
@@ -109,6 +119,7 @@ struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
         settings.knownHostsFile = knownHosts
         settings.acceptNewHostKey = acceptNewHostKey
         settings.connectTimeout = connectTimeout?.duration
+        settings.jump = jump
         settings.passwordEnvironmentVariable = passwordEnv
         settings.passphraseEnvironmentVariable = passphraseEnv
         settings.configFile = sshConfig
