@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 /// Every target: imports are internal unless marked `public import`, and a file uses only the members
@@ -27,6 +27,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Only the HTTP face uses it; no default traits (swift-configuration is not needed).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C: system libraries, each wrapped by exactly one Swift module.
@@ -98,6 +104,31 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictImports),
+        // Prometheus and OpenMetrics exposition of snapshots (node_exporter's families and hostscope's own).
+        .target(name: "MetricsExposition", dependencies: ["HostStats"], swiftSettings: strictImports),
+        // The JSON API and live board of `serve`: requests, answers, the event log, no server library.
+        .target(
+            name: "ServeAPI",
+            dependencies: [
+                "HostscopeCore", "HostStats", "MetricsExposition", "OrderedJSON", "Storage", "ValueFormats",
+            ],
+            swiftSettings: strictImports),
+        // The HTTP face of `serve`: the only module that depends on the server library.
+        .target(
+            name: "HostscopeServer",
+            dependencies: [
+                "HostscopeCore", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "ServeAPI", "Storage",
+                "ValueFormats",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictImports),
         // Rendering: everything the command line shows on a terminal.
         .target(
             name: "TerminalUI",
@@ -111,7 +142,9 @@ let package = Package(
             name: "hostscope",
             dependencies: [
                 "HostscopeCore", "TerminalUI", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage",
-                "AgentTracing", "Chat", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports),
 
@@ -168,6 +201,22 @@ let package = Package(
             dependencies: [
                 "OrderedJSON", "HostStats", "AgentTracing", "ValueFormats",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "MetricsExpositionTests", dependencies: ["MetricsExposition", "HostStats", "TestSupport"],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "ServeAPITests",
+            dependencies: [
+                "ServeAPI", "HostscopeCore", "HostStats", "MetricsExposition", "OrderedJSON", "Storage", "TestSupport",
+            ],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "HostscopeServerTests",
+            dependencies: [
+                "HostscopeServer", "HostscopeCore", "HostStats", "OrderedJSON", "ServeAPI", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictImports),

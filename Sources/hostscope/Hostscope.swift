@@ -19,8 +19,8 @@ struct Hostscope: AsyncParsableCommand {
             """,
         version: HostscopeVersion.string,
         subcommands: [
-            SnapshotCommand.self, WatchCommand.self, HistoryCommand.self, FilesCommand.self, TraceCommand.self,
-            ChatCommand.self, ParseCommand.self, TopCommand.self,
+            SnapshotCommand.self, WatchCommand.self, ServeCommand.self, HistoryCommand.self, FilesCommand.self,
+            TraceCommand.self, ChatCommand.self, ParseCommand.self, TopCommand.self,
         ])
 
     static func main() async {

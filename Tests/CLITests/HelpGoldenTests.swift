@@ -7,7 +7,7 @@ import Testing
 /// rewrite them on purpose.
 @Suite struct HelpGoldenTests {
     static let commands: [[String]] = [
-        [], ["snapshot"], ["watch"], ["history"], ["parse"],
+        [], ["snapshot"], ["watch"], ["serve"], ["history"], ["parse"],
         ["files"], ["files", "ls"], ["files", "tree"], ["files", "stat"], ["files", "cat"], ["files", "grep"],
         ["files", "find"], ["files", "get"],
         ["trace"], ["trace", "list"], ["trace", "show"], ["trace", "export"], ["trace", "push"], ["chat"], ["top"],

@@ -7,32 +7,58 @@ import Testing
 /// Starts the built binary without waiting, for tests that signal it mid-run.
 final class RunningCLI {
     let pid: pid_t
+    private var exitStatus: Int32?
 
-    init(_ arguments: [String], stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
+    init(
+        _ arguments: [String], stdout: String = "/dev/null", stderr: String = "/dev/null",
+        environment: [String: String] = [:]
+    ) throws {
         var pid: pid_t = 0
         var argv: [UnsafeMutablePointer<CChar>?] = ([CLI.binary] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.removeValue(forKey: "SSH_AUTH_SOCK")
+        variables["XDG_DATA_HOME"] = CLI.dataHome
+        variables.removeValue(forKey: "HOSTSCOPE_DB")
+        for (key, value) in environment { variables[key] = value }
+        var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard posix_spawn(&pid, CLI.binary, &actions, nil, &argv, environ) == 0 else {
+        guard posix_spawn(&pid, CLI.binary, &actions, nil, &argv, &envp) == 0 else {
             throw HarnessError(description: "cannot start hostscope")
         }
         self.pid = pid
     }
 
     func signal(_ number: Int32) {
-        kill(pid, number)
+        if exitStatus == nil { kill(pid, number) }
+    }
+
+    /// Whether the process has ended (its status is kept for ``wait()``).
+    var hasExited: Bool {
+        if exitStatus != nil { return true }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return false }
+        exitStatus = Self.decode(status)
+        return true
     }
 
     /// Waits for the process; returns its exit status, or 128 + signal.
     func wait() -> Int32 {
+        if let exitStatus { return exitStatus }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        exitStatus = Self.decode(status)
+        return exitStatus!
+    }
+
+    private static func decode(_ status: Int32) -> Int32 {
+        (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }
 

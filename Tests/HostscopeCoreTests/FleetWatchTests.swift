@@ -324,6 +324,29 @@ extension SnapshotRecord {
         }
     }
 
+    @Test func aHostAddedWhileTheWatchRunsStartsOnceAndKeepsItsCounts() async throws {
+        let dead = ResolvedHost.ssh(
+            SSHConnectionOptions(displayName: "dead", hostName: "127.0.0.1", port: 1, user: "x", knownHostsFiles: []))
+        let driven = DrivenWatch(WatchPlan(hosts: [], interval: .seconds(5)))
+        #expect(driven.watch.addHost(.local))
+        #expect(!driven.watch.addHost(.local), "a host of that name is watched already")
+        #expect(driven.watch.addHost(dead))
+        #expect(driven.watch.hosts.map(\.displayName) == ["local", "dead"])
+        try await driven.step(count: nil) { states in states.allSatisfy { $0.ticks >= 2 } }
+        let local = try #require(driven.watch.state(of: "local"))
+        #expect(local.lastSuccess == local.lastTick)
+        #expect(local.errorsByKind.isEmpty)
+        let failing = try #require(driven.watch.state(of: "dead"))
+        #expect(failing.lastSuccess == nil)
+        #expect(failing.errorsByKind[.connect] == failing.errors)
+        #expect(driven.watch.state(of: "elsewhere") == nil)
+        #expect(!driven.watch.hasEnded)
+        let events = try await driven.cancel()
+        #expect(driven.watch.hasEnded)
+        #expect(!driven.watch.addHost(harnessHost(try SSHTestServer.shared())), "an ended watch takes no host")
+        #expect(events.records(of: "local").count >= 2)
+    }
+
     @Test func backoffDoublesUpToItsCapAndResetsOnSuccess() {
         var backoff = ReconnectBackoff(initial: .seconds(5), maximum: .seconds(30))
         let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -36,6 +36,12 @@ public final class LoopbackListener {
         close(descriptor)
     }
 
+    /// A loopback port that was free a moment ago (bound, read, released), for a server that takes its
+    /// port on the command line.
+    public static func freePort() throws -> Int {
+        try LoopbackListener().port
+    }
+
     /// Whether a connection has arrived (and not been taken), without waiting.
     public var hasPendingConnection: Bool {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)

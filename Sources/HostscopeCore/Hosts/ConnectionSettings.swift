@@ -126,6 +126,13 @@ extension HostResolver {
     /// - Throws: ``CoreError`` (`invalidRequest`) when the file cannot be read, names no host, or a host
     ///   cannot be resolved.
     public func watchHosts(arguments: [String], hostsFile: String?) throws(CoreError) -> [ResolvedHost] {
+        try fleet(arguments: arguments, hostsFile: hostsFile).hosts
+    }
+
+    /// The fleet of a watch: its hosts as ``watchHosts(arguments:hostsFile:)`` resolves them, and the
+    /// patterns among the arguments and the file's lines, which admit further hosts by name
+    /// (``ResolvedFleet/host(named:)``).
+    public func fleet(arguments: [String], hostsFile: String?) throws(CoreError) -> ResolvedFleet {
         var entries = arguments.map { HostListEntry(text: $0) }
         do {
             if let hostsFile {
@@ -140,7 +147,8 @@ extension HostResolver {
             }
             var resolved: [ResolvedHost] = []
             for target in try HostList.targets(for: entries, config: config) { resolved.append(try resolve(target)) }
-            return resolved
+            return ResolvedFleet(
+                hosts: resolved, patterns: entries.map(\.text).filter(HostList.isPattern), resolver: self)
         } catch let error as CoreError {
             throw error
         } catch let error as SSHError {

@@ -59,8 +59,12 @@ public struct HostWatchState: Sendable, Equatable {
     public var ticks = 0
     /// Error records so far.
     public var errors = 0
+    /// Error records so far by kind of failure (their sum is ``errors``).
+    public var errorsByKind: [FailureKind: Int] = [:]
     /// When the last record was collected.
     public var lastTick: Date?
+    /// When the last snapshot was collected.
+    public var lastSuccess: Date?
     /// The last failure as `kind: message`, cleared by a snapshot.
     public var lastError: String?
     /// The last record, snapshot or error.
@@ -200,6 +204,38 @@ public final class FleetWatch: Sendable {
     /// Every host's current state, in the order the hosts were given.
     public var states: [HostWatchState] {
         state.withLock { state in state.order.compactMap { state.entries[$0]?.state } }
+    }
+
+    /// Whether ``run()`` has ended (every subscription then ends once read).
+    public var hasEnded: Bool { state.withLock { $0.ended } }
+
+    /// The hosts watched now, in order.
+    public var hosts: [ResolvedHost] {
+        state.withLock { state in state.order.compactMap { state.entries[$0]?.host } }
+    }
+
+    /// One host's current state; `nil` when it is not watched.
+    public func state(of host: String) -> HostWatchState? {
+        state.withLock { $0.entries[host]?.state }
+    }
+
+    /// Starts watching `host` too, at its next slot, unless a host of that name is watched already (a
+    /// face that watches hosts as they are first asked for); returns whether it was added.
+    @discardableResult
+    public func addHost(_ host: ResolvedHost) -> Bool {
+        let added = state.withLock { state -> HostWatchState? in
+            let name = host.displayName
+            guard state.entries[name] == nil, !state.ended else { return nil }
+            let entry = Entry(host: host, state: HostWatchState(host: name), generation: state.nextGeneration)
+            state.nextGeneration += 1
+            state.order.append(name)
+            state.entries[name] = entry
+            state.starter?.yield((host, entry.generation))
+            return entry.state
+        }
+        guard let added else { return false }
+        events.yield(.state(added))
+        return true
     }
 
     /// The events from now on, the current state of every host first. `buffer` events are held for a
@@ -374,8 +410,10 @@ public final class FleetWatch: Sendable {
             case .snapshot:
                 current.phase = .up
                 current.lastError = nil
+                current.lastSuccess = result.collectedAt
             case .failure(let failure):
                 current.errors += 1
+                current.errorsByKind[failure.kind, default: 0] += 1
                 current.lastError = "\(failure.kind.rawValue): \(failure.message)"
                 if lastFailure != nil, let next = backoff.nextAttempt {
                     current.phase = .backingOff(until: next)

@@ -1,7 +1,7 @@
 import Foundation
 public import HostStats
 import SSHTransport
-import Storage
+public import Storage
 import Synchronization
 import ValueFormats
 
@@ -185,8 +185,9 @@ public struct WatchService: Sendable {
 /// Where a watch's records go: the output file, the history database, and the OTLP metrics exporter. A
 /// failure of the file or the database is said once and skips only that destination; collection and
 /// the others go on, and every later record tries the failed one again, so a disk that had space freed
-/// is written again from the next record on (said once too, with how many records it missed).
-final class RecordSink: Sendable {
+/// is written again from the next record on (said once too, with how many records it missed). `watch`
+/// and `serve` both keep their records through one.
+public final class RecordSink: Sendable {
     private let writer: RecordFileWriter?
     private let history: StorageDatabase?
     private let metrics: HostMetricsExporter?
@@ -221,7 +222,9 @@ final class RecordSink: Sendable {
     private let readerClosed: @Sendable () -> Void
     private let closed = Mutex(false)
 
-    init(
+    /// A sink to `writer`, `history` and `metrics`, any of which may be absent; failures go to `diagnostics`,
+    /// and `readerClosed` is called once when the reader of standard output goes away.
+    public init(
         writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics,
         readerClosed: @escaping @Sendable () -> Void = {}
     ) {
@@ -233,10 +236,10 @@ final class RecordSink: Sendable {
     }
 
     /// The first failure, if any.
-    var failure: String? { failed.withLock { $0 } }
+    public var failure: String? { failed.withLock { $0 } }
 
     /// Writes every record of `events`, in order, until they end.
-    func write(_ events: WatchSubscription) async {
+    public func write(_ events: WatchSubscription) async {
         for await event in events {
             switch event {
             case .record(let record):
@@ -279,14 +282,14 @@ final class RecordSink: Sendable {
                 let message = error.message
                 failed.withLock { $0 = $0 ?? message }
                 if historyState.withLock({ $0.failedOnce() }) {
-                    diagnostics.error(message + " (the output file keeps receiving records)")
+                    diagnostics.error(message + (writer == nil ? "" : " (the output file keeps receiving records)"))
                 }
             }
         }
     }
 
     /// Completes the output file (a JSON array on a pipe gets its closing bracket).
-    func finish() {
+    public func finish() {
         // A destination failing at the end (a disk still full) or a reader gone has nothing to close.
         guard !output.withLock({ $0.failing }), !closed.withLock({ $0 }) else { return }
         do {

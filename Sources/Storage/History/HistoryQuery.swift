@@ -43,6 +43,20 @@ public struct HistoryQuery: Sendable, Equatable {
 public struct HistoryCursor: Sendable, Hashable {
     let collectedAtMilliseconds: Int64
     let id: Int64
+
+    /// The cursor as text for a client to send back (`1795600000123.42`).
+    public var token: String { "\(collectedAtMilliseconds).\(id)" }
+
+    /// The cursor a ``token`` stood for; `nil` when the text is not one.
+    public init?(token: String) {
+        guard let (first, second) = cursorParts(token) else { return nil }
+        self.init(collectedAtMilliseconds: first, id: second)
+    }
+
+    init(collectedAtMilliseconds: Int64, id: Int64) {
+        self.collectedAtMilliseconds = collectedAtMilliseconds
+        self.id = id
+    }
 }
 
 /// One page of a history query.

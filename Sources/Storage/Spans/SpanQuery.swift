@@ -33,6 +33,29 @@ public struct SpanFilter: Sendable, Equatable {
 public struct SpanCursor: Sendable, Hashable {
     let startUnixNano: Int64
     let id: Int64
+
+    /// The cursor as text for a client to send back (`1795600000123456789.42`).
+    public var token: String { "\(startUnixNano).\(id)" }
+
+    /// The cursor a ``token`` stood for; `nil` when the text is not one.
+    public init?(token: String) {
+        guard let (first, second) = cursorParts(token) else { return nil }
+        self.init(startUnixNano: first, id: second)
+    }
+
+    init(startUnixNano: Int64, id: Int64) {
+        self.startUnixNano = startUnixNano
+        self.id = id
+    }
+}
+
+/// The two integers of a cursor token `A.B`, each at most 19 digits (an optional minus on the first).
+func cursorParts(_ token: String) -> (Int64, Int64)? {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 2, token.utf8.count <= 41, let first = Int64(parts[0]), let second = Int64(parts[1]),
+        second >= 0
+    else { return nil }
+    return (first, second)
 }
 
 /// One page of an export, oldest first.
@@ -41,4 +64,9 @@ public struct SpanPage: Sendable, Equatable {
     public var spans: [StoredSpan]
     /// Where to continue, or `nil` when this was the last page.
     public var next: SpanCursor?
+
+    public init(spans: [StoredSpan], next: SpanCursor?) {
+        self.spans = spans
+        self.next = next
+    }
 }

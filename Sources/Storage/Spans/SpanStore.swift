@@ -61,12 +61,29 @@ public struct SpanStore: Sendable {
     /// The newest spans first (by start time), narrowed by `filter`.
     public func recent(_ filter: SpanFilter = SpanFilter()) async throws(StorageError) -> [StoredSpan] {
         guard filter.limit > 0 else { return [] }
-        return try await database.read { db in
+        return try await recentPage(filter).spans
+    }
+
+    /// Up to `filter.limit` spans narrowed by `filter` that started at or before `until`, newest first,
+    /// continuing after `cursor` (a page of a listing that goes back in time).
+    public func recentPage(_ filter: SpanFilter, until: Date? = nil, after cursor: SpanCursor? = nil)
+        async throws(StorageError) -> SpanPage
+    {
+        guard filter.limit > 0 else {
+            throw StorageError(
+                code: .invalidArgument, message: "a span page needs a limit of at least 1, not \(filter.limit)",
+                path: database.path)
+        }
+        let fetched = try await database.read { db in
             var conditions: [String] = []
             var arguments = StatementArguments()
             if let since = filter.since {
                 conditions.append("start_unix_nano >= ?")
                 arguments += [Self.nanoseconds(since)]
+            }
+            if let until {
+                conditions.append("start_unix_nano <= ?")
+                arguments += [Self.nanoseconds(until)]
             }
             if let host = filter.host {
                 conditions.append("host = ?")
@@ -85,14 +102,21 @@ public struct SpanStore: Sendable {
                 conditions.append("status_code = ?")
                 arguments += [SpanStatusCode.error.rawValue]
             }
+            if let cursor {
+                conditions.append("(start_unix_nano < ? OR (start_unix_nano = ? AND id < ?))")
+                arguments += [cursor.startUnixNano, cursor.startUnixNano, cursor.id]
+            }
             arguments += [filter.limit]
             let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             return try Self.fetch(
                 db,
                 sql: "SELECT \(Self.columns) FROM span \(whereClause) ORDER BY start_unix_nano DESC, id DESC LIMIT ?",
-                arguments: arguments
-            ).map(\.span)
+                arguments: arguments)
         }
+        let next =
+            fetched.count == filter.limit
+            ? fetched.last.map { SpanCursor(startUnixNano: $0.span.startUnixNano, id: $0.id) } : nil
+        return SpanPage(spans: fetched.map(\.span), next: next)
     }
 
     /// Every stored span of a trace, by start time.

@@ -71,23 +71,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("csv-layout"), help: "wide (host-level columns) or long (per disk/interface/core).")
     var csvLayout: RecordFileWriter.CSVLayoutChoice = .wide
 
-    @Option(help: "auto, proc or tools.")
-    var collector: CollectorKind = .auto
-
-    @Option(help: "How many processes to record per snapshot.")
-    var top: Int = 10
-
-    @Option(name: .customLong("timeout"), help: "Limit on each probe command (at most 80% of --every).")
-    var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
-
-    @Option(name: .customLong("db"), help: ArgumentHelp("The history database file.", valueName: "file"))
-    var database: String?
-
-    @Flag(name: .customLong("no-history"), help: "Do not store records in the history database.")
-    var noHistory = false
-
-    @Option(help: ArgumentHelp("Delete history records older than this (e.g. 7d).", valueName: "duration"))
-    var retain: DurationArgument?
+    @OptionGroup var watchOptions: WatchOptions
 
     @Option(name: .customLong("color"), help: "Colour in the live view: auto, always or never (auto: unless NO_COLOR).")
     var colour: ColourChoice = .auto
@@ -108,13 +92,11 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try CoreSettings.command(
-            database: database, storesHistory: !noHistory, connection: connection.settings(attended: false),
-            tracing: tracing,
-            signals: [.traces, .metrics])
+            database: watchOptions.database, storesHistory: !watchOptions.noHistory,
+            connection: connection.settings(attended: false), tracing: tracing, signals: [.traces, .metrics])
         let request = WatchRequest(
             hosts: hosts, hostsFile: hostsFile, interval: every.duration, count: count, duration: runFor?.duration,
-            collector: CollectorOptions(kind: collector, topProcesses: top, commandTimeout: commandTimeout.duration),
-            retention: retain?.duration)
+            collector: watchOptions.collectorOptions, retention: watchOptions.retain?.duration)
         // Without a file or a format, a terminal gets the live view; anything else gets data.
         let destination: RecordOutput?
         if let output {

@@ -12,9 +12,9 @@ struct TracingOptions: ParsableArguments {
     @Option(
         name: .customLong("otlp-endpoint"),
         help: ArgumentHelp(
-            "Also send spans (and, for watch, metrics) over OTLP/HTTP while running, to this base URL, e.g. "
-                + "http://localhost:4318 (/v1/traces and /v1/metrics are appended); @FILE reads the URL from a file "
-                + "only you can read. Default: OTEL_EXPORTER_OTLP_ENDPOINT and its per-signal variants.",
+            "Also send spans (and, for watch and serve, metrics) over OTLP/HTTP while running, to this base URL, "
+                + "e.g. http://localhost:4318 (/v1/traces and /v1/metrics are appended); @FILE reads the URL from a "
+                + "file only you can read. Default: OTEL_EXPORTER_OTLP_ENDPOINT and its per-signal variants.",
             valueName: "url"))
     var otlpEndpoint: String?
 

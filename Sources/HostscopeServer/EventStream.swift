@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServeAPI
+import Synchronization
+
+/// `GET /api/v1/events`: the live updates as server-sent events.
+///
+/// Events are `record` (a snapshot or error record, in the snapshot schema), `host_state` (a host's
+/// state changed), `span` (a finished span, flat), `fleet` (the host list changed) and `reset` (the
+/// client missed events: refetch `/api/v1/hosts`). Each has an id `EPOCH-N`; a client that reconnects
+/// with `Last-Event-ID` gets what it missed while the log still holds it. `?types=record,host_state`
+/// narrows the stream. A comment line every 15 s keeps idle connections open through proxies.
+enum EventStream {
+    static let names: Set<String> = ["record", "host_state", "span", "fleet"]
+    static let keepAlive: Duration = .seconds(15)
+
+    /// Clients connected now, against ``ServeConfiguration/maximumEventClients``.
+    static let clients = Mutex(0)
+
+    static func response(_ request: Request, _ serve: ServeContext) throws -> Response {
+        let query = try QueryParameters(request.uri.query, allowed: ["types"])
+        var wanted = names
+        if let types = query["types"] {
+            wanted = Set(types.split(separator: ",").map(String.init))
+            let unknown = wanted.subtracting(names)
+            guard unknown.isEmpty, !wanted.isEmpty else {
+                throw APIError.badRequest(
+                    "types lists event names separated by commas, from: \(names.sorted().joined(separator: ", "))")
+            }
+        }
+        let admitted = clients.withLock { count -> Bool in
+            guard count < serve.configuration.maximumEventClients else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else {
+            throw APIError(
+                status: 503, code: "too_many_streams",
+                message: "\(serve.configuration.maximumEventClients) event streams are open already; try again later",
+                retryAfterSeconds: 5)
+        }
+        let selected = wanted
+        let log = serve.board.events
+        let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
+        let body = ResponseBody { writer in
+            defer { clients.withLock { $0 -= 1 } }
+            let (id, doorbell) = log.subscribe()
+            defer { log.unsubscribe(id) }
+            let resume = log.resumePosition(lastEventID: lastEventID)
+            var position = resume.position
+            try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+            if resume.gap {
+                let reset = ServerSentEvent(
+                    sequence: position, name: "reset",
+                    data: APIEncoding.reset(reason: "the last event id is not in this server's log"))
+                try await writer.write(ByteBuffer(string: reset.framed(epoch: log.epoch)))
+            }
+            var lastWrite = ContinuousClock.now
+            for await _ in doorbell {
+                let reading = log.read(after: position)
+                var text = ""
+                if reading.gap {
+                    let reset = ServerSentEvent(
+                        sequence: reading.events.first.map { $0.sequence - 1 } ?? reading.position, name: "reset",
+                        data: APIEncoding.reset(reason: "this client fell behind the event log"))
+                    text += reset.framed(epoch: log.epoch)
+                }
+                for event in reading.events where event.name == "reset" || selected.contains(event.name) {
+                    text += event.framed(epoch: log.epoch)
+                }
+                position = reading.position
+                if text.isEmpty, lastWrite.duration(to: .now) >= keepAlive {
+                    text = ": keep-alive\n\n"
+                }
+                if !text.isEmpty {
+                    try await writer.write(ByteBuffer(string: text))
+                    lastWrite = .now
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
+                HTTPField.Name("X-Accel-Buffering")!: "no",
+            ], body: body)
+    }
+}

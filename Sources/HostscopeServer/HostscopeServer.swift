@@ -1,0 +1,286 @@
+public import HostscopeCore
+public import AgentTracing
+import Dispatch
+import Foundation
+public import HostStats
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+public import Logging
+import NIOCore
+import NIOSSL
+public import ServeAPI
+import ServiceLifecycle
+import UnixSignals
+public import Storage
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `hostscope serve`: an HTTP server over a live fleet watch.
+///
+/// The server binds first; only once it listens does the watch start, so a port in use ends the
+/// command before any host is contacted. SIGHUP reads the fleet again (hosts that stay keep their
+/// sessions; a fleet that cannot be read leaves the old one in force); SIGTERM and SIGINT stop
+/// accepting connections, end event streams, let requests in flight finish, stop the watch, and
+/// return normally.
+public enum HostscopeServer {
+    /// Why `serve` could not run: one sentence saying what to do.
+    public struct Failure: Error, Sendable {
+        public var message: String
+    }
+
+    /// What the server runs over.
+    public struct Parts: Sendable {
+        public var definition: FleetDefinition
+        public var fleet: ResolvedFleet
+        /// Whether every host of the fleet is watched from the start; when not (`--on-demand`), a host
+        /// is watched from its first `/probe`.
+        public var watchesWholeFleet: Bool
+        /// The core's watch of the fleet, not yet running: the server runs it once it listens.
+        public var watch: FleetWatch
+        public var board: FleetBoard
+        public var database: StorageDatabase?
+        /// The tracer whose finished spans become `span` events.
+        public var tracer: RingBufferTracer?
+
+        public init(
+            definition: FleetDefinition, fleet: ResolvedFleet, watchesWholeFleet: Bool = true, watch: FleetWatch,
+            board: FleetBoard,
+            database: StorageDatabase?, tracer: RingBufferTracer?
+        ) {
+            self.definition = definition
+            self.fleet = fleet
+            self.watchesWholeFleet = watchesWholeFleet
+            self.watch = watch
+            self.board = board
+            self.database = database
+            self.tracer = tracer
+        }
+    }
+
+    /// Serves until SIGTERM or SIGINT (or the task is cancelled); `listening` is called once the
+    /// socket is bound, with the port (useful when port 0 was asked for).
+    public static func run(
+        configuration: ServeConfiguration, parts: Parts, logger: Logger,
+        listening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws(Failure) {
+        let server: HTTPServerBuilder
+        if let tls = configuration.tls {
+            server = try tlsServer(certificatePath: tls.certificatePath, keyPath: tls.keyPath)
+        } else {
+            server = .http1()
+        }
+        let holder = FleetHolder(parts.fleet)
+        let context = ServeContext(
+            configuration: configuration, board: parts.board, watch: parts.watch, fleet: holder,
+            database: parts.database)
+        let (bound, boundContinuation) = AsyncStream<Void>.makeStream()
+        let app = Application(
+            router: ServeRoutes.router(context), server: server,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.listen.host, port: configuration.listen.port),
+                serverName: "hostscope/\(configuration.version)"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.listen.port
+                logger.info(
+                    "listening",
+                    metadata: [
+                        "address": "\(configuration.listen.host):\(port)",
+                        "tls": "\(configuration.tls != nil)", "auth": "\(configuration.token != nil)",
+                    ])
+                listening(port)
+                boundContinuation.yield()
+                boundContinuation.finish()
+            },
+            logger: logger)
+        let fleetService = FleetService(parts: parts, holder: holder, bound: bound, logger: logger)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: app), .init(service: fleetService),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            throw Failure(message: describe(error, listen: configuration.listen))
+        }
+    }
+
+    /// A failure of the server as a sentence: a port in use or an address that cannot be bound says
+    /// what to change.
+    static func describe(_ error: any Error, listen: ListenAddress) -> String {
+        let text = "\(error)"
+        if let io = error as? IOError, io.errnoCode == EADDRINUSE || text.contains("Address already in use") {
+            return "cannot listen on \(listen): the address is in use by another process; stop it or pass --listen with another port"
+        }
+        if text.contains("Address already in use") {
+            return "cannot listen on \(listen): the address is in use by another process; stop it or pass --listen with another port"
+        }
+        if text.contains("Cannot assign requested address") || text.contains("EADDRNOTAVAIL") {
+            return "cannot listen on \(listen): no interface of this machine has that address; pass --listen with one it has"
+        }
+        if text.contains("Permission denied") {
+            return "cannot listen on \(listen): permission denied (ports below 1024 need privileges); pick a port above 1023"
+        }
+        return "the server stopped: \(ProcessSecrets.scrub(text))"
+    }
+
+    static func tlsServer(certificatePath: String, keyPath: String) throws(Failure) -> HTTPServerBuilder {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
+        } catch {
+            throw Failure(message: "cannot read the TLS certificate \(certificatePath): it must be a PEM certificate chain")
+        }
+        guard !chain.isEmpty else {
+            throw Failure(message: "the TLS certificate file \(certificatePath) holds no certificate")
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            _ = try PrivateFile.text(at: keyPath, describedAs: "the TLS key")
+            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+        } catch let error as PrivateFileError {
+            throw Failure(message: error.message)
+        } catch {
+            throw Failure(message: "cannot read the TLS key \(keyPath): it must be an unencrypted PEM private key")
+        }
+        let tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        do {
+            return try .tls(.http1(), tlsConfiguration: tls)
+        } catch {
+            throw Failure(
+                message: "the TLS certificate \(certificatePath) and key \(keyPath) cannot be used together: \(error)")
+        }
+    }
+}
+
+/// The watch's side of the service group: starts the watch once the server listens, hands its
+/// events to the board (and the record sink), turns finished spans into events, reloads the fleet
+/// on SIGHUP, and on shutdown ends the event streams and stops the watch.
+struct FleetService: Service {
+    let parts: HostscopeServer.Parts
+    let holder: FleetHolder
+    let bound: AsyncStream<Void>
+    let logger: Logger
+
+    /// Events the board may lag behind before it resynchronizes: a few ticks of a large fleet.
+    static let boardBacklog = 8192
+
+    func run() async throws {
+        // Nothing is contacted before the server is bound: a port in use ends the run first.
+        for await _ in bound { break }
+        try Task.checkCancellation()
+        let watch = parts.watch
+        let board = parts.board
+        board.synchronize(watch.states)
+        // Subscribed before the watch starts. Should the board fall behind, it reads `.missed` and takes the
+        // watch's states anew (the history has a subscription of its own).
+        let events = watch.subscribe(buffer: Self.boardBacklog)
+        let running = Task { await watch.run() }
+        logger.info(
+            "watching",
+            metadata: ["hosts": "\(watch.states.count)", "every": "\(DurationText.format(watch.plan.interval))"])
+        let consumer = Task {
+            for await event in events {
+                if case .missed(let count) = event {
+                    logger.warning("the board missed events of the watch", metadata: ["events": "\(count)"])
+                    board.synchronize(watch.states, announce: true)
+                    continue
+                }
+                board.handle(event)
+            }
+        }
+        let spans = Task { await forwardSpans() }
+        let keepAlive = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: EventStream.keepAlive)
+                board.events.ring()
+            }
+        }
+        let reloads = ReloadSignal()
+        let reloader = Task {
+            for await _ in reloads.stream { reload() }
+        }
+        // Until SIGTERM or SIGINT (or cancellation, which ends the wait by throwing).
+        try? await gracefulShutdown()
+        board.events.finish()
+        reloads.stop()
+        reloader.cancel()
+        keepAlive.cancel()
+        spans.cancel()
+        // Cancelling the run closes every session; the subscription ends once its last events are read.
+        running.cancel()
+        await running.value
+        await consumer.value
+        logger.info("watch stopped")
+    }
+
+    /// Reads the fleet again; the hosts in both lists keep their sessions. A fleet that cannot be read
+    /// leaves the one in force.
+    func reload() {
+        let watch = parts.watch
+        do {
+            let fleet = try parts.definition.resolve()
+            holder.replace(fleet)
+            let before = Set(watch.hosts.map(\.displayName))
+            // On demand, the hosts probed so far stay watched while the new fleet still admits them.
+            let hosts =
+                parts.watchesWholeFleet ? fleet.hosts : watch.hosts.compactMap { fleet.host(named: $0.displayName) }
+            let after = Set(hosts.map(\.displayName))
+            watch.replaceHosts(hosts)
+            logger.info(
+                "reloaded the host list",
+                metadata: [
+                    "hosts": "\(fleet.hosts.count)", "added": "\(after.subtracting(before).count)",
+                    "removed": "\(before.subtracting(after).count)",
+                ])
+        } catch {
+            logger.error(
+                "reload failed; keeping the \(watch.states.count) hosts watched",
+                metadata: ["reason": "\(error.message)"])
+        }
+    }
+
+    /// Finished spans as `span` events, read from the tracer's ring once a second.
+    func forwardSpans() async {
+        guard let tracer = parts.tracer else { return }
+        var cursor = AgentTracing.SpanCursor.start
+        let encoder = FlatSpanEncoder()
+        while !Task.isCancelled {
+            let batch = tracer.finishedSpans(after: cursor, limit: 5000)
+            cursor = batch.cursor
+            for span in batch.spans { parts.board.events.append("span", data: encoder.string(span)) }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+}
+
+/// SIGHUP as a stream, for as long as the server runs.
+final class ReloadSignal: Sendable {
+    let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    private let source: Mutex<(any DispatchSourceSignal)?>
+
+    init() {
+        (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        signal(SIGHUP, SIG_IGN)
+        let made = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "hostscope.reload"))
+        let continuation = continuation
+        made.setEventHandler { continuation.yield() }
+        made.resume()
+        source = Mutex(made)
+    }
+
+    func stop() {
+        source.withLock { source in
+            source?.cancel()
+            source = nil
+        }
+        continuation.finish()
+    }
+}

@@ -1,0 +1,53 @@
+import HostscopeCore
+import Foundation
+import HostStats
+public import Logging
+import OrderedJSON
+import Synchronization
+import ValueFormats
+
+/// swift-log's handler for `serve`: one JSON object per line on stderr (`time`, `level`, `message`,
+/// then the metadata), ready for journald, Loki or jq. Every message and value passes through the
+/// process's secret scrubber first, so a registered secret (the bearer token, OTLP headers) never
+/// reaches a log.
+public struct JSONLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    private let label: String
+    private let write: @Sendable (String) -> Void
+
+    /// A handler writing to stderr, or to `write` (tests).
+    public init(label: String, write: (@Sendable (String) -> Void)? = nil) {
+        self.label = label
+        self.write = write ?? { line in FileHandle.standardError.write(Data(line.utf8)) }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var object = JSONObject()
+        object.append("time", .string(RFC3339.format(Date())))
+        object.append("level", .string(event.level.rawValue))
+        object.append("logger", .string(label))
+        object.append("message", .string(ProcessSecrets.scrub(event.message.description)))
+        var merged = metadata
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        for key in merged.keys.sorted() {
+            object.append(key, Self.json(merged[key]!))
+        }
+        write(JSONValue.object(object).jsonString + "\n")
+    }
+
+    static func json(_ value: Logger.Metadata.Value) -> JSONValue {
+        switch value {
+        case .string(let text): .string(ProcessSecrets.scrub(text))
+        case .stringConvertible(let value): .string(ProcessSecrets.scrub(value.description))
+        case .array(let values): .array(values.map(json))
+        case .dictionary(let values):
+            .object(JSONObject(values.keys.sorted().map { ($0, json(values[$0]!)) }))
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import HTTPTypes
+public import Hummingbird
+import Logging
+import NIOCore
+import ServeAPI
+import Synchronization
+
+/// The request context of `serve`: Hummingbird's, plus the client's address for rate limits and logs.
+public struct ServeRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+
+    public var remoteAddress: SocketAddress? { channel.remoteAddress }
+
+    /// Requests carry no body here; anything sent is refused before it is read.
+    public var maxUploadSize: Int { 0 }
+
+    /// The client's IP address, without its port.
+    var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
+}
+
+extension Response {
+    /// A response with a text or JSON body.
+    static func text(_ text: String, status: HTTPResponse.Status = .ok, contentType: String) -> Response {
+        bytes(Array(text.utf8), status: status, contentType: contentType)
+    }
+
+    static func bytes(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, contentType: String) -> Response {
+        Response(
+            status: status, headers: [.contentType: contentType, .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        self.text(text, status: status, contentType: "application/json")
+    }
+
+    /// The JSON error body of ``APIError``, with `Retry-After` and `WWW-Authenticate` where they apply.
+    static func error(_ error: APIError) -> Response {
+        var response = json(error.body, status: HTTPResponse.Status(code: error.status))
+        if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+        if error.status == 401 { response.headers[.wwwAuthenticate] = "Bearer realm=\"hostscope\"" }
+        if error.status == 405 { response.headers[.allow] = "GET" }
+        return response
+    }
+}
+
+/// Turns every failure into the API's JSON error and logs each request: method, path (never the
+/// query or headers), status, duration and client.
+struct ErrorAndLogMiddleware: RouterMiddleware {
+    typealias Context = ServeRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let start = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as APIError {
+            response = .error(error)
+        } catch let error as HTTPError {
+            let status = Int(error.status.code)
+            let code = status == 404 ? "not_found" : "http_\(status)"
+            let message =
+                status == 404
+                ? "no such endpoint: \(request.uri.path); see GET / for the list" : error.status.reasonPhrase
+            response = .error(APIError(status: status, code: code, message: message))
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(error)"])
+            response = .error(APIError(status: 500, code: "internal", message: "the request failed inside hostscope"))
+        }
+        let elapsed = start.duration(to: .now)
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        let metadata: Logger.Metadata = [
+            "method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
+            "status": "\(response.status.code)", "duration_ms": "\(String(format: "%.2f", milliseconds))",
+            "client": "\(context.clientAddress)",
+        ]
+        // Scrapes come every few seconds from every scraper: successful ones only at debug level.
+        if response.status.code < 400 {
+            context.logger.debug("request", metadata: metadata)
+        } else {
+            context.logger.info("request refused", metadata: metadata)
+        }
+        return response
+    }
+}
+
+/// Refuses what `serve` never answers before any work is done: methods other than GET, request
+/// bodies, over-long targets; then clients over their rate; then requests without the token.
+struct GuardMiddleware: RouterMiddleware {
+    typealias Context = ServeRequestContext
+
+    let token: BearerToken?
+    let maximumTargetLength: Int
+    let limiter: RateLimiterBox
+
+    init(configuration: ServeConfiguration) {
+        token = configuration.token
+        maximumTargetLength = configuration.maximumTargetLength
+        limiter = RateLimiterBox(
+            RequestRateLimiter(ratePerSecond: configuration.requestsPerSecond, burst: configuration.burst))
+    }
+
+    /// Paths answered without the token: liveness and readiness say nothing about hosts.
+    static let open: Set<String> = ["/healthz", "/readyz"]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard request.method == .get || request.method == .head else {
+            throw APIError(status: 405, code: "method_not_allowed", message: "serve only answers GET; nothing can be changed through it")
+        }
+        let target = request.head.path ?? ""
+        guard target.utf8.count <= maximumTargetLength else {
+            throw APIError(
+                status: 414, code: "target_too_long",
+                message: "the request target is \(target.utf8.count) bytes; at most \(maximumTargetLength) are read")
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > 0 {
+            throw APIError(status: 413, code: "body_not_accepted", message: "requests to serve carry no body")
+        }
+        if request.headers[.transferEncoding] != nil {
+            throw APIError(status: 413, code: "body_not_accepted", message: "requests to serve carry no body")
+        }
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        let verdict = limiter.state.withLock { $0.admit(client: context.clientAddress, now: now) }
+        guard verdict.admitted else {
+            throw APIError(
+                status: 429, code: "rate_limited",
+                message: "too many requests from \(context.clientAddress); wait \(verdict.retryAfterSeconds) s",
+                retryAfterSeconds: verdict.retryAfterSeconds)
+        }
+        if let token, !Self.open.contains(request.uri.path) {
+            guard let authorization = request.headers[.authorization] else {
+                throw APIError(
+                    status: 401, code: "unauthorized",
+                    message: "this server needs a bearer token: send Authorization: Bearer <the token file's content>")
+            }
+            guard token.admits(authorization: authorization) else {
+                throw APIError(
+                    status: 401, code: "unauthorized",
+                    message: "the bearer token is wrong; send the content of serve's --token-file")
+            }
+        }
+        return try await next(request, context)
+    }
+}
+
+/// The rate limiter every request of the server shares.
+final class RateLimiterBox: Sendable {
+    let state: Mutex<RequestRateLimiter>
+
+    init(_ limiter: RequestRateLimiter) { state = Mutex(limiter) }
+}

@@ -1,0 +1,178 @@
+import HostscopeCore
+import Foundation
+import HTTPTypes
+import HostStats
+import Hummingbird
+import MetricsExposition
+import NIOCore
+import OrderedJSON
+import ServeAPI
+import Storage
+import Synchronization
+
+/// What the handlers read: the fleet's live state, the fleet itself, the stored history and spans.
+struct ServeContext: Sendable {
+    let configuration: ServeConfiguration
+    let board: FleetBoard
+    let watch: FleetWatch
+    /// The current fleet (replaced on reload): who may be probed.
+    let fleet: FleetHolder
+    let database: StorageDatabase?
+}
+
+/// Every endpoint of `serve`; each handler reads its input, asks the board or the store once and
+/// renders.
+enum ServeRoutes {
+    static func router(_ serve: ServeContext) -> Router<ServeRequestContext> {
+        let router = Router(context: ServeRequestContext.self)
+        router.add(middleware: ErrorAndLogMiddleware())
+        router.add(middleware: GuardMiddleware(configuration: serve.configuration))
+
+        router.get("/") { _, _ in Response.json(index) }
+        router.get("/healthz") { _, _ in Response.text("ok\n", contentType: "text/plain; charset=utf-8") }
+        router.get("/readyz") { _, _ in readiness(serve) }
+        router.get("/metrics") { request, _ in
+            let format = ExpositionFormat.negotiate(accept: request.headers[.accept])
+            return Response.bytes(serve.board.metrics(format), contentType: format.contentType)
+        }
+        router.get("/probe") { request, _ in try await probe(request, serve) }
+        router.get("/api/v1/hosts") { _, _ in
+            Response.json(APIEncoding.hosts(serve.board.hostStates(), generatedAt: Date()))
+        }
+        router.get("/api/v1/hosts/:host") { _, context in
+            let host = try hostParameter(context)
+            guard let state = serve.board.hostState(host) else { throw notWatched(host) }
+            return Response.json(APIEncoding.host(state).jsonString + "\n")
+        }
+        router.get("/api/v1/hosts/:host/history") { request, context in
+            let host = try hostParameter(context)
+            let query = try HistoryRequest(host: host, query: request.uri.query)
+            let database = try store(serve)
+            do {
+                let page = try await database.history.page(query.query, after: query.cursor, limit: query.page.limit)
+                return Response.json(APIEncoding.history(host: host, page: page))
+            } catch {
+                throw storageFailure(error)
+            }
+        }
+        router.get("/api/v1/spans") { request, _ in
+            let query = try SpanListRequest(query: request.uri.query)
+            let database = try store(serve)
+            do {
+                let page = try await database.spans.recentPage(query.filter, until: query.until, after: query.cursor)
+                return Response.json(APIEncoding.spans(page))
+            } catch {
+                throw storageFailure(error)
+            }
+        }
+        router.get("/api/v1/traces/:trace") { request, context in
+            _ = try QueryParameters(request.uri.query, allowed: [])
+            let trace = context.parameters.get("trace") ?? ""
+            guard trace.utf8.count == 32, trace.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+            else { throw APIError.badRequest("a trace id is 32 lower-case hexadecimal digits") }
+            let database = try store(serve)
+            do {
+                let spans = try await database.spans.trace(trace)
+                guard !spans.isEmpty else { throw APIError.notFound("no stored span has trace id \(trace)") }
+                return Response.json(APIEncoding.spans(SpanPage(spans: spans, next: nil)))
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw storageFailure(error)
+            }
+        }
+        router.get("/api/v1/events") { request, _ in try EventStream.response(request, serve) }
+        return router
+    }
+
+    /// `GET /`: what this server answers, for a person with curl.
+    static let index =
+        JSONValue.object([
+            "service": "hostscope serve",
+            "endpoints": .array(
+                [
+                    "/metrics", "/probe?target=HOST", "/healthz", "/readyz", "/api/v1/hosts", "/api/v1/hosts/{host}",
+                    "/api/v1/hosts/{host}/history", "/api/v1/spans", "/api/v1/traces/{trace_id}", "/api/v1/events",
+                ].map { .string($0) }),
+        ]).jsonString + "\n"
+
+    static func readiness(_ serve: ServeContext) -> Response {
+        let waiting = serve.board.hostsWithoutRecord()
+        let ready = waiting.isEmpty
+        let body = JSONValue.object([
+            "ready": .bool(ready), "hosts": .number(serve.board.hostNames.count),
+            "waiting_for_first_record": .array(waiting.prefix(20).map { .string($0) }),
+        ]).jsonString + "\n"
+        return Response.json(body, status: ready ? .ok : .serviceUnavailable)
+    }
+
+    /// `/probe?target=HOST`: the host's families, once it has a record. A host of the fleet that is not
+    /// watched yet (one a pattern admits) starts being watched, and the first probe waits for its first
+    /// record within the scrape's timeout.
+    static func probe(_ request: Request, _ serve: ServeContext) async throws -> Response {
+        let target = try ProbeRequest(query: request.uri.query).target
+        let format = ExpositionFormat.negotiate(accept: request.headers[.accept])
+        if serve.watch.state(of: target) == nil {
+            guard let host = serve.fleet.current.host(named: target) else {
+                throw APIError(
+                    status: 403, code: "target_not_in_fleet",
+                    message: "\(target) is not a host of this serve's fleet; probe only hosts it watches or its patterns admit")
+            }
+            serve.watch.addHost(host)
+        }
+        if !serve.board.hasRecord(target) {
+            var wait = serve.configuration.firstProbeWait
+            if let header = request.headers[HTTPField.Name("X-Prometheus-Scrape-Timeout-Seconds")!],
+                let seconds = Double(header), seconds > 0.5
+            {
+                wait = min(wait, .milliseconds(Int64((seconds - 0.5) * 1000)))
+            }
+            let deadline = ContinuousClock.now + wait
+            while !serve.board.hasRecord(target), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        guard let bytes = serve.board.probe(target, format: format) else {
+            throw notWatched(target)
+        }
+        return Response.bytes(bytes, contentType: format.contentType)
+    }
+
+    static func hostParameter(_ context: ServeRequestContext) throws -> String {
+        let raw = context.parameters.get("host") ?? ""
+        guard let host = raw.removingPercentEncoding, !host.isEmpty else {
+            throw APIError.badRequest("the host in the path is not valid percent-encoded UTF-8")
+        }
+        return host
+    }
+
+    static func notWatched(_ host: String) -> APIError {
+        APIError.notFound("\(host) is not watched by this serve; GET /api/v1/hosts lists the hosts it watches")
+    }
+
+    static func store(_ serve: ServeContext) throws -> StorageDatabase {
+        guard let database = serve.database else {
+            throw APIError(
+                status: 404, code: "no_history",
+                message: "this serve keeps no history (--no-history); restart it without that option to query history")
+        }
+        return database
+    }
+
+    static func storageFailure(_ error: any Error) -> APIError {
+        let message = (error as? StorageError)?.message ?? "\(error)"
+        return APIError(status: 503, code: "storage_unavailable", message: "the history database failed: \(message)")
+    }
+}
+
+/// The fleet in force, replaced by a reload.
+final class FleetHolder: Sendable {
+    private let value: Mutex<ResolvedFleet>
+
+    init(_ fleet: ResolvedFleet) { value = Mutex(fleet) }
+
+    var current: ResolvedFleet { value.withLock { $0 } }
+
+    func replace(_ fleet: ResolvedFleet) { value.withLock { $0 = fleet } }
+}
+

@@ -1,0 +1,108 @@
+/// One host's sample lines, rendered once when its record arrives and copied into every scrape.
+///
+/// A scrape of a few hundred hosts is then a concatenation of ready bytes rather than tens of
+/// thousands of numbers formatted and label values escaped again.
+public struct RenderedSeries: Sendable {
+    /// The sample lines of each family the host has samples of.
+    public let lines: [MetricFamily: [UInt8]]
+
+    /// The lines of `samples`, with `leadingLabels` (such as `instance`) before each sample's own.
+    public init(_ samples: [MetricSample], leadingLabels: [MetricSample.Label] = []) {
+        var lines: [MetricFamily: [UInt8]] = [:]
+        for sample in samples {
+            ExpositionWriter.appendSample(sample, leadingLabels: leadingLabels, into: &lines[sample.family, default: []])
+        }
+        self.lines = lines
+    }
+
+    /// The number of bytes of sample lines.
+    public var byteCount: Int { lines.values.reduce(0) { $0 + $1.count } }
+}
+
+/// Writes the Prometheus text format 0.0.4 and OpenMetrics 1.0.0.
+///
+/// The two differ only in the metadata: OpenMetrics names a counter family without `_total`,
+/// states units, and ends with `# EOF`. Sample lines are the same in both.
+public enum ExpositionWriter {
+    /// A whole exposition: for each family of `families` that any of `series` has samples of, its
+    /// `# HELP` and `# TYPE` lines (and `# UNIT` in OpenMetrics), then every series' lines of it.
+    public static func document(families: [MetricFamily], series: [RenderedSeries], format: ExpositionFormat)
+        -> [UInt8]
+    {
+        var size = 64
+        for item in series { size += item.byteCount }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size + families.count * 120)
+        for family in families {
+            var headerWritten = false
+            for item in series {
+                guard let lines = item.lines[family], !lines.isEmpty else { continue }
+                if !headerWritten {
+                    appendHeader(family, format: format, into: &bytes)
+                    headerWritten = true
+                }
+                bytes.append(contentsOf: lines)
+            }
+        }
+        if format == .openMetrics { bytes.append(contentsOf: "# EOF\n".utf8) }
+        return bytes
+    }
+
+    /// `# HELP`, `# TYPE` and, in OpenMetrics, `# UNIT` lines of a family.
+    static func appendHeader(_ family: MetricFamily, format: ExpositionFormat, into bytes: inout [UInt8]) {
+        let name = format == .openMetrics ? family.openMetricsName : family.name
+        bytes.append(contentsOf: "# HELP \(name) ".utf8)
+        appendEscaped(family.help, quotes: format == .openMetrics, into: &bytes)
+        bytes.append(contentsOf: "\n# TYPE \(name) \(family.type.rawValue)\n".utf8)
+        if format == .openMetrics, let unit = family.unit {
+            bytes.append(contentsOf: "# UNIT \(name) \(unit)\n".utf8)
+        }
+    }
+
+    /// `name{label="value",…} value` and a newline.
+    static func appendSample(_ sample: MetricSample, leadingLabels: [MetricSample.Label], into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: sample.family.name.utf8)
+        if !leadingLabels.isEmpty || !sample.labels.isEmpty {
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for label in leadingLabels + sample.labels {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                bytes.append(contentsOf: label.name.utf8)
+                bytes.append(contentsOf: "=\"".utf8)
+                appendEscaped(label.value, quotes: true, into: &bytes)
+                bytes.append(UInt8(ascii: "\""))
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(UInt8(ascii: " "))
+        appendValue(sample.value, into: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// Backslash and newline escaped (and double quotes, in label values and OpenMetrics help).
+    static func appendEscaped(_ text: String, quotes: Bool, into bytes: inout [UInt8]) {
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: "\\n".utf8)
+            case UInt8(ascii: "\"") where quotes: bytes.append(contentsOf: "\\\"".utf8)
+            default: bytes.append(byte)
+            }
+        }
+    }
+
+    /// A value as both formats read it: integers without a fraction (exact below 2^53), others in
+    /// the shortest form that reads back the same, `+Inf`, `-Inf`, `NaN`.
+    static func appendValue(_ value: Double, into bytes: inout [UInt8]) {
+        if value.isNaN {
+            bytes.append(contentsOf: "NaN".utf8)
+        } else if value.isInfinite {
+            bytes.append(contentsOf: (value > 0 ? "+Inf" : "-Inf").utf8)
+        } else if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+            bytes.append(contentsOf: String(Int64(value)).utf8)
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+    }
+}

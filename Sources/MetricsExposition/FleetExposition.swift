@@ -1,0 +1,25 @@
+public import HostStats
+
+/// The exposition of a watched fleet: hostscope's own families, then node_exporter's.
+public enum FleetExposition {
+    /// Every family, in exposition order.
+    public static let families: [MetricFamily] =
+        [HostscopeFamilies.buildInfo, HostscopeFamilies.hosts] + HostscopeFamilies.perHost + NodeExporterFamilies.all
+
+    /// One host's samples: hostscope's, and node_exporter's when its latest collection succeeded.
+    public static func samples(for summary: HostCollectionSummary, topProcesses: Int) -> [MetricSample] {
+        var samples = HostscopeFamilies.samples(for: summary, topProcesses: topProcesses)
+        if let snapshot = summary.currentSnapshot {
+            samples += NodeExporterMapping.samples(snapshot: snapshot)
+        }
+        return samples
+    }
+
+    /// The samples that describe the serving process rather than a host.
+    public static func processSamples(version: String, hosts: Int) -> [MetricSample] {
+        [
+            MetricSample(HostscopeFamilies.buildInfo, [MetricSample.Label("version", version)], 1),
+            MetricSample(HostscopeFamilies.hosts, [], Double(hosts)),
+        ]
+    }
+}

@@ -1,0 +1,94 @@
+public import Foundation
+import HostStats
+public import HostscopeCore
+public import OrderedJSON
+public import Storage
+import ValueFormats
+
+/// The JSON of the API (`/api/v1/…`) and of its events: snake_case keys, RFC 3339 UTC times,
+/// records in the `hostscope.snapshot/1` schema exactly as `watch` and `history` print them.
+public enum APIEncoding {
+    /// The schema names of the API's own objects.
+    public static let hostsSchema = "hostscope.api.hosts/1"
+    public static let historySchema = "hostscope.api.history/1"
+    public static let spansSchema = "hostscope.api.spans/1"
+
+    /// A host's state, without its record (the `host_state` event).
+    public static func hostState(_ state: HostWatchState) -> JSONObject {
+        var object = JSONObject()
+        object.append("host", .string(state.host))
+        object.append("state", .string(stateName(state.phase)))
+        object.append("ticks", .number(state.ticks))
+        object.append("errors", .number(state.errors))
+        object.append("last_tick", .from(state.lastTick) { .string(RFC3339.format($0)) })
+        object.append("last_success", .from(state.lastSuccess) { .string(RFC3339.format($0)) })
+        object.append("last_error", .from(state.lastError) { .string(ProcessSecrets.scrub($0)) })
+        var nextAttempt: Date?
+        if case .backingOff(let until) = state.phase { nextAttempt = until }
+        object.append("next_attempt", .from(nextAttempt) { .string(RFC3339.format($0)) })
+        object.append("cpu_busy_percent", .from(state.cpuBusyPercent.flatMap(finite)) { .number($0) })
+        object.append("memory_used_percent", .from(state.memoryUsedPercent.flatMap(finite)) { .number($0) })
+        return object
+    }
+
+    /// The API's name of a phase: `connecting`, `ok`, `failing`, `waiting` (backing off).
+    public static func stateName(_ phase: HostWatchState.Phase) -> String {
+        switch phase {
+        case .connecting: "connecting"
+        case .up: "ok"
+        case .failing: "failing"
+        case .backingOff: "waiting"
+        }
+    }
+
+    /// A host's state and its latest record under `latest` (an element of `GET /api/v1/hosts`).
+    public static func host(_ state: HostWatchState) -> JSONValue {
+        var object = hostState(state)
+        object.append("latest", .from(state.latest) { $0.jsonValue })
+        return .object(object)
+    }
+
+    /// `GET /api/v1/hosts`: every watched host, by name.
+    public static func hosts(_ states: [HostWatchState], generatedAt: Date) -> String {
+        JSONValue.object([
+            "schema": .string(hostsSchema), "generated_at": .string(RFC3339.format(generatedAt)),
+            "hosts": .array(states.map(host)),
+        ]).jsonString + "\n"
+    }
+
+    /// `GET /api/v1/hosts/{host}/history`: a page of records, oldest first, each as stored.
+    public static func history(host: String, page: HistoryPage) -> String {
+        var text = "{\"schema\":\"\(historySchema)\",\"host\":" + JSONValue.string(host).jsonString + ",\"records\":["
+        for (index, record) in page.records.enumerated() {
+            if index > 0 { text += "," }
+            // Stored records are the JSON `watch` wrote; they are passed on as they are.
+            text += record.json
+        }
+        text += "],\"next_cursor\":" + JSONValue.from(page.next?.token) { .string($0) }.jsonString + "}\n"
+        return text
+    }
+
+    /// `GET /api/v1/spans`: a page of spans, newest first, each as `trace export --format spans` writes it.
+    public static func spans(_ page: SpanPage) -> String {
+        var text = "{\"schema\":\"\(spansSchema)\",\"spans\":["
+        for (index, span) in page.spans.enumerated() {
+            if index > 0 { text += "," }
+            text += span.json
+        }
+        text += "],\"next_cursor\":" + JSONValue.from(page.next?.token) { .string($0) }.jsonString + "}\n"
+        return text
+    }
+
+    /// The data of a `fleet` event: a host joined (`added`) or left (`removed`) the watch, and how many
+    /// hosts are watched after the change.
+    public static func fleetChange(host: String, change: String, hosts: Int) -> String {
+        JSONValue.object(["host": .string(host), "change": .string(change), "hosts": .number(hosts)]).jsonString
+    }
+
+    /// The data of a `reset` event: the client missed events and should refetch `/api/v1/hosts`.
+    public static func reset(reason: String) -> String {
+        JSONValue.object(["reason": .string(reason)]).jsonString
+    }
+
+    static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
+}

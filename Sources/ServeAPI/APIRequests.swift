@@ -1,0 +1,121 @@
+import HostscopeCore
+import ValueFormats
+public import Foundation
+import HostStats
+public import Storage
+
+/// The common parts of a listing request: a time range, a page size and where to continue.
+public struct PageRequest: Sendable, Equatable {
+    /// The largest page.
+    public static let maximumLimit = 1000
+    /// The page size when none is asked for.
+    public static let defaultLimit = 100
+
+    public var since: Date?
+    public var until: Date?
+    public var limit: Int
+    /// The `next_cursor` of the page before, as the client sent it back.
+    public var cursor: String?
+
+    /// Reads `since`, `until` (RFC 3339, or a duration back from `now`: `30m`, `2h`, `7d`), `limit`
+    /// (1 to ``maximumLimit``) and `cursor`.
+    init(_ query: QueryParameters, now: Date) throws(APIError) {
+        since = try Self.time(query["since"], name: "since", now: now)
+        until = try Self.time(query["until"], name: "until", now: now)
+        if let since, let until, since > until {
+            throw APIError.badRequest("since is after until; give a range whose start comes first")
+        }
+        if let text = query["limit"] {
+            guard let value = Int(text), (1...Self.maximumLimit).contains(value) else {
+                throw APIError.badRequest("limit must be a whole number from 1 to \(Self.maximumLimit)")
+            }
+            limit = value
+        } else {
+            limit = Self.defaultLimit
+        }
+        cursor = query["cursor"]
+    }
+
+    static let parameterNames: Set<String> = ["since", "until", "limit", "cursor"]
+
+    static func time(_ text: String?, name: String, now: Date) throws(APIError) -> Date? {
+        guard let text else { return nil }
+        if let date = RFC3339.parse(text) { return date }
+        if let duration = DurationText.parse(text) {
+            let (seconds, attoseconds) = duration.components
+            return now.addingTimeInterval(-(Double(seconds) + Double(attoseconds) / 1e18))
+        }
+        throw APIError.badRequest(
+            "\(name) must be an RFC 3339 time (2026-11-21T08:00:00Z) or a duration back from now (30m, 2h, 7d)")
+    }
+}
+
+/// `GET /api/v1/hosts/{host}/history`: one host's records over a time range, oldest first.
+public struct HistoryRequest: Sendable, Equatable {
+    public var host: String
+    public var page: PageRequest
+    /// Where to continue, decoded from the page's cursor.
+    public var cursor: HistoryCursor?
+
+    public init(host: String, query: String?, now: Date = Date()) throws(APIError) {
+        self.host = host
+        page = try PageRequest(QueryParameters(query, allowed: PageRequest.parameterNames), now: now)
+        if let token = page.cursor {
+            guard let cursor = HistoryCursor(token: token) else {
+                throw APIError.badRequest("cursor is not one this API gave; pass the next_cursor of the page before")
+            }
+            self.cursor = cursor
+        }
+    }
+
+    /// The storage query.
+    public var query: HistoryQuery {
+        HistoryQuery(hosts: .exact([host]), since: page.since, until: page.until)
+    }
+}
+
+/// `GET /api/v1/spans`: stored spans, newest first, narrowed by host, name prefix, kind and status.
+public struct SpanListRequest: Sendable, Equatable {
+    public var filter: SpanFilter
+    public var until: Date?
+    public var cursor: SpanCursor?
+
+    public init(query: String?, now: Date = Date()) throws(APIError) {
+        let parameters = try QueryParameters(
+            query, allowed: PageRequest.parameterNames.union(["host", "name", "kind", "status"]))
+        let page = try PageRequest(parameters, now: now)
+        var filter = SpanFilter(
+            since: page.since, host: parameters["host"], namePrefix: parameters["name"], kind: parameters["kind"],
+            limit: page.limit)
+        switch parameters["status"] {
+        case nil, "any"?: break
+        case "error"?: filter.errorsOnly = true
+        default: throw APIError.badRequest("status must be error or any")
+        }
+        self.filter = filter
+        until = page.until
+        if let token = page.cursor {
+            guard let cursor = SpanCursor(token: token) else {
+                throw APIError.badRequest("cursor is not one this API gave; pass the next_cursor of the page before")
+            }
+            self.cursor = cursor
+        }
+    }
+}
+
+/// `GET /probe?target=HOST`: which host to show.
+public struct ProbeRequest: Sendable, Equatable {
+    public var target: String
+
+    public init(query: String?) throws(APIError) {
+        let parameters = try QueryParameters(query, allowed: ["target"])
+        guard let target = parameters["target"], !target.isEmpty else {
+            throw APIError.badRequest("name the host to probe: /probe?target=HOST")
+        }
+        guard target.utf8.count <= 255, !target.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
+        else {
+            throw APIError.badRequest("target is not a host name: at most 255 bytes, no control characters")
+        }
+        self.target = target
+    }
+}

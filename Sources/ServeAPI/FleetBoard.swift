@@ -1,0 +1,201 @@
+import Foundation
+import HostStats
+public import HostscopeCore
+public import MetricsExposition
+import OrderedJSON
+import Synchronization
+
+/// What `serve` shows of its fleet at this moment, kept from a ``FleetWatch``'s events: each host's
+/// live state (the core's ``HostWatchState``: phase, counts, latest record), its ready-rendered metric
+/// lines, and the event log the event stream reads.
+///
+/// Every reader (a scrape, an API request) takes a consistent copy under one short lock; the work of
+/// rendering a host's metrics is done once per change of the host, outside the lock, so scrapes never
+/// wait on it and never delay the watch.
+public final class FleetBoard: Sendable {
+    /// Processes shown per host in `hostscope_top_process_*`.
+    public let topProcesses: Int
+    /// The version in `hostscope_build_info`.
+    public let version: String
+    /// The live events (records, host states, fleet changes, spans).
+    public let events: EventLog
+
+    private struct Entry {
+        var state: HostWatchState
+        /// The host's metric lines with its `instance` label, for `/metrics`.
+        var series: RenderedSeries?
+        /// Bumped on every change of the host, so a rendering made from an older state is not stored.
+        var revision: UInt64 = 0
+
+        var summary: HostCollectionSummary { HostCollectionSummary(state) }
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var order: [String] = []
+        /// Bumped on every change; the cached documents are of one generation.
+        var generation: UInt64 = 0
+        var cached: [ExpositionFormatKey: (generation: UInt64, bytes: [UInt8])] = [:]
+    }
+
+    private enum ExpositionFormatKey: Hashable {
+        case text, openMetrics
+        init(_ format: ExpositionFormat) { self = format == .openMetrics ? .openMetrics : .text }
+    }
+
+    private let state = Mutex(State())
+
+    public init(topProcesses: Int, version: String, events: EventLog = EventLog()) {
+        self.topProcesses = topProcesses
+        self.version = version
+        self.events = events
+    }
+
+    /// Takes one event of the watch: a record becomes a `record` event; a state replaces the host's
+    /// (a host not seen before joins, with a `fleet` event) and becomes a `host_state` event; a removed
+    /// host leaves, with a `fleet` event. ``WatchEvent/missed(_:)`` is for the caller, who then calls
+    /// ``synchronize(_:)`` with the watch's states.
+    public func handle(_ event: WatchEvent) {
+        switch event {
+        case .record(let record):
+            events.append("record", data: record.jsonValue.jsonString)
+        case .state(let hostState):
+            let change = state.withLock { state -> (revision: UInt64, joined: Int?)? in
+                var entry = state.entries[hostState.host] ?? Entry(state: hostState)
+                let joined = state.entries[hostState.host] == nil
+                if !joined, entry.state == hostState { return nil }
+                if joined { state.order.append(hostState.host) }
+                entry.state = hostState
+                entry.revision += 1
+                state.entries[hostState.host] = entry
+                state.generation += 1
+                return (entry.revision, joined ? state.order.count : nil)
+            }
+            guard let change else { return }
+            render(hostState.host, revision: change.revision)
+            if let count = change.joined {
+                events.append("fleet", data: APIEncoding.fleetChange(host: hostState.host, change: "added", hosts: count))
+            }
+            events.append("host_state", data: JSONValue.object(APIEncoding.hostState(hostState)).jsonString)
+        case .removed(let host):
+            let count = state.withLock { state -> Int? in
+                guard state.entries.removeValue(forKey: host) != nil else { return nil }
+                state.order.removeAll { $0 == host }
+                state.generation += 1
+                return state.order.count
+            }
+            if let count {
+                events.append("fleet", data: APIEncoding.fleetChange(host: host, change: "removed", hosts: count))
+            }
+        case .missed:
+            break
+        }
+    }
+
+    /// Makes `states` (a watch's ``FleetWatch/states``) the board's hosts, in their order: at the start,
+    /// and after the board missed events. Clients of the event stream are told to refetch with a
+    /// `reset` event when `announce` is set.
+    public func synchronize(_ states: [HostWatchState], announce: Bool = false) {
+        let revisions = state.withLock { state -> [(String, UInt64)] in
+            var entries: [String: Entry] = [:]
+            var revisions: [(String, UInt64)] = []
+            for hostState in states where entries[hostState.host] == nil {
+                var entry = state.entries[hostState.host] ?? Entry(state: hostState)
+                entry.state = hostState
+                entry.revision += 1
+                entries[hostState.host] = entry
+                revisions.append((hostState.host, entry.revision))
+            }
+            state.entries = entries
+            state.order = revisions.map(\.0)
+            state.generation += 1
+            return revisions
+        }
+        for (host, revision) in revisions { render(host, revision: revision) }
+        if announce {
+            events.append("reset", data: APIEncoding.reset(reason: "the server missed events of the watch"))
+        }
+    }
+
+    /// Renders a host's metric lines from its current state and stores them unless the host changed
+    /// again meanwhile (the later rendering wins).
+    private func render(_ host: String, revision: UInt64) {
+        guard let summary = state.withLock({ $0.entries[host]?.summary }) else { return }
+        let samples = Self.samples(summary, topProcesses: topProcesses)
+        let series = RenderedSeries(samples, leadingLabels: [MetricSample.Label("instance", host)])
+        state.withLock { state in
+            guard var entry = state.entries[host], entry.revision == revision else { return }
+            entry.series = series
+            state.entries[host] = entry
+            state.generation += 1
+        }
+    }
+
+    static func samples(_ summary: HostCollectionSummary, topProcesses: Int) -> [MetricSample] {
+        FleetExposition.samples(for: summary, topProcesses: topProcesses)
+    }
+
+    /// `/metrics`: every host, each sample with its `instance` label.
+    public func metrics(_ format: ExpositionFormat) -> [UInt8] {
+        let key = ExpositionFormatKey(format)
+        let (generation, cached, series, hostCount) = state.withLock { state in
+            (
+                state.generation, state.cached[key], state.order.compactMap { state.entries[$0]?.series },
+                state.order.count
+            )
+        }
+        if let cached, cached.generation == generation { return cached.bytes }
+        let process = RenderedSeries(FleetExposition.processSamples(version: version, hosts: hostCount))
+        let bytes = ExpositionWriter.document(
+            families: FleetExposition.families, series: [process] + series, format: format)
+        state.withLock { state in
+            if state.generation == generation { state.cached[key] = (generation, bytes) }
+        }
+        return bytes
+    }
+
+    /// `/probe?target=HOST`: one host's families without an `instance` label (the scraper's
+    /// relabeling sets it); `nil` when the host is not watched.
+    public func probe(_ host: String, format: ExpositionFormat) -> [UInt8]? {
+        guard let summary = state.withLock({ $0.entries[host]?.summary }) else { return nil }
+        let series = RenderedSeries(Self.samples(summary, topProcesses: topProcesses))
+        return ExpositionWriter.document(families: FleetExposition.families, series: [series], format: format)
+    }
+
+    /// The hosts on the board, in order.
+    public var hostNames: [String] { state.withLock { $0.order } }
+
+    /// Whether `host` is on the board.
+    public func contains(_ host: String) -> Bool { state.withLock { $0.entries[host] != nil } }
+
+    /// Whether `host` has ended a collection yet.
+    public func hasRecord(_ host: String) -> Bool {
+        state.withLock { $0.entries[host]?.state.latest != nil }
+    }
+
+    /// Every watched host's state and latest record, in the fleet's order.
+    public func hostStates() -> [HostWatchState] {
+        state.withLock { state in state.order.compactMap { state.entries[$0]?.state } }
+    }
+
+    /// One host's state and latest record; `nil` when it is not watched.
+    public func hostState(_ host: String) -> HostWatchState? {
+        state.withLock { $0.entries[host]?.state }
+    }
+
+    /// The watched hosts that have not ended a collection yet (`/readyz` waits for none).
+    public func hostsWithoutRecord() -> [String] {
+        state.withLock { state in state.order.filter { state.entries[$0]?.state.latest == nil } }
+    }
+}
+
+extension HostCollectionSummary {
+    /// The figures of hostscope's own families from a host's live state in the watch.
+    init(_ state: HostWatchState) {
+        var errors: [FailureKind: UInt64] = [:]
+        for (kind, count) in state.errorsByKind { errors[kind] = UInt64(count) }
+        self.init(
+            host: state.host, latest: state.latest, lastSuccess: state.lastSuccess, collections: UInt64(state.ticks),
+            errors: errors)
+    }
+}

@@ -1,0 +1,221 @@
+import AgentTracing
+import ArgumentParser
+import Foundation
+import HostscopeCore
+import HostscopeServer
+import Logging
+import ServeAPI
+import Storage
+import TerminalUI
+import ValueFormats
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Watch hosts continuously and serve their figures over HTTP (Prometheus, JSON API, events).",
+        discussion: """
+            Watches the hosts as `watch` does (each every --every at its own phase, one record per tick, \
+            the history database kept) and serves on --listen (default 127.0.0.1:9464):
+
+              /metrics            every host, node_exporter's metric names with instance=HOST
+              /probe?target=HOST  one host of the fleet (multi-target exporter pattern)
+              /api/v1/...         hosts, history, spans, traces (JSON) and /api/v1/events (SSE)
+              /healthz, /readyz
+
+            Listening on an address other than loopback needs --token-file (a file of mode 0600 whose \
+            first line is the bearer token clients send) or an explicit --insecure-no-auth. --tls-cert \
+            and --tls-key serve HTTPS. Nothing is ever written to a host.
+
+            SIGHUP reads the hosts file and ssh_config again: hosts that stay keep their sessions, new \
+            ones start, removed ones stop; a file that cannot be read leaves the current list in force. \
+            SIGTERM or Ctrl-C stops accepting requests, ends event streams, stops the watch and exits 0. \
+            Logs are JSON lines on stderr.
+            """)
+
+    @Argument(help: "Hosts or ~/.ssh/config patterns to watch.")
+    var hosts: [String] = []
+
+    @Option(name: .customLong("hosts-file"), help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
+    var hostsFile: String?
+
+    @Option(help: "Collection interval of each host.")
+    var every: DurationArgument = DurationArgument(.seconds(15))
+
+    @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "host:port"))
+    var listen: String = ListenAddress.standard.description
+
+    @Option(name: .customLong("token-file"), help: ArgumentHelp(
+        "File (mode 0600) whose first line is the bearer token every request must send.", valueName: "file"))
+    var tokenFile: String?
+
+    @Flag(name: .customLong("insecure-no-auth"), help: "Listen beyond loopback without a token (anyone who can reach the port reads every host's figures).")
+    var insecureNoAuth = false
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for HTTPS.", valueName: "file"))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key (mode 0600) for HTTPS.", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(name: .customLong("rate-limit"), help: ArgumentHelp(
+        "Requests per second each client address may make on average (bursts of twice as many).", valueName: "n"))
+    var rateLimit: Double = 100
+
+    @Flag(name: .customLong("on-demand"), help: "Watch a host only from its first /probe (for sharding: Prometheus chooses which serve watches which host).")
+    var onDemand = false
+
+    @OptionGroup var watchOptions: WatchOptions
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @OptionGroup var tracing: TracingOptions
+
+    private var database: String? { watchOptions.database }
+    private var noHistory: Bool { watchOptions.noHistory }
+    private var retain: DurationArgument? { watchOptions.retain }
+
+    func validate() throws {
+        guard every.duration >= .milliseconds(100) else {
+            throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
+        }
+        guard ListenAddress(listen) != nil else {
+            throw ValidationError("--listen \(listen) is not HOST:PORT; for example 127.0.0.1:9464 or [::1]:9464.")
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together; give both or neither.")
+        }
+        guard rateLimit > 0, rateLimit.isFinite else { throw ValidationError("--rate-limit must be above 0.") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
+        }
+    }
+
+    func run() async throws {
+        let address = ListenAddress(listen)!
+        let token = try readToken(listening: address)
+        let definition = FleetDefinition(arguments: hosts, hostsFile: hostsFile, settings: connection.settings(attended: false))
+        let fleet: ResolvedFleet
+        do {
+            fleet = try definition.resolve()
+        } catch {
+            throw Output.fail(error.message, .usage)
+        }
+
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = JSONLogHandler(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "hostscope.serve")
+        // The core's remarks become log lines: stderr carries nothing else.
+        let diagnostics = Diagnostics(
+            warning: { logger.warning("\($0)") }, error: { logger.error("\($0)") }, note: { logger.notice("\($0)") })
+        var settings = try CoreSettings.command(
+            database: watchOptions.database, storesHistory: !watchOptions.noHistory, connection: connection.settings(attended: false),
+            tracing: tracing, signals: [.traces, .metrics])
+        settings.diagnostics = diagnostics
+
+        let retention = watchOptions.retain?.duration
+        var history: StorageDatabase?
+        if settings.storesHistory {
+            do {
+                let opened = try await StorageDatabase.open(at: settings.databasePath)
+                opened.accessNotes.forEach(diagnostics.note)
+                history = opened
+                if let retention { _ = try await opened.history.prune(olderThan: Date() - retention.inSeconds) }
+            } catch {
+                try? await history?.close()
+                throw Output.fail("\(error.message); or pass --no-history to serve without storing records", .failure)
+            }
+        }
+
+        // The core's fleet watch; hosts of the fleet are watched from the start, or from their first /probe.
+        let watch = FleetWatch(
+            plan: WatchPlan(
+                hosts: onDemand ? [] : fleet.hosts, interval: every.duration, collector: watchOptions.collectorOptions))
+        let metrics = settings.export?.metrics.map { metrics in
+            HostMetricsExporter(settings: metrics, resourceAttributes: settings.resourceAttributes) {
+                diagnostics.warning($0)
+            }
+        }
+        // The history and the OTLP metrics read the watch through a subscription of their own, made before
+        // it starts, so that every record collected reaches them.
+        let sink = RecordSink(writer: nil, history: history, metrics: metrics, diagnostics: diagnostics)
+        let records = watch.subscribe(buffer: WatchService.recordBacklog)
+        let writing = Task { await sink.write(records) }
+        let board = FleetBoard(topProcesses: min(watchOptions.top, 10), version: HostscopeVersion.string)
+        let configuration = ServeConfiguration(
+            listen: address, token: token, tls: tlsCertificate.map { ($0, tlsKey!) },
+            requestsPerSecond: rateLimit, burst: Int(max(10, rateLimit * 2)), version: HostscopeVersion.string)
+        let database = history
+        let pruning = Task {
+            while let retention, let history = database, !Task.isCancelled {
+                try await Task.sleep(for: .seconds(3600))
+                _ = try? await history.history.prune(olderThan: Date() - retention.inSeconds)
+            }
+        }
+        let failure = await TraceRuntime.with(settings.traceSetup(retention: retention), diagnostics: diagnostics) {
+            trace in
+            let parts = HostscopeServer.Parts(
+                definition: definition, fleet: fleet, watchesWholeFleet: !onDemand, watch: watch, board: board,
+                database: database, tracer: trace.tracer)
+            return await Self.serve(configuration: configuration, parts: parts, logger: logger)
+        }
+        pruning.cancel()
+        // A watch that never started (the address could not be bound) still ends its subscriptions.
+        if !watch.hasEnded {
+            let never = Task { await watch.run() }
+            never.cancel()
+            await never.value
+        }
+        // The subscription ends once the watch's last records are written.
+        await writing.value
+        if let metrics { TraceRuntime.report(await metrics.finish(), items: "data point(s)", to: diagnostics) }
+        try? await history?.close()
+        if let failure { throw Output.fail(failure, .failure) }
+        logger.info("stopped")
+    }
+
+    /// The bearer token of `--token-file`; `nil` on loopback without one. Listening elsewhere without a
+    /// token needs `--insecure-no-auth`.
+    func readToken(listening address: ListenAddress) throws -> BearerToken? {
+        guard let tokenFile else {
+            guard address.isLoopback || insecureNoAuth else {
+                throw Output.fail(
+                    "refusing to listen on \(address) without a token: anyone who reaches it would read every "
+                        + "host's figures; pass --token-file FILE (mode 0600), or --insecure-no-auth if the network "
+                        + "is trusted", .usage)
+            }
+            return nil
+        }
+        let text: String
+        do {
+            text = try PrivateFile.text(at: tokenFile, describedAs: "the token file")
+        } catch {
+            throw Output.fail(error.message, .usage)
+        }
+        guard let token = BearerToken(fileText: text) else {
+            throw Output.fail(
+                "the token file \(tokenFile) holds no token of \(BearerToken.minimumLength) characters or more on "
+                    + "its first line; write one, e.g. `openssl rand -hex 32 > \(tokenFile)`", .usage)
+        }
+        ProcessSecrets.register(token.secret)
+        return token
+    }
+}
+
+extension ServeCommand {
+    /// Runs the server; the failure's sentence, or `nil` after a clean stop.
+    static func serve(configuration: ServeConfiguration, parts: HostscopeServer.Parts, logger: Logger) async -> String? {
+        do {
+            try await HostscopeServer.run(configuration: configuration, parts: parts, logger: logger)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+}

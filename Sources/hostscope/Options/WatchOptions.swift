@@ -1,0 +1,29 @@
+import ArgumentParser
+import HostStats
+import HostscopeCore
+
+/// How each tick collects and where its records are kept: the options `watch` and `serve` share.
+struct WatchOptions: ParsableArguments {
+    @Option(help: "auto, proc or tools.")
+    var collector: CollectorKind = .auto
+
+    @Option(help: "How many processes to record per snapshot.")
+    var top: Int = 10
+
+    @Option(name: .customLong("timeout"), help: "Limit on each probe command (at most 80% of --every).")
+    var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
+
+    @Option(name: .customLong("db"), help: ArgumentHelp("The history database file.", valueName: "file"))
+    var database: String?
+
+    @Flag(name: .customLong("no-history"), help: "Do not store records in the history database.")
+    var noHistory = false
+
+    @Option(help: ArgumentHelp("Delete history records older than this (e.g. 7d).", valueName: "duration"))
+    var retain: DurationArgument?
+
+    /// The collection settings of every tick.
+    var collectorOptions: CollectorOptions {
+        CollectorOptions(kind: collector, topProcesses: top, commandTimeout: commandTimeout.duration)
+    }
+}

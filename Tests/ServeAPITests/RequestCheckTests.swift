@@ -1,0 +1,86 @@
+import Foundation
+import ServeAPI
+import Storage
+import Testing
+
+@Suite struct RequestCheckTests {
+    @Test func queryParametersAreDecodedAndUnknownOrRepeatedOnesRefused() throws {
+        let query = try QueryParameters("since=2h&name=collect%20snapshot&host=web+1", allowed: ["since", "name", "host"])
+        #expect(query["name"] == "collect snapshot")
+        #expect(query["host"] == "web 1")
+        #expect(throws: APIError.self) { try QueryParameters("sinse=2h", allowed: ["since"]) }
+        #expect(throws: APIError.self) { try QueryParameters("since=1h&since=2h", allowed: ["since"]) }
+        #expect(throws: APIError.self) { try QueryParameters("since=%ZZ", allowed: ["since"]) }
+        #expect(throws: APIError.self) { try QueryParameters("since=%C3%28", allowed: ["since"]) }
+    }
+
+    @Test func aHugeQueryIsRefusedBeforeItIsRead() {
+        let huge = "since=" + String(repeating: "a", count: 10_000)
+        do {
+            _ = try QueryParameters(huge, allowed: ["since"])
+            Issue.record("a 10 kB query was read")
+        } catch {
+            #expect(error.status == 414)
+        }
+        let many = (1...40).map { "p\($0)=1" }.joined(separator: "&")
+        #expect(throws: APIError.self) { try QueryParameters(many, allowed: Set((1...40).map { "p\($0)" })) }
+    }
+
+    @Test func historyRequestsReadTimesLimitsAndCursors() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let request = try HistoryRequest(host: "web1", query: "since=2h&until=2027-01-15T08:00:00Z&limit=50", now: now)
+        #expect(request.page.since == now.addingTimeInterval(-7200))
+        #expect(request.page.limit == 50)
+        #expect(request.query.hosts == .exact(["web1"]))
+        let cursor = try #require(HistoryCursor(token: "1795600000123.42"))
+        #expect(cursor.token == "1795600000123.42")
+        #expect(try HistoryRequest(host: "web1", query: "cursor=1795600000123.42").cursor == cursor)
+        for bad in ["limit=0", "limit=5000", "limit=ten", "since=yesterday", "cursor=abc", "since=1h&until=2h"] {
+            #expect(throws: APIError.self, "\(bad)") { try HistoryRequest(host: "web1", query: bad, now: now) }
+        }
+    }
+
+    @Test func spanRequestsNarrowByHostNameKindAndStatus() throws {
+        let request = try SpanListRequest(query: "host=web1&name=exec&kind=ssh&status=error&limit=20")
+        #expect(request.filter.host == "web1")
+        #expect(request.filter.namePrefix == "exec")
+        #expect(request.filter.kind == "ssh")
+        #expect(request.filter.errorsOnly)
+        #expect(request.filter.limit == 20)
+        #expect(throws: APIError.self) { try SpanListRequest(query: "status=broken") }
+    }
+
+    @Test func probeTargetsMustBeNamed() throws {
+        #expect(try ProbeRequest(query: "target=web1").target == "web1")
+        #expect(throws: APIError.self) { try ProbeRequest(query: nil) }
+        #expect(throws: APIError.self) { try ProbeRequest(query: "target=") }
+        #expect(throws: APIError.self) { try ProbeRequest(query: "target=web1%0Aevil") }
+        #expect(throws: APIError.self) { try ProbeRequest(query: "target=web1&module=x") }
+    }
+
+    @Test func theBearerTokenIsCheckedWholeAndTheSchemeInAnyCase() throws {
+        let token = try #require(BearerToken(fileText: "  0123456789abcdef0123  \nsecond line\n"))
+        #expect(token.admits(authorization: "Bearer 0123456789abcdef0123"))
+        #expect(token.admits(authorization: "bearer 0123456789abcdef0123"))
+        #expect(!token.admits(authorization: "Bearer 0123456789abcdef012"))
+        #expect(!token.admits(authorization: "Bearer 0123456789abcdef01234"))
+        #expect(!token.admits(authorization: "Basic 0123456789abcdef0123"))
+        #expect(!token.admits(authorization: nil))
+        #expect(!token.admits(authorization: "Bearer "))
+        #expect(BearerToken(fileText: "short\n") == nil)
+        #expect(BearerToken(fileText: "") == nil)
+    }
+
+    @Test func eachClientGetsABurstThenItsRate() {
+        var limiter = RequestRateLimiter(ratePerSecond: 2, burst: 3)
+        #expect((1...3).allSatisfy { _ in limiter.admit(client: "a", now: 0).admitted })
+        let refused = limiter.admit(client: "a", now: 0)
+        #expect(!refused.admitted)
+        #expect(refused.retryAfterSeconds == 1)
+        // Another client is not held up by the first.
+        #expect(limiter.admit(client: "b", now: 0).admitted)
+        // Half a second later one more request is allowed.
+        #expect(limiter.admit(client: "a", now: 0.5).admitted)
+        #expect(!limiter.admit(client: "a", now: 0.5).admitted)
+    }
+}
