@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Runs hostscope's whole test suite against real components: it checks the modules' imports against
-# docs/architecture.md, starts an OpenSSH server and an ssh-agent on loopback
-# (Scripts/sshd-harness.sh), runs `swift test`, and stops them.
+# docs/architecture.md and the code's format against .swift-format, starts an OpenSSH server and an
+# ssh-agent on loopback (Scripts/sshd-harness.sh), runs `swift test`, and stops them.
 # Tests that need other servers (OTLP receivers, LLM endpoints) start them themselves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The layering first: a module importing what docs/architecture.md does not allow fails the run.
 python3 Scripts/check_imports.py
+
+# The checked-in .swift-format: a file it would change fails the run (`swift format -i -r Sources Tests
+# Fuzz Package.swift` fixes them).
+swift format lint --strict -r Sources Tests Fuzz Package.swift
 
 harness=$(mktemp -d "${TMPDIR:-/tmp}/hostscope-test-sshd.XXXXXX")
 cleanup() {

@@ -1,5 +1,5 @@
-import ValueFormats
 internal import CLibCrypto
+import ValueFormats
 
 /// SHA-256 (FIPS 180-4), incremental, computed by OpenSSL's libcrypto.
 ///

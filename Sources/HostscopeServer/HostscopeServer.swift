@@ -1,8 +1,8 @@
-public import HostscopeCore
 public import AgentTracing
 import Dispatch
 import Foundation
 public import HostStats
+public import HostscopeCore
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -11,9 +11,9 @@ import NIOCore
 import NIOSSL
 public import ServeAPI
 import ServiceLifecycle
-import UnixSignals
 public import Storage
 import Synchronization
+import UnixSignals
 
 #if canImport(Glibc)
     import Glibc
@@ -115,16 +115,20 @@ public enum HostscopeServer {
     static func describe(_ error: any Error, listen: ListenAddress) -> String {
         let text = "\(error)"
         if let io = error as? IOError, io.errnoCode == EADDRINUSE || text.contains("Address already in use") {
-            return "cannot listen on \(listen): the address is in use by another process; stop it or pass --listen with another port"
+            return
+                "cannot listen on \(listen): the address is in use by another process; stop it or pass --listen with another port"
         }
         if text.contains("Address already in use") {
-            return "cannot listen on \(listen): the address is in use by another process; stop it or pass --listen with another port"
+            return
+                "cannot listen on \(listen): the address is in use by another process; stop it or pass --listen with another port"
         }
         if text.contains("Cannot assign requested address") || text.contains("EADDRNOTAVAIL") {
-            return "cannot listen on \(listen): no interface of this machine has that address; pass --listen with one it has"
+            return
+                "cannot listen on \(listen): no interface of this machine has that address; pass --listen with one it has"
         }
         if text.contains("Permission denied") {
-            return "cannot listen on \(listen): permission denied (ports below 1024 need privileges); pick a port above 1023"
+            return
+                "cannot listen on \(listen): permission denied (ports below 1024 need privileges); pick a port above 1023"
         }
         return "the server stopped: \(ProcessSecrets.scrub(text))"
     }
@@ -134,7 +138,8 @@ public enum HostscopeServer {
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
         } catch {
-            throw Failure(message: "cannot read the TLS certificate \(certificatePath): it must be a PEM certificate chain")
+            throw Failure(
+                message: "cannot read the TLS certificate \(certificatePath): it must be a PEM certificate chain")
         }
         guard !chain.isEmpty else {
             throw Failure(message: "the TLS certificate file \(certificatePath) holds no certificate")

@@ -1,6 +1,6 @@
-import HostscopeCore
 import Foundation
 import HostStats
+import HostscopeCore
 public import Logging
 import OrderedJSON
 import Synchronization

@@ -116,7 +116,9 @@ struct GuardMiddleware: RouterMiddleware {
         async throws -> Response
     {
         guard request.method == .get || request.method == .head else {
-            throw APIError(status: 405, code: "method_not_allowed", message: "serve only answers GET; nothing can be changed through it")
+            throw APIError(
+                status: 405, code: "method_not_allowed",
+                message: "serve only answers GET; nothing can be changed through it")
         }
         let target = request.head.path ?? ""
         guard target.utf8.count <= maximumTargetLength else {

@@ -1,7 +1,7 @@
-import HostscopeCore
 import Foundation
 import HTTPTypes
 import HostStats
+import HostscopeCore
 import Hummingbird
 import MetricsExposition
 import NIOCore
@@ -99,10 +99,11 @@ enum ServeRoutes {
     static func readiness(_ serve: ServeContext) -> Response {
         let waiting = serve.board.hostsWithoutRecord()
         let ready = waiting.isEmpty
-        let body = JSONValue.object([
-            "ready": .bool(ready), "hosts": .number(serve.board.hostNames.count),
-            "waiting_for_first_record": .array(waiting.prefix(20).map { .string($0) }),
-        ]).jsonString + "\n"
+        let body =
+            JSONValue.object([
+                "ready": .bool(ready), "hosts": .number(serve.board.hostNames.count),
+                "waiting_for_first_record": .array(waiting.prefix(20).map { .string($0) }),
+            ]).jsonString + "\n"
         return Response.json(body, status: ready ? .ok : .serviceUnavailable)
     }
 
@@ -116,7 +117,9 @@ enum ServeRoutes {
             guard let host = serve.fleet.current.host(named: target) else {
                 throw APIError(
                     status: 403, code: "target_not_in_fleet",
-                    message: "\(target) is not a host of this serve's fleet; probe only hosts it watches or its patterns admit")
+                    message:
+                        "\(target) is not a host of this serve's fleet; probe only hosts it watches or its patterns admit"
+                )
             }
             serve.watch.addHost(host)
         }
@@ -175,4 +178,3 @@ final class FleetHolder: Sendable {
 
     func replace(_ fleet: ResolvedFleet) { value.withLock { $0 = fleet } }
 }
-

@@ -10,7 +10,8 @@ public struct RenderedSeries: Sendable {
     public init(_ samples: [MetricSample], leadingLabels: [MetricSample.Label] = []) {
         var lines: [MetricFamily: [UInt8]] = [:]
         for sample in samples {
-            ExpositionWriter.appendSample(sample, leadingLabels: leadingLabels, into: &lines[sample.family, default: []])
+            ExpositionWriter.appendSample(
+                sample, leadingLabels: leadingLabels, into: &lines[sample.family, default: []])
         }
         self.lines = lines
     }

@@ -38,7 +38,8 @@ public struct HostCollectionSummary: Sendable, Equatable {
 /// and the top processes.
 public enum HostscopeFamilies {
     public static let up = MetricFamily(
-        "hostscope_up", .gauge, help: "1 when the latest collection of the host succeeded, 0 when it failed or none has ended yet.")
+        "hostscope_up", .gauge,
+        help: "1 when the latest collection of the host succeeded, 0 when it failed or none has ended yet.")
     public static let lastSuccess = MetricFamily(
         "hostscope_last_success_timestamp_seconds", .gauge,
         help: "When the last successful collection of the host ended, in seconds since the Unix epoch.")
@@ -96,8 +97,10 @@ public enum HostscopeFamilies {
                 samples.append(
                     MetricSample(
                         topProcessInfo,
-                        [rank, L("pid", String(process.pid)), L("user", process.user ?? ""),
-                         L("command", commandName(process.command))], 1))
+                        [
+                            rank, L("pid", String(process.pid)), L("user", process.user ?? ""),
+                            L("command", commandName(process.command)),
+                        ], 1))
                 if let cpu = process.cpuPercent { samples.append(MetricSample(topProcessCPU, [rank], cpu / 100)) }
                 if let rss = process.rssBytes { samples.append(MetricSample(topProcessMemory, [rank], Double(rss))) }
             }

@@ -69,7 +69,8 @@ public enum NodeExporterFamilies {
     public static let diskWrittenBytes = MetricFamily(
         "node_disk_written_bytes_total", .counter, help: "The total number of bytes written successfully.")
     public static let diskWriteTime = MetricFamily(
-        "node_disk_write_time_seconds_total", .counter, help: "This is the total number of seconds spent by all writes.")
+        "node_disk_write_time_seconds_total", .counter, help: "This is the total number of seconds spent by all writes."
+    )
     public static let diskIONow = MetricFamily(
         "node_disk_io_now", .gauge, help: "The number of I/Os currently in progress.")
     public static let diskIOTime = MetricFamily(
@@ -83,7 +84,8 @@ public enum NodeExporterFamilies {
     public static let diskDiscardedSectors = MetricFamily(
         "node_disk_discarded_sectors_total", .counter, help: "The total number of sectors discarded successfully.")
     public static let diskDiscardTime = MetricFamily(
-        "node_disk_discard_time_seconds_total", .counter, help: "This is the total number of seconds spent by all discards.")
+        "node_disk_discard_time_seconds_total", .counter,
+        help: "This is the total number of seconds spent by all discards.")
     public static let diskFlushRequests = MetricFamily(
         "node_disk_flush_requests_total", .counter, help: "The total number of flush requests completed successfully")
     public static let diskFlushRequestsTime = MetricFamily(

@@ -1,6 +1,6 @@
-public import ValueFormats
 public import SSHTransport
 import Tracing
+public import ValueFormats
 
 /// A read-only browser over one SSH session's SFTP subsystem: list, tree, stat, preview, grep,
 /// find and download.

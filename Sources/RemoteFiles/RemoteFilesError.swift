@@ -1,5 +1,5 @@
-import ValueFormats
 import SSHTransport
+import ValueFormats
 
 /// A failure of a remote file operation, with one sentence naming the host, the path and what to do.
 public struct RemoteFilesError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An authenticated SSH connection to one host, on which commands run concurrently.
 ///
 /// The session is driven by one of the ``SSHEngine``'s I/O threads (see the module's design
@@ -119,5 +121,3 @@ final class OperationBox: Sendable {
         operation?.requestCancel()
     }
 }
-
-import Synchronization

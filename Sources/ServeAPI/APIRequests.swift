@@ -1,8 +1,8 @@
-import HostscopeCore
-import ValueFormats
 public import Foundation
 import HostStats
+import HostscopeCore
 public import Storage
+import ValueFormats
 
 /// The common parts of a listing request: a time range, a page size and where to continue.
 public struct PageRequest: Sendable, Equatable {

@@ -74,7 +74,8 @@ public final class FleetBoard: Sendable {
             guard let change else { return }
             render(hostState.host, revision: change.revision)
             if let count = change.joined {
-                events.append("fleet", data: APIEncoding.fleetChange(host: hostState.host, change: "added", hosts: count))
+                events.append(
+                    "fleet", data: APIEncoding.fleetChange(host: hostState.host, change: "added", hosts: count))
             }
             events.append("host_state", data: JSONValue.object(APIEncoding.hostState(hostState)).jsonString)
         case .removed(let host):

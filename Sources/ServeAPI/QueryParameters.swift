@@ -62,7 +62,8 @@ public struct QueryParameters: Sendable, Equatable {
         let cut = text.count > 64 ? text.prefix(64) + "…" : text
         var shown = "\""
         for scalar in cut.unicodeScalars {
-            shown += scalar.value < 0x20 || scalar.value == 0x7f ? "\\u{\(String(scalar.value, radix: 16))}" : "\(scalar)"
+            shown +=
+                scalar.value < 0x20 || scalar.value == 0x7f ? "\\u{\(String(scalar.value, radix: 16))}" : "\(scalar)"
         }
         return shown + "\""
     }

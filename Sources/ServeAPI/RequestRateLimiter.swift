@@ -28,9 +28,11 @@ public struct RequestRateLimiter: Sendable {
         bucket.updated = now
         let admitted = bucket.tokens >= 1
         if admitted { bucket.tokens -= 1 }
-        if buckets[client] == nil, buckets.count >= Self.maximumClients, let oldest = buckets.min(by: {
-            $0.value.updated < $1.value.updated
-        }) {
+        if buckets[client] == nil, buckets.count >= Self.maximumClients,
+            let oldest = buckets.min(by: {
+                $0.value.updated < $1.value.updated
+            })
+        {
             buckets.removeValue(forKey: oldest.key)
         }
         buckets[client] = bucket

@@ -1,8 +1,8 @@
+import ArgumentParser
+import Foundation
 import HostscopeCore
 import TerminalUI
 import ValueFormats
-import ArgumentParser
-import Foundation
 
 #if canImport(Glibc)
     import Glibc

@@ -1,9 +1,9 @@
-import Tracing
 import AgentTracing
 import Foundation
 import OrderedJSON
 import TestSupport
 import Testing
+import Tracing
 
 @Suite struct OTLPJSONEncoderTests {
     let encoder = OTLPJSONEncoder(scope: SampleTraces.scope)

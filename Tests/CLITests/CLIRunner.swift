@@ -67,7 +67,8 @@ enum CLI {
         }
         if group.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
-            throw HarnessError(description: "hostscope \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
+            throw HarnessError(
+                description: "hostscope \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
         }
         process.waitUntilExit()
         return CLIResult(

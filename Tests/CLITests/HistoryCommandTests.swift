@@ -1,10 +1,10 @@
-import ValueFormats
-import HostscopeCore
 import Foundation
 import HostStats
+import HostscopeCore
 import OrderedJSON
 import Storage
 import Testing
+import ValueFormats
 
 @Suite struct HistoryCommandTests {
     /// A database in a fresh temp directory, filled through the Storage API as `watch` fills it.

@@ -68,7 +68,8 @@ import Testing
             #expect(run.result.status == 6, "\(run.result.stderr)")
             #expect(
                 run.result.stderr
-                    == "hostscope: \(host): the probe printed more than the output limit; the host's process list may be huge\n")
+                    == "hostscope: \(host): the probe printed more than the output limit; the host's process list may be huge\n"
+            )
             let record = try Self.record(run)
             #expect(record["host"]?.stringValue == host)
             #expect(record["error"]?["kind"]?.stringValue == "command")
@@ -94,10 +95,11 @@ import Testing
             #expect(run.result.status == 0, "\(run.result.stderr)")
             #expect(!run.result.stdout.contains("\u{1B}") && !run.result.stdout.contains("\u{0}"))
             let record = try Self.record(run)
-            let commands = record["processes"].flatMap { value -> [String]? in
-                guard case .array(let processes) = value else { return nil }
-                return processes.compactMap { $0["command"]?.stringValue }
-            } ?? []
+            let commands =
+                record["processes"].flatMap { value -> [String]? in
+                    guard case .array(let processes) = value else { return nil }
+                    return processes.compactMap { $0["command"]?.stringValue }
+                } ?? []
             #expect(!commands.isEmpty)
             #expect(commands.contains { $0.contains("\u{1B}]52;c;aG9zdGlsZQ==\u{07}") }, "\(commands.prefix(3))")
             #expect(record["memory"]?["total_bytes"] != nil && record["disks"] != nil)
@@ -129,7 +131,9 @@ import Testing
         try await Self.withHostileHost("processes") { host, connection in
             let run = try Self.runMeasured(["snapshot", host, "--format", "json"] + connection)
             #expect(run.result.status == 6, "\(run.result.stderr)")
-            #expect(run.result.stderr.contains("the probe printed more than the output limit; the host's process list may be huge"))
+            #expect(
+                run.result.stderr.contains(
+                    "the probe printed more than the output limit; the host's process list may be huge"))
             #expect(try Self.record(run)["error"]?["kind"]?.stringValue == "command")
             #expect(run.peakKiB > 0 && run.peakKiB < Self.memoryBoundKiB, "peak RSS \(run.peakKiB) KiB")
         }
@@ -171,8 +175,11 @@ import Testing
             var options = connection
             options[options.firstIndex(of: "--known-hosts")! + 1] = knownHosts
             let run = try Self.runMeasured(
-                ["watch", harness.target, host, "--every", "1s", "--count", "1", "--format", "ndjson", "--no-history",
-                 "-i", harness.keyPath] + options)
+                [
+                    "watch", harness.target, host, "--every", "1s", "--count", "1", "--format", "ndjson",
+                    "--no-history",
+                    "-i", harness.keyPath,
+                ] + options)
             let records = try run.result.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
             try #require(records.count == 2, "\(run.result.stdout)\n\(run.result.stderr)")
             let good = try #require(records.first { $0["host"]?.stringValue == harness.target })
@@ -197,10 +204,11 @@ import Testing
             #expect(listing.result.status == 0, "\(listing.result.stderr)")
             let lines = listing.result.stdout.split(separator: "\n")
             #expect(
-                lines.sorted() == [
-                    #"\x1b[31mred\x1b[0m"#, #"\x1b]0;owned\x07title"#, #"\x1b]52;c;aG9zdGlsZQ==\x07clip"#,
-                    #"carriage\rreturn"#, #"latin1-\xe9t\xe9"#, #"two\nlines"#,
-                ].sorted(), "\(lines)")
+                lines.sorted()
+                    == [
+                        #"\x1b[31mred\x1b[0m"#, #"\x1b]0;owned\x07title"#, #"\x1b]52;c;aG9zdGlsZQ==\x07clip"#,
+                        #"carriage\rreturn"#, #"latin1-\xe9t\xe9"#, #"two\nlines"#,
+                    ].sorted(), "\(lines)")
 
             let json = try Self.runMeasured(["files", "ls", "--json", "sftp://\(host)/names"] + connection)
             guard case .array(let entries) = try JSONParser.parse(json.result.stdout) else {

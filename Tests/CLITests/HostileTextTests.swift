@@ -1,6 +1,6 @@
-import HostscopeCore
 import Foundation
 import HostStats
+import HostscopeCore
 import Storage
 import TestSupport
 import Testing
@@ -59,7 +59,8 @@ import Testing
                 ["files", "ls", "sftp://\(host)/"] + connection, environment: Self.environment)
             #expect(files.status == 4)
             // The first connection records the server's key and says so, as ssh does.
-            let recorded = "Warning: Permanently added '[127.0.0.1]:\(host.split(separator: ":").last!)' (ED25519) "
+            let recorded =
+                "Warning: Permanently added '[127.0.0.1]:\(host.split(separator: ":").last!)' (ED25519) "
                 + "to the list of known hosts.\n"
             #expect(files.stderr == recorded + Self.authFailure(host: host))
 
@@ -84,7 +85,8 @@ import Testing
     @Test func csvKeepsAnErrorMessageExactInAPipeAndEscapesItOnATerminal() async throws {
         try await Self.withHostileServer("kbdint") { host, connection in
             let commands = [
-                ["snapshot", host, "--format", "csv"], ["watch", host, "--format", "csv", "--count", "1", "--no-history"],
+                ["snapshot", host, "--format", "csv"],
+                ["watch", host, "--format", "csv", "--count", "1", "--no-history"],
             ]
             for command in commands {
                 let piped = try CLI.run(command + connection, environment: Self.environment)
@@ -155,7 +157,8 @@ import Testing
         #expect(csv.status == 0, "\(csv.stderr)")
         #expect(csv.stdout.contains("df reported: \(hostile)"))
         let csvOnTerminal = try CLI.runOnTerminal(["history", "--db", path, "--format", "csv"])
-        #expect(csvOnTerminal.stdout.contains(#"df reported: \e]52;c;aG9zdGlsZQ==\x07\e[2J"#), "\(csvOnTerminal.stdout)")
+        #expect(
+            csvOnTerminal.stdout.contains(#"df reported: \e]52;c;aG9zdGlsZQ==\x07\e[2J"#), "\(csvOnTerminal.stdout)")
         #expect(Self.holdsNoControls(csvOnTerminal.stdout))
 
         // JSON is the same bytes either way: every control character is a \u escape.

@@ -28,7 +28,8 @@ final class RunningServe {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             for line in logLines() where line["message"]?.stringValue == "listening" {
-                if let address = line["address"]?.stringValue, let port = Int(address.split(separator: ":").last ?? "") {
+                if let address = line["address"]?.stringValue, let port = Int(address.split(separator: ":").last ?? "")
+                {
                     self.port = port
                     return
                 }
@@ -64,7 +65,10 @@ final class RunningServe {
             last = response
             Thread.sleep(forTimeInterval: 0.2)
         }
-        throw HarnessError(description: "\(path) never gave the expected answer; last: \(String(describing: last?.status)) \(last?.body.prefix(500) ?? "")")
+        throw HarnessError(
+            description:
+                "\(path) never gave the expected answer; last: \(String(describing: last?.status)) \(last?.body.prefix(500) ?? "")"
+        )
     }
 
     /// SIGTERM, then the exit status.
@@ -180,7 +184,8 @@ final class RunningServe {
         let server = try SSHTestServer.shared()
         let config = try fleetConfig(server, count: 6)
         let shards = try (0..<2).map { _ in
-            try RunningServe(["h*", "-F", config, "--on-demand", "--every", "1s", "--listen", "127.0.0.1:0"], directory: directory)
+            try RunningServe(
+                ["h*", "-F", config, "--on-demand", "--every", "1s", "--listen", "127.0.0.1:0"], directory: directory)
         }
         defer { for shard in shards { _ = shard.stop() } }
         for shard in shards { try shard.waitUntilListening() }
@@ -215,12 +220,13 @@ final class RunningServe {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let result = try prometheus.query("count by (instance) (hostscope_up == 1)")
-            perHost = Dictionary(uniqueKeysWithValues: result.compactMap { series in
-                guard let labels = series["metric"] as? [String: String], let instance = labels["instance"],
-                    let value = ((series["value"] as? [Any])?.last as? String).flatMap(Double.init)
-                else { return nil }
-                return (instance, value)
-            })
+            perHost = Dictionary(
+                uniqueKeysWithValues: result.compactMap { series in
+                    guard let labels = series["metric"] as? [String: String], let instance = labels["instance"],
+                        let value = ((series["value"] as? [Any])?.last as? String).flatMap(Double.init)
+                    else { return nil }
+                    return (instance, value)
+                })
             if perHost.count == 6 { break }
             try await Task.sleep(for: .milliseconds(500))
         }
@@ -243,16 +249,20 @@ final class RunningServe {
         try token.write(toFile: tokenPath, atomically: true, encoding: .utf8)
         chmod(tokenPath, 0o600)
         let serve = try RunningServe(
-            ["nobody@127.0.0.1:\(closed)", "nobody@localhost:\(closed)", "--every", "1s", "--listen", "127.0.0.1:0",
-             "--token-file", tokenPath, "--connect-timeout", "1s"],
+            [
+                "nobody@127.0.0.1:\(closed)", "nobody@localhost:\(closed)", "--every", "1s", "--listen", "127.0.0.1:0",
+                "--token-file", tokenPath, "--connect-timeout", "1s",
+            ],
             directory: directory)
         defer { _ = serve.stop() }
         try serve.waitUntilListening()
         let auth = ["Authorization: Bearer \(token)"]
 
         let metrics = try serve.waitFor("/metrics", headers: auth) {
-            $0.body.contains("hostscope_collection_errors_total{instance=\"nobody@localhost:\(closed)\",kind=\"connect\"} 1")
-                && $0.body.contains("hostscope_collection_errors_total{instance=\"nobody@127.0.0.1:\(closed)\",kind=\"connect\"} 1")
+            $0.body.contains(
+                "hostscope_collection_errors_total{instance=\"nobody@localhost:\(closed)\",kind=\"connect\"} 1")
+                && $0.body.contains(
+                    "hostscope_collection_errors_total{instance=\"nobody@127.0.0.1:\(closed)\",kind=\"connect\"} 1")
         }
         #expect(metrics.status == 200)
         #expect(metrics.body.contains("hostscope_up{instance=\"nobody@127.0.0.1:\(closed)\"} 0\n"))
@@ -267,14 +277,16 @@ final class RunningServe {
             #expect(!response.body.contains(token))
         }
         try expectError("/metrics", headers: [], status: 401, code: "unauthorized")
-        try expectError("/metrics", headers: ["Authorization: Bearer wrong-token-wrong-token"], status: 401, code: "unauthorized")
+        try expectError(
+            "/metrics", headers: ["Authorization: Bearer wrong-token-wrong-token"], status: 401, code: "unauthorized")
         try expectError("/probe?target=evil.example:22", status: 403, code: "target_not_in_fleet")
         try expectError("/probe?target=127.0.0.1", status: 403, code: "target_not_in_fleet")
         try expectError("/probe", status: 400, code: "bad_request")
         try expectError("/api/v1/spans?limit=-3", status: 400, code: "bad_request")
         try expectError("/api/v1/spans?since=%ZZ", status: 400, code: "bad_request")
         try expectError("/api/v1/spans?bogus=1", status: 400, code: "bad_request")
-        try expectError("/api/v1/spans?since=" + String(repeating: "9", count: 3000), status: 414, code: "query_too_long")
+        try expectError(
+            "/api/v1/spans?since=" + String(repeating: "9", count: 3000), status: 414, code: "query_too_long")
         try expectError("/api/v1/hosts/elsewhere", status: 404, code: "not_found")
         try expectError("/no/such/page", status: 404, code: "not_found")
         // The health endpoints need no token.

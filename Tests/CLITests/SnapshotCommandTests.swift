@@ -22,10 +22,11 @@ import Testing
         #expect(json["schema"] == "hostscope.snapshot/1")
         #expect(json["host"] == "local")
         let keys = json.objectValue?.keys ?? []
-        #expect(keys == [
-            "schema", "host", "collected_at", "collector", "duration_ms", "os", "uptime_seconds", "load", "cpu",
-            "memory", "disks", "network", "processes", "warnings",
-        ])
+        #expect(
+            keys == [
+                "schema", "host", "collected_at", "collector", "duration_ms", "os", "uptime_seconds", "load", "cpu",
+                "memory", "disks", "network", "processes", "warnings",
+            ])
         #expect(json["cpu"]?["busy_percent"]?.doubleValue != nil)
         #expect(json["memory"]?["definition"] == "total-available")
         #expect(json["collected_at"]?.stringValue?.hasSuffix("Z") == true)
@@ -43,8 +44,9 @@ import Testing
         let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         #expect(rows.count == 2)
         #expect(rows[0].hasPrefix("timestamp,host,error,cpu.busy_percent,"))
-        #expect(rows[1].split(separator: ",", omittingEmptySubsequences: false).count
-            == rows[0].split(separator: ",").count)
+        #expect(
+            rows[1].split(separator: ",", omittingEmptySubsequences: false).count
+                == rows[0].split(separator: ",").count)
 
         let long = try CLI.run(["snapshot", "-o", "csv", "--csv-layout", "long"])
         #expect(long.stdout.hasPrefix("timestamp,host,kind,device,metric,value\r\n"))
@@ -74,14 +76,14 @@ import Testing
         let server = try SSHTestServer.shared()
         let config = NSTemporaryDirectory() + "hostscope-cli-config-\(UUID().uuidString)"
         try """
-            Host web1 other
-                HostName \(server.host)
-                Port \(server.port)
-                User \(server.user)
-                IdentityFile \(server.keyPath)
-                IdentitiesOnly yes
-                UserKnownHostsFile \(server.knownHostsPath)
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        Host web1 other
+            HostName \(server.host)
+            Port \(server.port)
+            User \(server.user)
+            IdentityFile \(server.keyPath)
+            IdentitiesOnly yes
+            UserKnownHostsFile \(server.knownHostsPath)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let result = try CLI.run(["snapshot", "web1", "-F", config, "-o", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try JSONParser.parse(result.stdout)["host"] == "web1")
@@ -117,8 +119,9 @@ import Testing
 
     @Test func aRejectedKeyExitsFour() throws {
         let server = try SSHTestServer.shared()
-        let result = try CLI.run(["snapshot", "nobody-\(getpid())@\(server.host):\(server.port)", "-o", "json"]
-            + CLI.harnessArguments(server))
+        let result = try CLI.run(
+            ["snapshot", "nobody-\(getpid())@\(server.host):\(server.port)", "-o", "json"]
+                + CLI.harnessArguments(server))
         #expect(result.status == 4)
         #expect(result.stderr.contains("authentication failed"))
     }
@@ -128,16 +131,22 @@ import Testing
         let server = try SSHTestServer.shared()
         let password = try #require(server.password)
         let good = try CLI.run(
-            ["snapshot", server.target, "--known-hosts", server.knownHostsPath, "--password-env", "HS_PW", "-o", "json",
-             "-i", "/nonexistent"],
+            [
+                "snapshot", server.target, "--known-hosts", server.knownHostsPath, "--password-env", "HS_PW", "-o",
+                "json",
+                "-i", "/nonexistent",
+            ],
             environment: ["HS_PW": password, "HOME": NSTemporaryDirectory()])
         #expect(good.status == 0, "\(good.stderr)")
         #expect(!good.stdout.contains(password) && !good.stderr.contains(password))
 
         let wrong = "Wrong-\(password)"
         let bad = try CLI.run(
-            ["snapshot", server.target, "--known-hosts", server.knownHostsPath, "--password-env", "HS_PW", "-o", "json",
-             "-i", "/nonexistent"],
+            [
+                "snapshot", server.target, "--known-hosts", server.knownHostsPath, "--password-env", "HS_PW", "-o",
+                "json",
+                "-i", "/nonexistent",
+            ],
             environment: ["HS_PW": wrong, "HOME": NSTemporaryDirectory()])
         #expect(bad.status == 4)
         #expect(!bad.stdout.contains(wrong) && !bad.stderr.contains(wrong))

@@ -37,8 +37,10 @@ final class TerminalSession {
             sleep 600
             """
         try script.write(toFile: directory + "/run.sh", atomically: true, encoding: .utf8)
-        try tmux(["-f", "/dev/null", "new-session", "-d", "-x", String(width), "-y", String(height),
-            "sh " + directory + "/run.sh"])
+        try tmux([
+            "-f", "/dev/null", "new-session", "-d", "-x", String(width), "-y", String(height),
+            "sh " + directory + "/run.sh",
+        ])
     }
 
     deinit {
@@ -92,8 +94,9 @@ final class TerminalSession {
             }
             usleep(100_000)
         }
-        throw HarnessError(description: "the command did not end in \(timeout) s; the screen:\n"
-            + ((try? screen()) ?? []).joined(separator: "\n"))
+        throw HarnessError(
+            description: "the command did not end in \(timeout) s; the screen:\n"
+                + ((try? screen()) ?? []).joined(separator: "\n"))
     }
 
     /// The terminal's mode before the command and after it (`stty -g`).

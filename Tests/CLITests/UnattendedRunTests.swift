@@ -25,8 +25,11 @@ import Testing
         let output = NSTemporaryDirectory() + "hostscope-unattended-\(UUID().uuidString).ndjson"
         defer { unlink(output) }
         // The passphrase-protected key with no variable to read the passphrase from: an attended run would ask.
-        let line = ([CLI.binary, "watch", server.target, "-i", server.encryptedKeyPath, "--known-hosts",
-            server.knownHostsPath, "--every", "300ms", "--count", "3", "--output", output, "--db", database])
+        let line =
+            ([
+                CLI.binary, "watch", server.target, "-i", server.encryptedKeyPath, "--known-hosts",
+                server.knownHostsPath, "--every", "300ms", "--count", "3", "--output", output, "--db", database,
+            ])
             .map(CLI.shellQuoted).joined(separator: " ")
         let script = NSTemporaryDirectory() + "hostscope-tty-\(UUID().uuidString).sh"
         try ("timeout 30 " + line + "; echo \"status $?\"\n").write(toFile: script, atomically: true, encoding: .utf8)
@@ -57,8 +60,10 @@ import Testing
     @Test func aChatWithAHostThatDoesNotResolveFailsBeforeAnyRequest() async throws {
         try await withPythonServer("llm_mock_server.py") { mock in
             let result = try CLI.run(
-                ["chat", "--host", "nosuch.invalid", "--base-url", mock.baseURL + "/v1", "--message", "hello",
-                    "--no-history"], environment: ["OPENAI_API_KEY": "sk-test"])
+                [
+                    "chat", "--host", "nosuch.invalid", "--base-url", mock.baseURL + "/v1", "--message", "hello",
+                    "--no-history",
+                ], environment: ["OPENAI_API_KEY": "sk-test"])
             #expect(result.status == 2)
             #expect(result.stderr.contains("host nosuch.invalid does not resolve"), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)

@@ -103,7 +103,9 @@ final class RunningCLI {
     }
 
     @Test func stdoutCarriesOnlyDataWhenPiped() throws {
-        let result = try CLI.run(["watch", "local", "--every", "200ms", "--count", "2", "--no-history", "--format", "csv"])
+        let result = try CLI.run([
+            "watch", "local", "--every", "200ms", "--count", "2", "--no-history", "--format", "csv",
+        ])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         #expect(result.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 3)
@@ -111,7 +113,9 @@ final class RunningCLI {
 
     @Test func sigtermEndsCleanlyWithAValidJSONArray() async throws {
         let output = directory + "/fleet.json"
-        let watch = try RunningCLI(["watch", "local", "--every", "200ms", "-o", output, "--db", directory + "/t.sqlite"])
+        let watch = try RunningCLI([
+            "watch", "local", "--every", "200ms", "-o", output, "--db", directory + "/t.sqlite",
+        ])
         try await waitUntil("three records in \(output)") {
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             return text.components(separatedBy: "\"collected_at\"").count > 3
@@ -144,7 +148,9 @@ final class RunningCLI {
         let rows = lines(csv, separator: "\r\n")
         #expect(rows.count >= 3)
         // A cut row can only be the last one, and resuming removes it.
-        for row in rows.dropLast() { #expect(row.split(separator: ",", omittingEmptySubsequences: false).count == columns) }
+        for row in rows.dropLast() {
+            #expect(row.split(separator: ",", omittingEmptySubsequences: false).count == columns)
+        }
         for line in lines(ndjson).dropLast() { #expect((try? JSONParser.parse(line)) != nil) }
 
         let database = try await StorageDatabase.open(at: db, mode: .existingOnly)
@@ -158,14 +164,18 @@ final class RunningCLI {
         let after = lines(csv, separator: "\r\n")
         #expect(after.filter { $0.hasPrefix("timestamp,") }.count == 1)
         for row in after { #expect(row.split(separator: ",", omittingEmptySubsequences: false).count == columns) }
-        let resumedNDJSON = try CLI.run(["watch", "local", "--every", "100ms", "--count", "2", "-o", ndjson, "--no-history"])
+        let resumedNDJSON = try CLI.run([
+            "watch", "local", "--every", "100ms", "--count", "2", "-o", ndjson, "--no-history",
+        ])
         #expect(resumedNDJSON.status == 0)
         for line in lines(ndjson) { #expect((try? JSONParser.parse(line)) != nil, "\(line.prefix(80))") }
     }
 
     @Test func aFullDiskStopsTheFileButTheDatabaseKeepsReceiving() async throws {
         let db = directory + "/full.sqlite"
-        let result = try CLI.run(["watch", "local", "--every", "200ms", "--count", "3", "-o", "/dev/full", "--format", "csv", "--db", db])
+        let result = try CLI.run([
+            "watch", "local", "--every", "200ms", "--count", "3", "-o", "/dev/full", "--format", "csv", "--db", db,
+        ])
         #expect(result.status == 1)
         let errors = result.stderr.split(separator: "\n")
         #expect(errors.count == 1)
@@ -224,7 +234,9 @@ final class RunningCLI {
     @Test func hostsComeFromAHostsFileWithComments() throws {
         let file = directory + "/hosts"
         try "# fleet\nlocal   # this machine\n\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try CLI.run(["watch", "--hosts-file", file, "--every", "200ms", "--count", "1", "--no-history", "--format", "ndjson"])
+        let result = try CLI.run([
+            "watch", "--hosts-file", file, "--every", "200ms", "--count", "1", "--no-history", "--format", "ndjson",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try JSONParser.parse(result.stdout.trimmingCharacters(in: .newlines))["host"] == "local")
     }

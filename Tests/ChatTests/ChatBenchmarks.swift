@@ -43,8 +43,10 @@ struct ChatBenchmarks {
     }
 
     private func curlArguments(_ mock: MockLLM, model: String, headers: [String] = [], writeOut: String) -> [String] {
-        ["-sN", "-o", "/dev/null", "-w", writeOut, "-H", "Authorization: Bearer \(MockLLM.apiKey)", "-H",
-            "Content-Type: application/json"] + headers.flatMap { ["-H", $0] } + [
+        [
+            "-sN", "-o", "/dev/null", "-w", writeOut, "-H", "Authorization: Bearer \(MockLLM.apiKey)", "-H",
+            "Content-Type: application/json",
+        ] + headers.flatMap { ["-H", $0] } + [
             "-d", #"{"model":"\#(model)","stream":true,"messages":[{"role":"user","content":"x"}]}"#,
             mock.baseURL(.openAI) + "/chat/completions",
         ]
@@ -107,10 +109,17 @@ struct ChatBenchmarks {
             let (parsedMedian, parsedP90) = stats(parsed)
             let (rawMedian, rawP90) = stats(raw)
             let (curlMedian, curlP90) = stats(curled)
-            rows.append("| time to first token: ChatProvider (HTTP + SSE + decoder) | \(format(parsedMedian)) ms | \(format(parsedP90)) ms |")
-            rows.append("| time to first token bytes: HTTPClient raw body | \(format(rawMedian)) ms | \(format(rawP90)) ms |")
-            rows.append("| time to first body byte: curl -N (its own clock, no process start) | \(format(curlMedian)) ms | \(format(curlP90)) ms |")
-            rows.append("| parsing added to the first token (ChatProvider − raw, medians) | \(format(parsedMedian - rawMedian)) ms | |")
+            rows.append(
+                "| time to first token: ChatProvider (HTTP + SSE + decoder) | \(format(parsedMedian)) ms | \(format(parsedP90)) ms |"
+            )
+            rows.append(
+                "| time to first token bytes: HTTPClient raw body | \(format(rawMedian)) ms | \(format(rawP90)) ms |")
+            rows.append(
+                "| time to first body byte: curl -N (its own clock, no process start) | \(format(curlMedian)) ms | \(format(curlP90)) ms |"
+            )
+            rows.append(
+                "| parsing added to the first token (ChatProvider − raw, medians) | \(format(parsedMedian - rawMedian)) ms | |"
+            )
 
             // The first frames parsed and decoded in memory: the cost the parser adds, without the network.
             let text = try String(
@@ -127,7 +136,9 @@ struct ChatBenchmarks {
                 inMemory.append(ms(ContinuousClock.now - start) * 1000)
             }
             let (memoryMedian, memoryP90) = stats(inMemory)
-            rows.append("| first token parsed + decoded in memory | \(format(memoryMedian, 1)) µs | \(format(memoryP90, 1)) µs |")
+            rows.append(
+                "| first token parsed + decoded in memory | \(format(memoryMedian, 1)) µs | \(format(memoryP90, 1)) µs |"
+            )
 
             // Throughput: 10,000 chunks of about 1.1 KB, and of about 250 bytes (token-sized deltas).
             for contentBytes in [1000, 20] {
@@ -153,7 +164,8 @@ struct ChatBenchmarks {
                     best = min(best, ms(ContinuousClock.now - start))
                 }
                 rows.append(
-                    "| 10,000 chunks of \(Int(bytes) / 10_000) B, in memory (SSE + decoder) | \(format(bytes / best / 1000, 1)) MB/s | \(format(best, 1)) ms |")
+                    "| 10,000 chunks of \(Int(bytes) / 10_000) B, in memory (SSE + decoder) | \(format(bytes / best / 1000, 1)) MB/s | \(format(best, 1)) ms |"
+                )
 
                 let headers: HTTPHeaders = ["X-Mock-Frames": "10000", "X-Mock-Content-Bytes": "\(contentBytes)"]
                 let overHTTP = mock.provider(.openAI, headers: headers)
@@ -161,7 +173,9 @@ struct ChatBenchmarks {
                 for _ in 0..<5 {
                     let start = ContinuousClock.now
                     var characters = 0
-                    for await event in overHTTP.stream(ChatRequest(model: "mock-bench", messages: [.user("x")]), using: mock.client) {
+                    for await event in overHTTP.stream(
+                        ChatRequest(model: "mock-bench", messages: [.user("x")]), using: mock.client)
+                    {
                         if case .text(let delta) = event {
                             characters += delta.utf8.count
                         }
@@ -170,18 +184,21 @@ struct ChatBenchmarks {
                     bestHTTP = min(bestHTTP, ms(ContinuousClock.now - start))
                 }
                 rows.append(
-                    "| 10,000 chunks of \(Int(bytes) / 10_000) B over loopback HTTP (ChatProvider) | \(format(bytes / bestHTTP / 1000, 1)) MB/s | \(format(bestHTTP, 1)) ms |")
+                    "| 10,000 chunks of \(Int(bytes) / 10_000) B over loopback HTTP (ChatProvider) | \(format(bytes / bestHTTP / 1000, 1)) MB/s | \(format(bestHTTP, 1)) ms |"
+                )
 
                 var bestCurl = Double.infinity
                 for _ in 0..<5 {
                     let total = try curl(
                         curlArguments(
-                            mock, model: "mock-bench", headers: ["X-Mock-Frames: 10000", "X-Mock-Content-Bytes: \(contentBytes)"],
+                            mock, model: "mock-bench",
+                            headers: ["X-Mock-Frames: 10000", "X-Mock-Content-Bytes: \(contentBytes)"],
                             writeOut: "%{time_total}"))
                     bestCurl = min(bestCurl, (Double(total) ?? .nan) * 1000)
                 }
                 rows.append(
-                    "| 10,000 chunks of \(Int(bytes) / 10_000) B over loopback HTTP (curl -N > /dev/null) | \(format(bytes / bestCurl / 1000, 1)) MB/s | \(format(bestCurl, 1)) ms |")
+                    "| 10,000 chunks of \(Int(bytes) / 10_000) B over loopback HTTP (curl -N > /dev/null) | \(format(bytes / bestCurl / 1000, 1)) MB/s | \(format(bestCurl, 1)) ms |"
+                )
             }
 
             let table =

@@ -46,7 +46,9 @@ struct StreamDecoderTests {
             var parser = SSEParser()
             var events: [ChatEvent] = []
             #expect(decoder.responseID == nil)
-            parser.parse(try fixture(folder, "text", model: "answered-by-2026-01")) { decoder.decode($0, into: &events) }
+            parser.parse(try fixture(folder, "text", model: "answered-by-2026-01")) {
+                decoder.decode($0, into: &events)
+            }
             #expect(decoder.responseModel == "answered-by-2026-01", "\(kind)")
             let id = try #require(decoder.responseID, "\(kind)")
             #expect(id.hasPrefix(kind == .openAI ? "chatcmpl-" : "msg_"))

@@ -128,7 +128,8 @@ import Testing
     /// Every line source of the probe output mutated in turn, then the whole output: a record each
     /// time, figures with warnings wherever the mutated text was a tool's or a gauge's.
     func checkEverySource(
-        route: String, sources: [String], collect: (_ figure: String, _ every: Int, _ only: String?) async throws
+        route: String, sources: [String],
+        collect: (_ figure: String, _ every: Int, _ only: String?) async throws
             -> SnapshotRecord
     ) async throws {
         #expect(sources.count >= 3, "\(route): the probe printed \(sources)")

@@ -22,7 +22,9 @@ struct LocaleCapture: Sendable, CustomTestStringConvertible {
         let locales = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         return locales.sorted().flatMap { locale in
             let files = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(locale).path))
-            return (files ?? []).filter { $0.hasSuffix(".txt") }.sorted().map { LocaleCapture(locale: locale, name: $0) }
+            return (files ?? []).filter { $0.hasSuffix(".txt") }.sorted().map {
+                LocaleCapture(locale: locale, name: $0)
+            }
         }
     }
 }
@@ -56,7 +58,8 @@ private struct SteadyFigures: Equatable {
     func mismatches(_ other: SteadyFigures) -> [String] {
         var found: [String] = []
         for (mount, size) in diskSizes where other.diskSizes[mount] != nil && other.diskSizes[mount] != size {
-            found.append("size of \(mount): \(String(describing: size)) against \(String(describing: other.diskSizes[mount]!))")
+            found.append(
+                "size of \(mount): \(String(describing: size)) against \(String(describing: other.diskSizes[mount]!))")
         }
         for (mount, source) in sources where other.sources[mount] != nil && other.sources[mount] != source {
             found.append("source of \(mount): `\(source)` against `\(other.sources[mount]!)`")
@@ -67,9 +70,14 @@ private struct SteadyFigures: Equatable {
         for (mount, inodes) in inodeTotals where other.inodeTotals[mount] != nil && other.inodeTotals[mount] != inodes {
             found.append("inodes of \(mount): \(String(describing: inodes)) against C's")
         }
-        if memoryTotal != other.memoryTotal { found.append("memory total \(String(describing: memoryTotal)) against \(String(describing: other.memoryTotal))") }
+        if memoryTotal != other.memoryTotal {
+            found.append(
+                "memory total \(String(describing: memoryTotal)) against \(String(describing: other.memoryTotal))")
+        }
         if swapTotal != other.swapTotal { found.append("swap total \(String(describing: swapTotal))") }
-        if cores != other.cores { found.append("\(String(describing: cores)) CPUs against \(String(describing: other.cores))") }
+        if cores != other.cores {
+            found.append("\(String(describing: cores)) CPUs against \(String(describing: other.cores))")
+        }
         if devices != other.devices { found.append("devices \(devices) against \(other.devices)") }
         return found
     }
@@ -97,11 +105,14 @@ private struct SteadyFigures: Equatable {
             try json.write(to: capture.fixture.goldenURL, atomically: true, encoding: .utf8)
         } else {
             let golden = try String(contentsOf: capture.fixture.goldenURL, encoding: .utf8)
-            #expect(json == golden, "\(capture.path) no longer parses to its golden; rerun with HOSTSCOPE_RECORD_GOLDENS=1 if intended")
+            #expect(
+                json == golden,
+                "\(capture.path) no longer parses to its golden; rerun with HOSTSCOPE_RECORD_GOLDENS=1 if intended")
         }
         if failed {
             #expect(capture.locale != "C", "the C locale's \(capture.name) must parse: \(json)")
-            #expect(json.contains("LC_ALL=C"), "\(capture.path) is refused without naming the command to capture: \(json)")
+            #expect(
+                json.contains("LC_ALL=C"), "\(capture.path) is refused without naming the command to capture: \(json)")
             return
         }
         let parser = try #require(ToolParser.named(capture.tool))

@@ -153,7 +153,8 @@ import Testing
     }
 
     @Test func anUptimeOfAbsurdHoursIsAFigureNotAnOverflow() throws {
-        let part = try Self.part("uptime", " 10:00:00 up 99999999999999999:00,  1 user,  load average: 0.00, 0.01, 0.05\n")
+        let part = try Self.part(
+            "uptime", " 10:00:00 up 99999999999999999:00,  1 user,  load average: 0.00, 0.01, 0.05\n")
         #expect(part.uptimeSeconds == 99_999_999_999_999_999.0 * 3600)
         #expect(part.load?.five == 0.01)
     }

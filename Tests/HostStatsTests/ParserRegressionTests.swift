@@ -31,7 +31,8 @@ struct RegressionCase: Sendable, CustomTestStringConvertible {
         #expect(cases.count >= 81)
         for regression in cases {
             #expect(FileManager.default.fileExists(atPath: regression.url.path), "\(regression.file) is missing")
-            #expect(ToolParser.named(regression.tool) != nil, "\(regression.file) names unknown tool \(regression.tool)")
+            #expect(
+                ToolParser.named(regression.tool) != nil, "\(regression.file) names unknown tool \(regression.tool)")
         }
     }
 

@@ -1,6 +1,6 @@
-import HostscopeCore
 import Chat
 import Foundation
+import HostscopeCore
 import OrderedJSON
 import Storage
 import Testing

@@ -1,9 +1,9 @@
-import HostStats
-import HostscopeCore
 import AgentTracing
 import Chat
 import CurlHTTP
 import Foundation
+import HostStats
+import HostscopeCore
 import OrderedJSON
 import TestSupport
 import Testing

@@ -10,12 +10,12 @@ import Testing
         directory = NSTemporaryDirectory() + "hostscope-fleet-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try """
-            Host web-1 web-2
-                User deploy
-            Host db-1
-                Port 2222
+        Host web-1 web-2
+            User deploy
+        Host db-1
+            Port 2222
 
-            """.write(toFile: directory + "/ssh_config", atomically: true, encoding: .utf8)
+        """.write(toFile: directory + "/ssh_config", atomically: true, encoding: .utf8)
     }
 
     func definition(_ arguments: [String], hostsFile: String? = nil) -> FleetDefinition {

@@ -1,6 +1,6 @@
-import HostscopeCore
 import AgentTracing
 import Foundation
+import HostscopeCore
 import Testing
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
-import HostscopeCore
 import AgentTracing
 import Chat
 import Foundation
+import HostscopeCore
 import OrderedJSON
 import SSHTransport
 import TestSupport

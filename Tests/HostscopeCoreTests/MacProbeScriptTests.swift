@@ -1,6 +1,6 @@
-import HostscopeCore
 import Foundation
 import HostStats
+import HostscopeCore
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
-import CurlHTTP
-import HostscopeCore
 import AgentTracing
+import CurlHTTP
 import Foundation
+import HostscopeCore
 import Testing
 
 /// How export settings come from options and the OpenTelemetry exporter variables, flags winning.

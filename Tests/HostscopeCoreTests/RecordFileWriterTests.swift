@@ -1,6 +1,6 @@
-import HostscopeCore
 import Foundation
 import HostStats
+import HostscopeCore
 import OrderedJSON
 import TestSupport
 import Testing
@@ -8,7 +8,8 @@ import Testing
 func sampleRecord(_ host: String, _ second: Int, failed: Bool = false) -> SnapshotRecord {
     let date = Date(timeIntervalSince1970: 1_795_000_000 + Double(second))
     if failed {
-        return .failure(CollectionFailure(host: host, collectedAt: date, kind: .connect, message: "refused, \"quoted\""))
+        return .failure(
+            CollectionFailure(host: host, collectedAt: date, kind: .connect, message: "refused, \"quoted\""))
     }
     return .snapshot(
         Snapshot(

@@ -1,6 +1,6 @@
-import HostscopeCore
 import Foundation
 import HostStats
+import HostscopeCore
 import SSHTransport
 import TestSupport
 import Testing
@@ -109,7 +109,8 @@ func harnessConnection(_ server: SSHTestServer) -> HostConnection {
         let proc = try snapshot(await HostCollector(host: "local", runner: LocalCommandRunner()).snapshot())
         let tools = try snapshot(
             await HostCollector(
-                host: "local", runner: LocalCommandRunner(), options: CollectorOptions(kind: .tools, sample: .seconds(1))
+                host: "local", runner: LocalCommandRunner(),
+                options: CollectorOptions(kind: .tools, sample: .seconds(1))
             ).snapshot())
         #expect(tools.collector == "tools")
         #expect(tools.memory?.totalBytes == proc.memory?.totalBytes)
@@ -133,7 +134,8 @@ func harnessConnection(_ server: SSHTestServer) -> HostConnection {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for tool in ["sh", "head", "cat", "sleep", "df", "ps", "free", "uname", "ls"] {
             for prefix in ["/usr/bin/", "/bin/"] where FileManager.default.fileExists(atPath: prefix + tool) {
-                try FileManager.default.createSymbolicLink(atPath: directory + "/" + tool, withDestinationPath: prefix + tool)
+                try FileManager.default.createSymbolicLink(
+                    atPath: directory + "/" + tool, withDestinationPath: prefix + tool)
                 break
             }
         }

@@ -1,5 +1,5 @@
-import HostscopeCore
 import Foundation
+import HostscopeCore
 import Testing
 import ValueFormats
 

@@ -1,7 +1,7 @@
-import HostscopeCore
 import AgentTracing
 import Foundation
 import HostStats
+import HostscopeCore
 import SSHTransport
 import Storage
 import TestSupport

@@ -1,5 +1,5 @@
-import HostscopeCore
 import Foundation
+import HostscopeCore
 import HostscopeServer
 import Logging
 import Synchronization
@@ -7,7 +7,8 @@ import Testing
 
 @Suite struct ServeFaceTests {
     @Test(arguments: [
-        ("127.0.0.1:9464", "127.0.0.1", 9464, true), ("[::1]:80", "::1", 80, true), ("localhost:1", "localhost", 1, true),
+        ("127.0.0.1:9464", "127.0.0.1", 9464, true), ("[::1]:80", "::1", 80, true),
+        ("localhost:1", "localhost", 1, true),
         ("0.0.0.0:9464", "0.0.0.0", 9464, false), (":9464", "0.0.0.0", 9464, false),
         ("192.0.2.7:9100", "192.0.2.7", 9100, false), ("127.1.2.3:0", "127.1.2.3", 0, true),
     ])

@@ -23,14 +23,16 @@ struct ExpositionFixture {
         let disks = try ProcDiskStatsParser.parse(try read("proc_diskstats.txt"))
         var snapshot = Snapshot(
             host: "web1", collectedAt: Date(timeIntervalSince1970: 1_795_600_000), collector: "proc", durationMs: 41.5,
-            os: OSInfo(family: "linux", name: "Debian GNU/Linux 12 (bookworm)", kernel: "6.1.0-18-amd64", arch: "x86_64"),
+            os: OSInfo(
+                family: "linux", name: "Debian GNU/Linux 12 (bookworm)", kernel: "6.1.0-18-amd64", arch: "x86_64"),
             uptimeSeconds: try ProcUptimeParser.parse(try read("proc_uptime.txt")),
             load: try ProcLoadAvgParser.parse(try read("proc_loadavg.txt")),
             memory: try ProcMemInfoParser.parse(try read("proc_meminfo.txt")),
             disks: try filesystems(try read("df_kP_and_iP.txt")),
             network: try ProcNetDevParser.parse(try read("proc_net_dev.txt")))
         snapshot.processes = [
-            ProcessStats(pid: 812, ppid: 1, user: "postgres", cpuPercent: 37.5, memoryPercent: 2.1, rssBytes: 52_428_800,
+            ProcessStats(
+                pid: 812, ppid: 1, user: "postgres", cpuPercent: 37.5, memoryPercent: 2.1, rssBytes: 52_428_800,
                 command: "/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main --password=hunter2"),
             ProcessStats(pid: 2, ppid: 0, user: "root", cpuPercent: 0.5, command: "[kthreadd]"),
         ]

@@ -17,7 +17,8 @@ import Testing
             try Data(text.utf8).write(to: url)
         }
         let golden = String(decoding: try Data(contentsOf: url), as: UTF8.self)
-        #expect(text == golden, "Fixtures/exposition/\(file) differs; rerun with HOSTSCOPE_RECORD_GOLDENS=1 if intended")
+        #expect(
+            text == golden, "Fixtures/exposition/\(file) differs; rerun with HOSTSCOPE_RECORD_GOLDENS=1 if intended")
     }
 
     @Test func promtoolFindsNothingWrongWithTheTextFormat() throws {
@@ -41,7 +42,9 @@ import Testing
         // The checkers themselves must fail on bad input, or the two tests above prove nothing.
         let broken = Array("# TYPE x counter\nx_total{a=\"b} 1\n".utf8)
         #expect(try !ExpositionValidation.promtool(broken).passesPromtool)
-        let snake = Array("# HELP x_total A count.\n# TYPE x_total counter\nx_total{a=\"b\"} 1\n# HELP myValue Camel.\n# TYPE myValue gauge\nmyValue 1\n".utf8)
+        let snake = Array(
+            "# HELP x_total A count.\n# TYPE x_total counter\nx_total{a=\"b\"} 1\n# HELP myValue Camel.\n# TYPE myValue gauge\nmyValue 1\n"
+                .utf8)
         #expect(try !ExpositionValidation.promtool(snake).passesPromtool)
         #expect(try ExpositionValidation.openMetrics(broken).status != 0)
     }
@@ -50,14 +53,16 @@ import Testing
         let family = MetricFamily("test_value", .gauge, help: "Back\\slash and\nnewline.")
         let sample = MetricSample(family, [MetricSample.Label("path", "C:\\dir \"quoted\"\nnext")], 1.5)
         let text = String(
-            decoding: ExpositionWriter.document(families: [family], series: [RenderedSeries([sample])],
+            decoding: ExpositionWriter.document(
+                families: [family], series: [RenderedSeries([sample])],
                 format: .prometheusText), as: UTF8.self)
-        #expect(text == """
-            # HELP test_value Back\\\\slash and\\nnewline.
-            # TYPE test_value gauge
-            test_value{path="C:\\\\dir \\"quoted\\"\\nnext"} 1.5
+        #expect(
+            text == """
+                # HELP test_value Back\\\\slash and\\nnewline.
+                # TYPE test_value gauge
+                test_value{path="C:\\\\dir \\"quoted\\"\\nnext"} 1.5
 
-            """)
+                """)
     }
 
     @Test(arguments: [
@@ -73,8 +78,10 @@ import Testing
     @Test(arguments: [
         (nil, ExpositionFormat.prometheusText),
         ("text/plain;version=0.0.4", .prometheusText),
-        ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
-            + "text/plain;version=0.0.4;q=0.5,*/*;q=0.1", .openMetrics),
+        (
+            "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+                + "text/plain;version=0.0.4;q=0.5,*/*;q=0.1", .openMetrics
+        ),
         ("application/openmetrics-text; version=0.0.1", .prometheusText),
         ("application/openmetrics-text", .openMetrics),
         ("text/plain;q=1,application/openmetrics-text;q=0.5", .prometheusText),
@@ -96,7 +103,8 @@ import Testing
                 leadingLabels: [MetricSample.Label("instance", summary.host)])
         }
         let text = String(
-            decoding: ExpositionWriter.document(families: FleetExposition.families, series: series,
+            decoding: ExpositionWriter.document(
+                families: FleetExposition.families, series: series,
                 format: .prometheusText), as: UTF8.self)
         #expect(text.components(separatedBy: "# TYPE node_load1 gauge").count == 2)
         #expect(text.contains("node_load1{instance=\"web1\"}"))

@@ -10,8 +10,9 @@ import Testing
             decoding: try Data(
                 contentsOf: Repository.fixtures.appendingPathComponent("node_exporter/help-and-type-1.5.0.txt")),
             as: UTF8.self)
-        let captured = Set(capture.split(separator: "\n").filter { $0.hasPrefix("# HELP") || $0.hasPrefix("# TYPE") }
-            .map(String.init))
+        let captured = Set(
+            capture.split(separator: "\n").filter { $0.hasPrefix("# HELP") || $0.hasPrefix("# TYPE") }
+                .map(String.init))
         var ours: Set<String> = []
         for family in NodeExporterFamilies.all {
             ours.insert("# HELP \(family.name) \(family.help)")
@@ -36,7 +37,10 @@ import Testing
         #expect(value("0", "steal") == 0.15)
         #expect(value("1", "system") == 12.03)
         #expect(cpuSeconds.count == fixture.cpu.perCore.count * 8)
-        #expect(samples.contains { $0.family == NodeExporterFamilies.bootTime && $0.value == Double(fixture.cpu.bootTime ?? -1) })
+        #expect(
+            samples.contains {
+                $0.family == NodeExporterFamilies.bootTime && $0.value == Double(fixture.cpu.bootTime ?? -1)
+            })
     }
 
     @Test func memoryFiltersystemAndNetworkFiguresKeepNodeExporterLabels() throws {
@@ -44,21 +48,29 @@ import Testing
         let samples = fixture.samples()
         let memory = try #require(fixture.snapshot.memory)
         #expect(samples.first { $0.family == NodeExporterFamilies.memTotal }?.value == Double(memory.totalBytes ?? 0))
-        #expect(samples.first { $0.family == NodeExporterFamilies.memAvailable }?.value
-            == Double(memory.availableBytes ?? 0))
+        #expect(
+            samples.first { $0.family == NodeExporterFamilies.memAvailable }?.value
+                == Double(memory.availableBytes ?? 0))
 
         let avail = samples.filter { $0.family == NodeExporterFamilies.filesystemAvail }
         let root = try #require(avail.first { $0.label("mountpoint") == "/" })
         #expect(root.labels.map(\.name) == ["device", "fstype", "mountpoint"])
         #expect(root.label("device") == "/dev/vda")
         #expect(root.value == 82_591_440 * 1024)
-        let size = try #require(samples.first {
-            $0.family == NodeExporterFamilies.filesystemSize && $0.label("mountpoint") == "/" })
-        let free = try #require(samples.first {
-            $0.family == NodeExporterFamilies.filesystemFree && $0.label("mountpoint") == "/" })
+        let size = try #require(
+            samples.first {
+                $0.family == NodeExporterFamilies.filesystemSize && $0.label("mountpoint") == "/"
+            })
+        let free = try #require(
+            samples.first {
+                $0.family == NodeExporterFamilies.filesystemFree && $0.label("mountpoint") == "/"
+            })
         #expect(size.value - free.value == 16_474_172 * 1024)
         // /dev, /dev/shm and /sys/fs/cgroup are left out by node_exporter's default mount point filter.
-        #expect(avail.allSatisfy { !$0.label("mountpoint")!.hasPrefix("/dev") && !$0.label("mountpoint")!.hasPrefix("/sys") })
+        #expect(
+            avail.allSatisfy {
+                !$0.label("mountpoint")!.hasPrefix("/dev") && !$0.label("mountpoint")!.hasPrefix("/sys")
+            })
 
         let received = samples.filter { $0.family == NodeExporterFamilies.networkReceiveBytes }
         #expect(received.count == fixture.snapshot.network.count)
@@ -74,8 +86,9 @@ import Testing
         for disk in shown {
             #expect(readBytes.first { $0.label("device") == disk.device }?.value == Double(disk.sectorsRead * 512))
             if let ms = disk.ioMilliseconds {
-                #expect(samples.first { $0.family == NodeExporterFamilies.diskIOTime && $0.label("device") == disk.device }?
-                    .value == Double(ms) / 1000)
+                #expect(
+                    samples.first { $0.family == NodeExporterFamilies.diskIOTime && $0.label("device") == disk.device }?
+                        .value == Double(ms) / 1000)
             }
         }
     }

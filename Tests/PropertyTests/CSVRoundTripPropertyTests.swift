@@ -120,7 +120,10 @@ let csvText = zip(fieldText, Gen.element(of: [",", "\"", "\r", "\n", "\r\n", "\"
             let records = try RFC4180Reader.records(SnapshotCSV.longHeader + SnapshotCSV.longRows(.snapshot(snapshot)))
             #expect(records.first == SnapshotCSV.longColumns)
             #expect(records.dropFirst().allSatisfy { $0.count == SnapshotCSV.longColumns.count })
-            #expect(records.contains { $0[2] == "disk" && $0[3] == mount && $0[4] == "size_bytes" && $0[5] == String(figure) })
+            #expect(
+                records.contains {
+                    $0[2] == "disk" && $0[3] == mount && $0[4] == "size_bytes" && $0[5] == String(figure)
+                })
             #expect(records.contains { $0[2] == "network" && $0[3] == interface && $0[4] == "rx_bytes" })
         }
     }

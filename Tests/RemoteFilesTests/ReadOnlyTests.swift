@@ -1,9 +1,9 @@
-import ValueFormats
 import Foundation
 import RemoteFiles
 import SSHTransport
 import TestSupport
 import Testing
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc

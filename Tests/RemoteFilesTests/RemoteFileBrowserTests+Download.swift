@@ -1,4 +1,3 @@
-import ValueFormats
 import Digests
 import Foundation
 import RemoteFiles
@@ -6,6 +5,7 @@ import SSHTransport
 import Synchronization
 import TestSupport
 import Testing
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc

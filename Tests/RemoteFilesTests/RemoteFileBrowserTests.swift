@@ -1,10 +1,10 @@
-import ValueFormats
 import Foundation
 import OrderedJSON
 import RemoteFiles
 import SSHTransport
 import TestSupport
 import Testing
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc

@@ -1,10 +1,10 @@
-import ValueFormats
 import Digests
 import Foundation
 import RemoteFiles
 import SSHTransport
 import TestSupport
 import Testing
+import ValueFormats
 
 /// Options for the harness server with its key and known_hosts.
 func filesHarnessOptions(_ server: SSHTestServer) -> SSHConnectionOptions {

@@ -1,8 +1,8 @@
-import ValueFormats
 import Foundation
 import SSHTransport
 import TestSupport
 import Testing
+import ValueFormats
 
 @testable import RemoteFiles
 

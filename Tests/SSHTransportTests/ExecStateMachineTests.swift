@@ -1,6 +1,7 @@
 import Digests
-@testable import SSHTransport
 import Testing
+
+@testable import SSHTransport
 
 @Suite struct ExecStateMachineTests {
     private func feed(_ machine: inout ExecStateMachine, _ text: String, on stream: ExecStateMachine.Stream) {
@@ -27,10 +28,11 @@ import Testing
         machine.closeConfirmed(); actions.append(machine.nextAction)
         machine.exitStatusCollected(status: 0, signal: nil); actions.append(machine.nextAction)
         machine.channelFreed(); actions.append(machine.nextAction)
-        #expect(actions == [
-            .openChannel, .startCommand, .sendEOF, .read, .closeChannel, .waitForClose, .collectExitStatus,
-            .freeChannel, .complete,
-        ])
+        #expect(
+            actions == [
+                .openChannel, .startCommand, .sendEOF, .read, .closeChannel, .waitForClose, .collectExitStatus,
+                .freeChannel, .complete,
+            ])
         #expect(machine.ending == .completed)
         #expect(machine.stdout == Array("hello\n".utf8))
         #expect(machine.exitStatus == 0)
@@ -118,8 +120,10 @@ import Testing
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
     ])
     func digestsMatchTheStandardVectors(input: String, hex: String) {
         #expect(SHA256.hex(SHA256.hash(Array(input.utf8))) == hex)

@@ -81,7 +81,8 @@ import Testing
         await session.close()
         // The same host listed with another key, among the others: refused.
         let changed = directory + "/changed"
-        try (others + "[\(server.host)]:\(server.port) \(otherKey)\n").write(toFile: changed, atomically: true, encoding: .utf8)
+        try (others + "[\(server.host)]:\(server.port) \(otherKey)\n").write(
+            toFile: changed, atomically: true, encoding: .utf8)
         await #expect {
             _ = try await SSHSession.connect(harnessOptions(server, knownHosts: changed))
         } throws: { error in

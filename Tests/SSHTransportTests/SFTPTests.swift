@@ -1,8 +1,8 @@
-import ValueFormats
 import Foundation
 import SSHTransport
 import TestSupport
 import Testing
+import ValueFormats
 
 /// A directory tree in /tmp that the harness user can read.
 struct SFTPTree {
@@ -26,7 +26,9 @@ struct SFTPTree {
         let oddPath = Array((root + "/caf").utf8) + [0xE9]
         let fd = oddPath.withUnsafeBufferPointer { buffer -> Int32 in
             let terminated = Array(buffer) + [0]
-            return terminated.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+            return terminated.withUnsafeBufferPointer {
+                open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644)
+            }
         }
         close(fd)
         try "secret".write(toFile: root + "/private.txt", atomically: true, encoding: .utf8)

@@ -1,10 +1,13 @@
-@testable import SSHTransport
 import Testing
+
+@testable import SSHTransport
 
 /// The end-line scan of ``ShellRequestFraming``, fed the way a channel delivers bytes: in
 /// pieces that split lines and markers anywhere.
 @Suite struct ShellRequestFramingTests {
-    private func feed(_ framing: inout ShellRequestFraming, _ text: String, on stream: ShellRequestFraming.Stream, piece: Int) {
+    private func feed(
+        _ framing: inout ShellRequestFraming, _ text: String, on stream: ShellRequestFraming.Stream, piece: Int
+    ) {
         let bytes = Array(text.utf8)
         var start = 0
         while start < bytes.count {

@@ -66,7 +66,8 @@ import Testing
 
     @Test func aSnapshotMakesTheHostUpWithItsNodeFigures() throws {
         let board = Self.board(["web1"])
-        var snapshot = Snapshot(host: "web1", collectedAt: Date(timeIntervalSince1970: 1_795_600_000), collector: "proc")
+        var snapshot = Snapshot(
+            host: "web1", collectedAt: Date(timeIntervalSince1970: 1_795_600_000), collector: "proc")
         snapshot.memory = MemoryStats(totalBytes: 8_000_000_000, availableBytes: 6_000_000_000)
         snapshot.load = LoadAverage(one: 0.5, five: 0.25, fifteen: 0.125)
         Self.tick(board, "web1", [.snapshot(snapshot)])
@@ -116,7 +117,8 @@ import Testing
 
     @Test func aResynchronizationTakesTheWatchsStatesAndTellsClientsToRefetch() throws {
         let board = Self.board(["web1", "web2"])
-        board.synchronize([Self.state("web2", after: [Self.failure("web2", .timeout)]), HostWatchState(host: "db1")],
+        board.synchronize(
+            [Self.state("web2", after: [Self.failure("web2", .timeout)]), HostWatchState(host: "db1")],
             announce: true)
         #expect(board.hostNames == ["web2", "db1"])
         let text = String(decoding: board.metrics(.prometheusText), as: UTF8.self)
@@ -134,7 +136,8 @@ import Testing
         #expect(host["host"]?.stringValue == "web1")
         #expect(host["latest"]?["error"]?["kind"]?.stringValue == "host_key")
         #expect(host.objectValue?.keys.contains("last_success") == true)
-        let waiting = HostWatchState(host: "web1", phase: .backingOff(until: Date(timeIntervalSince1970: 1_795_600_000)))
+        let waiting = HostWatchState(
+            host: "web1", phase: .backingOff(until: Date(timeIntervalSince1970: 1_795_600_000)))
         let encoded = JSONValue.object(APIEncoding.hostState(waiting))
         #expect(encoded["state"]?.stringValue == "waiting")
         #expect(encoded["next_attempt"]?.stringValue == "2026-11-25T09:46:40.000Z")

@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct RequestCheckTests {
     @Test func queryParametersAreDecodedAndUnknownOrRepeatedOnesRefused() throws {
-        let query = try QueryParameters("since=2h&name=collect%20snapshot&host=web+1", allowed: ["since", "name", "host"])
+        let query = try QueryParameters(
+            "since=2h&name=collect%20snapshot&host=web+1", allowed: ["since", "name", "host"])
         #expect(query["name"] == "collect snapshot")
         #expect(query["host"] == "web 1")
         #expect(throws: APIError.self) { try QueryParameters("sinse=2h", allowed: ["since"]) }

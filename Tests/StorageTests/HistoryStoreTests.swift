@@ -1,7 +1,7 @@
-import HostscopeCore
 import Foundation
 import GRDB
 import HostStats
+import HostscopeCore
 import OrderedJSON
 import Testing
 

@@ -1,8 +1,8 @@
-import HostscopeCore
-import OrderedJSON
 import Foundation
 import GRDB
 import HostStats
+import HostscopeCore
+import OrderedJSON
 import Testing
 
 @testable import Storage

@@ -1,5 +1,5 @@
-import TerminalUI
 import HostscopeCore
+import TerminalUI
 import Testing
 
 @Suite struct ChatInputTests {

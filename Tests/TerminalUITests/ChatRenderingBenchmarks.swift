@@ -1,6 +1,6 @@
-import TerminalUI
-import HostscopeCore
 import Foundation
+import HostscopeCore
+import TerminalUI
 import Testing
 import ValueFormats
 

@@ -63,7 +63,8 @@ import Testing
         let lines = model.plainLines(width: width, height: height, now: Self.now)
         #expect(lines.count == height)
         #expect(lines.allSatisfy { $0.count == width })
-        try Self.checkGolden(lines.map { $0.replacingOccurrences(of: " +$", with: "", options: .regularExpression) },
+        try Self.checkGolden(
+            lines.map { $0.replacingOccurrences(of: " +$", with: "", options: .regularExpression) },
             "fleet-\(width)x\(height)")
     }
 
@@ -75,7 +76,8 @@ import Testing
         let lines = model.plainLines(width: width, height: height, now: Self.now)
         #expect(lines.count == height)
         #expect(lines.allSatisfy { $0.count == width })
-        try Self.checkGolden(lines.map { $0.replacingOccurrences(of: " +$", with: "", options: .regularExpression) },
+        try Self.checkGolden(
+            lines.map { $0.replacingOccurrences(of: " +$", with: "", options: .regularExpression) },
             "detail-\(width)x\(height)")
     }
 

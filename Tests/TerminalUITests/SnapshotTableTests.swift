@@ -1,8 +1,8 @@
-import TerminalUI
-import HostscopeCore
 import Foundation
 import HostStats
+import HostscopeCore
 import OrderedJSON
+import TerminalUI
 import TestSupport
 import Testing
 

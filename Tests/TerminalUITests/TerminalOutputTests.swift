@@ -1,5 +1,5 @@
-import TerminalUI
 import HostscopeCore
+import TerminalUI
 import Testing
 
 @Suite struct TerminalTextTests {
@@ -24,9 +24,13 @@ import Testing
     }
 
     @Test func safeBytesAreThoseSanitizingLeavesAlone() {
-        for text in ["plain\n", "tab\tand CRLF\r\n", "ünï ✓", "", "a\u{1B}[31m", "a\rb", "trailing\r", "\u{9B}", "\u{7F}"] {
+        for text in [
+            "plain\n", "tab\tand CRLF\r\n", "ünï ✓", "", "a\u{1B}[31m", "a\rb", "trailing\r", "\u{9B}", "\u{7F}",
+        ] {
             let bytes = Array(text.utf8)
-            #expect(TerminalText.isSafe(bytes: bytes) == (TerminalText.sanitize(bytes: bytes) == text), "\(text.debugDescription)")
+            #expect(
+                TerminalText.isSafe(bytes: bytes) == (TerminalText.sanitize(bytes: bytes) == text),
+                "\(text.debugDescription)")
         }
         #expect(!TerminalText.isSafe(bytes: [0x61, 0xFF]))
     }
@@ -43,7 +47,8 @@ import Testing
     }
 
     @Test func controlSequencesComeOnlyFromTheNamedControls() {
-        let line = TerminalOutput.cursorUp(2) + .carriageReturn + .eraseLine + TerminalOutput("host\u{1B}[1A", style: .red)
+        let line =
+            TerminalOutput.cursorUp(2) + .carriageReturn + .eraseLine + TerminalOutput("host\u{1B}[1A", style: .red)
             + .eraseToEndOfLine
         #expect(line.text == "\u{1B}[2A\r\u{1B}[2K\u{1B}[31mhost\\e[1A\u{1B}[0m\u{1B}[K")
         #expect(TerminalOutput.cursorUp(0).isEmpty)

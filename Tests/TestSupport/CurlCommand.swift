@@ -35,7 +35,8 @@ public enum CurlCommand {
                 status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
                 fields = [:]
             } else if let colon = line.firstIndex(of: ":") {
-                fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
         }
         return Response(status: status, headers: fields, body: String(decoding: data, as: UTF8.self))

@@ -32,7 +32,9 @@ public struct SSHTestServer: Sendable {
             .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
     public var password: String? { try? String(contentsOfFile: directory + "/password.txt", encoding: .utf8) }
-    public var passphrase: String { (try? String(contentsOfFile: directory + "/passphrase.txt", encoding: .utf8)) ?? "" }
+    public var passphrase: String {
+        (try? String(contentsOfFile: directory + "/passphrase.txt", encoding: .utf8)) ?? ""
+    }
 
     /// `user@127.0.0.1:port`, the form the command line accepts.
     public var target: String { "\(user)@\(host):\(port)" }
@@ -75,7 +77,8 @@ public struct SSHTestServer: Sendable {
             let parts = line.split(separator: "=", maxSplits: 1)
             if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
         }
-        guard let host = values["HOSTSCOPE_TEST_SSH_HOST"], let port = values["HOSTSCOPE_TEST_SSH_PORT"].flatMap(Int.init),
+        guard let host = values["HOSTSCOPE_TEST_SSH_HOST"],
+            let port = values["HOSTSCOPE_TEST_SSH_PORT"].flatMap(Int.init),
             let user = values["HOSTSCOPE_TEST_SSH_USER"], let home = values["HOSTSCOPE_TEST_SSH_HOME"]
         else {
             throw HarnessError(description: "incomplete harness environment in \(directory)")

@@ -59,7 +59,8 @@ extension Harness {
         }
         if let nanoseconds = RFC3339.parseNanoseconds(header) {
             check(
-                RFC3339.parseNanoseconds(RFC3339.format(nanosecondsSince1970: nanoseconds)) == nanoseconds, "RFC 3339 round trip")
+                RFC3339.parseNanoseconds(RFC3339.format(nanosecondsSince1970: nanoseconds)) == nanoseconds,
+                "RFC 3339 round trip")
         }
         let spans = spans(&input)
         let encoder = OTLPJSONEncoder(scope: InstrumentationScope(version: "fuzz"), maximumLineBytes: 4096)

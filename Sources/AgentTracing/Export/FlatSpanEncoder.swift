@@ -1,5 +1,5 @@
-import ValueFormats
 public import OrderedJSON
+import ValueFormats
 
 /// Writes finished spans one JSON object per line (`hostscope trace export --format spans`), for
 /// jq and people; the same object is what persistence stores, and ``FinishedSpan/init(flatJSON:)``

@@ -34,7 +34,8 @@ public enum TraceParent {
         let text = Array(trimmed.reversed().drop(while: { $0 == 0x20 || $0 == 0x09 }).reversed())
         guard text.count >= 55, text[2] == UInt8(ascii: "-"), text[35] == UInt8(ascii: "-"),
             text[52] == UInt8(ascii: "-"),
-            let versionHigh = Hex.value(of: text[0], lowercaseOnly: true), let versionLow = Hex.value(of: text[1], lowercaseOnly: true)
+            let versionHigh = Hex.value(of: text[0], lowercaseOnly: true),
+            let versionLow = Hex.value(of: text[1], lowercaseOnly: true)
         else { return nil }
         let version = versionHigh << 4 | versionLow
         guard version != 0xFF else { return nil }
@@ -47,7 +48,8 @@ public enum TraceParent {
         guard let high = Hex.parseUInt64(text[3..<19]), let low = Hex.parseUInt64(text[19..<35]),
             let traceID = TraceID(high: high, low: low),
             let span = Hex.parseUInt64(text[36..<52]), let spanID = SpanID(span),
-            let flagsHigh = Hex.value(of: text[53], lowercaseOnly: true), let flagsLow = Hex.value(of: text[54], lowercaseOnly: true)
+            let flagsHigh = Hex.value(of: text[53], lowercaseOnly: true),
+            let flagsLow = Hex.value(of: text[54], lowercaseOnly: true)
         else { return nil }
         return SpanContext(
             traceID: traceID, spanID: spanID, traceFlags: flagsHigh << 4 | flagsLow,

@@ -1,5 +1,5 @@
-import ValueFormats
 public import Tracing
+import ValueFormats
 
 extension Span {
     /// Sets one typed attribute: on hostscope's own spans directly (one lock, no rebuilt attribute

@@ -1,8 +1,8 @@
-import ValueFormats
 public import AgentTracing
 public import CurlHTTP
 import OrderedJSON
 import Synchronization
+import ValueFormats
 
 /// A chat with one provider: runs turns (model calls and the tool loop) and streams their events.
 ///

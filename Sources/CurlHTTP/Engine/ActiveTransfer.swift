@@ -1,6 +1,5 @@
-import ValueFormats
-
 internal import CCurl
+import ValueFormats
 
 /// A transfer on the transfer thread: its easy handle and everything curl's callbacks touch.
 ///

@@ -1,6 +1,5 @@
-import ValueFormats
-
 internal import CCurl
+import ValueFormats
 
 /// The transfer thread's side: owns the multi handle and every easy handle, and runs the
 /// `curl_multi_perform` / `curl_multi_poll` loop until shutdown.

@@ -1,5 +1,5 @@
-import ValueFormats
 public import Foundation
+import ValueFormats
 
 /// Which probe a collector runs.
 public enum CollectorKind: String, Sendable, CaseIterable {
@@ -163,7 +163,8 @@ public actor HostCollector {
                     topProcesses: options.topProcesses)
                 if !sampled {
                     previousSample = current
-                    snapshot.processes = await withProcessDetails(snapshot.processes, sample: current, platform: platform)
+                    snapshot.processes = await withProcessDetails(
+                        snapshot.processes, sample: current, platform: platform)
                 }
                 appendStderr(output, to: &snapshot)
             case .macos:
@@ -212,7 +213,8 @@ public actor HostCollector {
         if !missing.isEmpty {
             let nonce = ProbeOutput.makeNonce()
             if let output = try? await run(ProcessDetailsProbe.command(pids: missing, nonce: nonce)),
-                let details = try? ProcessDetailsProbe.parse(ProbeOutput(output.stdoutText, nonce: nonce), platform: platform)
+                let details = try? ProcessDetailsProbe.parse(
+                    ProbeOutput(output.stdoutText, nonce: nonce), platform: platform)
             {
                 for (pid, detail) in details {
                     if let start = starts[pid] { knownDetails[pid] = (start, detail) }

@@ -132,7 +132,8 @@ public enum LinuxProcProbe {
                 // the processes listed, else shown as [comm].
                 ProcessStats(
                     pid: sample.pid, ppid: sample.ppid, user: owners[sample.pid],
-                    rssBytes: ProcPidStatParser.rssBytes(sample, pageSize: platform.pageSize, warnings: &result.warnings),
+                    rssBytes: ProcPidStatParser.rssBytes(
+                        sample, pageSize: platform.pageSize, warnings: &result.warnings),
                     command: commandLines[sample.pid] ?? (detailed ? "[\(sample.comm)]" : ""))
             }
         }
@@ -247,7 +248,8 @@ public enum LinuxProcProbe {
                         let bytes = kibibytes.checkedMultiplied(by: 1024)
                         if bytes == nil {
                             outOfRange.append(
-                                TextScanning.outOfRangeWarning("df size in bytes on line \(number + 1)", "\(kibibytes)K"))
+                                TextScanning.outOfRangeWarning(
+                                    "df size in bytes on line \(number + 1)", "\(kibibytes)K"))
                         }
                         return bytes
                     }

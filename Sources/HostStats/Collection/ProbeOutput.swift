@@ -49,7 +49,9 @@ public struct ProbeOutput: Sendable {
                 guard end - start >= prefix.count, memcmp(base + start, prefix, prefix.count) == 0 else { return }
                 // The section before a marker ends at the newline before the marker.
                 if let section = open { found.append((section.name, section.start, max(section.start, start - 1))) }
-                let name = String(decoding: UnsafeBufferPointer(start: base + start + prefix.count, count: end - start - prefix.count), as: UTF8.self)
+                let name = String(
+                    decoding: UnsafeBufferPointer(
+                        start: base + start + prefix.count, count: end - start - prefix.count), as: UTF8.self)
                 if name == "end" {
                     complete = true
                     open = nil

@@ -1,5 +1,5 @@
-import ValueFormats
 public import OrderedJSON
+import ValueFormats
 
 // The snapshot JSON of DESIGN.md: snake_case keys in the documented order, bytes for sizes,
 // percentages as 0–100 floats, `null` where a figure is unknown (a rate on the first sample).

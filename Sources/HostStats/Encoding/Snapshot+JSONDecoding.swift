@@ -1,6 +1,6 @@
-import ValueFormats
 import Foundation
 public import OrderedJSON
+import ValueFormats
 
 /// A snapshot JSON object that does not have the shape of `hostscope.snapshot/1`.
 public struct SnapshotDecodingError: Error, Sendable, CustomStringConvertible {

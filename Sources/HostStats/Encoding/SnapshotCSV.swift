@@ -1,6 +1,6 @@
-import ValueFormats
 import Foundation
 import OrderedJSON
+import ValueFormats
 
 /// RFC 4180 CSV of snapshot records.
 ///
@@ -68,7 +68,8 @@ public enum SnapshotCSV {
             ].map(integer)
             values.append(number(memory?.usedPercent))
             values += [memory?.swapTotalBytes, memory?.swapUsedBytes].map(integer)
-            values += [snapshot.load?.one, snapshot.load?.five, snapshot.load?.fifteen, snapshot.uptimeSeconds].map(number)
+            values += [snapshot.load?.one, snapshot.load?.five, snapshot.load?.fifteen, snapshot.uptimeSeconds].map(
+                number)
             values.append(number(disks.compactMap(\.usedPercent).max()))
             values.append(number(sum(disks.map(\.readBytesPerSecond))))
             values.append(number(sum(disks.map(\.writeBytesPerSecond))))
@@ -142,4 +143,3 @@ public enum SnapshotCSV {
         return known.isEmpty ? nil : known.reduce(0, +)
     }
 }
-

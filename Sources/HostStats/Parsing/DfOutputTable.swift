@@ -222,7 +222,8 @@ struct DfOutputTable {
     /// How far token `index` lies from its column's header: by its start for a left-aligned column,
     /// its end for a right-aligned one; the nearer of the byte and display-column measures.
     private func distance(token index: Int, to header: HeaderColumn, in split: RowSplit) -> Int {
-        let (edge, target) = header.column.isLeftAligned ? (split.starts[index], header.start) : (split.ends[index], header.end)
+        let (edge, target) =
+            header.column.isLeftAligned ? (split.starts[index], header.start) : (split.ends[index], header.end)
         return min(abs(edge.bytes - target.bytes), abs(edge.width - target.width))
     }
 

@@ -163,7 +163,8 @@ public enum DfParser {
         // A row holds a percentage and several figures; a header at most one block size standing alone
         // (`bloques de 1024`, `blocs de 1024`).
         guard words.count >= 4,
-            !words.contains(where: { $0.hasSuffix("%") && $0.dropLast().first.map { $0.isNumber || $0 == "-" } == true }),
+            !words.contains(where: { $0.hasSuffix("%") && $0.dropLast().first.map { $0.isNumber || $0 == "-" } == true }
+            ),
             words.filter({ UInt64($0) != nil }).count <= 1
         else { return nil }
         let lower = words.map { $0.lowercased() }

@@ -47,7 +47,8 @@ public enum IPLinkParser {
                 case .value(let number): values[String(name)] = number
                 case .outOfRange:
                     let interface = interfaces[interfaces.count - 1].interface
-                    warnings.append(TextScanning.outOfRangeWarning("ip \(current.direction) \(name) of \(interface)", value))
+                    warnings.append(
+                        TextScanning.outOfRangeWarning("ip \(current.direction) \(name) of \(interface)", value))
                 case nil:
                     throw ParseError(
                         source: source, message: "`\(value)` under \(name) is not a counter", line: index + 1)

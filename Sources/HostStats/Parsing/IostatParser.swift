@@ -93,7 +93,8 @@ public enum IostatParser {
         }
         let last = reports[reports.count - 1]
         if last.devices.contains(where: { $0.readBytesPerSecond == nil && $0.bytesPerSecond == nil }) {
-            warnings.append("iostat device columns without a known read/write rate (rkB/s, kB_read/s, …): rates unknown")
+            warnings.append(
+                "iostat device columns without a known read/write rate (rkB/s, kB_read/s, …): rates unknown")
         }
         return Parsed(Report(devices: last.devices, cpu: cpuStats(last.cpu, cores: cores)), warnings: warnings)
     }

@@ -72,7 +72,8 @@ public enum ProcDiskStatsParser {
         ]
         let devices = try parse(text).map { counters in
             if counters.readBytes == nil || counters.writtenBytes == nil {
-                warnings.append("\(counters.device): sectors read or written times 512 is out of range: left out (null)")
+                warnings.append(
+                    "\(counters.device): sectors read or written times 512 is out of range: left out (null)")
             }
             return BlockDeviceStats(
                 device: counters.device, readBytes: counters.readBytes, writeBytes: counters.writtenBytes,

@@ -21,7 +21,8 @@ public enum ProcMemInfoParser {
             if outOfRange.contains("MemTotal") || outOfRange.contains("MemFree") {
                 // Nothing is computed from an unknown total or free figure; the rest is as read.
                 return MemoryStats(
-                    totalBytes: values["MemTotal"], availableBytes: values["MemAvailable"], freeBytes: values["MemFree"],
+                    totalBytes: values["MemTotal"], availableBytes: values["MemAvailable"],
+                    freeBytes: values["MemFree"],
                     buffersBytes: values["Buffers"], swapTotalBytes: values["SwapTotal"])
             }
             let missing = values["MemTotal"] == nil ? "MemTotal" : "MemFree"
@@ -64,7 +65,8 @@ public enum ProcMemInfoParser {
     /// Reads the UTF-8 bytes: the file has fifty-odd lines and a probe reads it every tick.
     /// The keys whose figures are out of range are left out of the values, returned apart and named in
     /// `warnings`.
-    static func fields(_ text: String, warnings: inout [String]) -> (values: [String: UInt64], outOfRange: Set<String>) {
+    static func fields(_ text: String, warnings: inout [String]) -> (values: [String: UInt64], outOfRange: Set<String>)
+    {
         var text = text
         text.makeContiguousUTF8()
         var values: [String: UInt64] = [:]

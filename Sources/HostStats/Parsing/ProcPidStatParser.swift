@@ -113,7 +113,8 @@ public enum ProcPidStatParser {
         // Offsets in `tail` are proc(5) field numbers minus 3 (pid, comm, then state at 3).
         // The kernel prints pids below 2^22 and 64-bit tick counts; a file that does not is not read.
         guard let ppid = Int(exactly: try number(1, "ppid")) else {
-            throw ParseError(source: source, message: "ppid `\(text(tail[1]))` of pid \(pid) is out of range", line: line)
+            throw ParseError(
+                source: source, message: "ppid `\(text(tail[1]))` of pid \(pid) is out of range", line: line)
         }
         guard let cpuTicks = UInt64.checkedSum(try number(11, "utime"), try number(12, "stime")) else {
             throw ParseError(source: source, message: "utime + stime of pid \(pid) is out of range", line: line)
@@ -167,7 +168,8 @@ public enum ProcPidStatParser {
     /// that is out of range.
     public static func rssBytes(_ sample: ProcessSample, pageSize: UInt64, warnings: inout [String]) -> UInt64? {
         guard let bytes = sample.rssPages.checkedMultiplied(by: pageSize) else {
-            warnings.append(TextScanning.outOfRangeWarning("the RSS of pid \(sample.pid) in pages", String(sample.rssPages)))
+            warnings.append(
+                TextScanning.outOfRangeWarning("the RSS of pid \(sample.pid) in pages", String(sample.rssPages)))
             return nil
         }
         return bytes

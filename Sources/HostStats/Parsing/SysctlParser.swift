@@ -85,7 +85,8 @@ public enum SysctlParser {
                     memory.usedPercent = total > 0 ? Double(used) / Double(total) * 100 : nil
                     memory.definition = MemoryStats.Definition.totalMinusFreeInactiveLaundry
                 } else {
-                    values.warnings.append("sysctl free, inactive and laundry pages in bytes are out of range: left out (null)")
+                    values.warnings.append(
+                        "sysctl free, inactive and laundry pages in bytes are out of range: left out (null)")
                 }
             }
             values.memory = memory

@@ -10,7 +10,9 @@ public enum ToolRecognizer {
         let lines = TextScanning.lines(head).map { $0.trimmingLeadingBlanks() }
         func anyLine(_ predicate: (Substring) -> Bool) -> Bool { lines.contains(where: predicate) }
         if head.contains("Mach Virtual Memory Statistics") { return "vm_stat" }
-        if anyLine({ $0.hasPrefix("ProductName:") }) && anyLine({ $0.hasPrefix("ProductVersion:") }) { return "sw_vers" }
+        if anyLine({ $0.hasPrefix("ProductName:") }) && anyLine({ $0.hasPrefix("ProductVersion:") }) {
+            return "sw_vers"
+        }
         if anyLine({ $0.hasPrefix("MemTotal:") }) { return "proc-meminfo" }
         if anyLine({ $0.hasPrefix("cpu ") }) && anyLine({ $0.hasPrefix("ctxt ") || $0.hasPrefix("intr ") }) {
             return "proc-stat"

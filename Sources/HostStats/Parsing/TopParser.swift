@@ -55,7 +55,9 @@ public enum TopParser {
                 trimmed.contains("free") || trimmed.contains("libr") || trimmed.contains("frei")
             {
                 memoryLine = trimmed
-            } else if afterCPU, label(trimmed) != nil, pairs(trimmed[trimmed.index(after: trimmed.firstIndex(of: ":")!)...]).count == 4 {
+            } else if afterCPU, label(trimmed) != nil,
+                pairs(trimmed[trimmed.index(after: trimmed.firstIndex(of: ":")!)...]).count == 4
+            {
                 // procps prints memory, then swap, right after the CPU lines, whatever the language of
                 // their labels (`MiB RAM :`, `MiB Intercambio:`, `MiB 메모리 :`).
                 if memoryLine == nil {
@@ -203,7 +205,9 @@ public enum TopParser {
                     let decimals = value.split(whereSeparator: { $0 == "." || $0 == "," }).dropFirst().first?.count ?? 0
                     var step = multiplier
                     for _ in 0..<decimals { step /= 10 }
-                    figure = TextScanning.wholeNumber(number * multiplier).map { FreeParser.Figure(bytes: $0, slack: step) }
+                    figure = TextScanning.wholeNumber(number * multiplier).map {
+                        FreeParser.Figure(bytes: $0, slack: step)
+                    }
                     if figure == nil {
                         warnings.append(TextScanning.outOfRangeWarning("top's `\(label)` figure", value))
                         outOfRange.insert(canonical(label))
@@ -246,9 +250,10 @@ public enum TopParser {
         var outOfRange: Set<String> = []
         let mem = try figures(line, order: ["total", "free", "used", "buff/cache"], outOfRange: &outOfRange)
         var swapOutOfRange: Set<String> = []
-        let swapFigures = try swap.map { (text: Substring) throws(ParseError) in
-            try figures(text, order: ["total", "free", "used", "available"], outOfRange: &swapOutOfRange)
-        } ?? [:]
+        let swapFigures =
+            try swap.map { (text: Substring) throws(ParseError) in
+                try figures(text, order: ["total", "free", "used", "available"], outOfRange: &swapOutOfRange)
+            } ?? [:]
         var stats = MemoryStats()
         guard let free = mem["free"] else {
             if outOfRange.contains("free") { return nil }

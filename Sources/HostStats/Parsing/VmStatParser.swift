@@ -85,7 +85,9 @@ public enum VmStatParser {
             let app = anonymous >= purgeable ? anonymous - purgeable : 0
             stats.usedBytes = bytes("used memory", app, wired, compressed)
             if stats.usedBytes != nil { stats.definition = MemoryStats.Definition.macOSAppWiredCompressed }
-            if let fileBacked = pages["File-backed pages"] { stats.cachedBytes = bytes("cached files", fileBacked, purgeable) }
+            if let fileBacked = pages["File-backed pages"] {
+                stats.cachedBytes = bytes("cached files", fileBacked, purgeable)
+            }
         } else if let active = pages["Pages active"] {
             stats.usedBytes = bytes("used memory", active, wired)
             if stats.usedBytes != nil { stats.definition = MemoryStats.Definition.activePlusWired }

@@ -1,8 +1,8 @@
-import ValueFormats
 import Foundation
 import HostStats
 public import OrderedJSON
 public import Storage
+import ValueFormats
 
 /// A conversation written out for people (Markdown) or programs (JSON), with every tool call's span ids.
 ///

@@ -1,9 +1,9 @@
-import ValueFormats
 public import Chat
 public import Foundation
 import OrderedJSON
 public import Storage
 import Synchronization
+import ValueFormats
 
 /// What a stored conversation says about itself besides its transcript.
 public struct ChatHeader: Sendable, Equatable {

@@ -1,8 +1,8 @@
 import AgentTracing
 public import Chat
 import CurlHTTP
-import SSHTransport
 public import Foundation
+import SSHTransport
 public import Storage
 
 /// What a chat is asked to be: provider, model, host, and the limits of one question.

@@ -1,4 +1,3 @@
-import ValueFormats
 public import AgentTracing
 public import Chat
 public import Foundation
@@ -7,6 +6,7 @@ public import OrderedJSON
 import RemoteFiles
 import SSHTransport
 import Synchronization
+import ValueFormats
 
 /// The tools a chat offers the model about one host: the host given with `--host`, and no other.
 ///

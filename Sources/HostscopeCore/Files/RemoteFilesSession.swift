@@ -1,8 +1,8 @@
-import ValueFormats
 public import Foundation
 import HostStats
 public import RemoteFiles
 import SSHTransport
+import ValueFormats
 public import ValueFormats
 
 /// A `hostscope files` argument that cannot be used (a local path, a malformed host).

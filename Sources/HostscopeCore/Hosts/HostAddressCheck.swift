@@ -20,7 +20,8 @@ enum HostAddressCheck {
             freeaddrinfo(list)
             return nil
         }
-        return unresolved(argument, hostName: options.hostName, reason: String(cString: gai_strerror(status)),
+        return unresolved(
+            argument, hostName: options.hostName, reason: String(cString: gai_strerror(status)),
             aliases: aliases)
     }
 

@@ -1,6 +1,6 @@
-import ValueFormats
 public import HostStats
 public import SSHTransport
+import ValueFormats
 
 /// One host's SSH session, kept between commands and reopened when it breaks.
 ///

@@ -1,9 +1,9 @@
-import ValueFormats
 import Foundation
 public import HostStats
 import Subprocess
 import Synchronization
 import SystemPackage
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc

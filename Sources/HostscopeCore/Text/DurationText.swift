@@ -1,3 +1,6 @@
+import Foundation
+import ValueFormats
+
 /// Reads and writes durations as people type them on a command line: `250ms`, `5s`, `1.5s`,
 /// `10m`, `2h`, `7d`, `1w`; a bare number is seconds.
 public enum DurationText {
@@ -31,6 +34,3 @@ public enum DurationText {
         return "\(Double(milliseconds) / 1000)s"
     }
 }
-
-import ValueFormats
-import Foundation

@@ -1,7 +1,7 @@
-import ValueFormats
 import AgentTracing
 import HostStats
 import Tracing
+import ValueFormats
 
 /// The attributes of a command span (`ssh exec`, or `exec` for the local machine), shared by both
 /// runners so that `trace list` shows the same columns for either.

@@ -1,6 +1,6 @@
-import Foundation
 public import AgentTracing
 public import CurlHTTP
+import Foundation
 
 /// How one OTLP signal is exported: where to, and in what form.
 public struct OTLPSignalSettings: Sendable {

@@ -1,7 +1,7 @@
-import ValueFormats
 public import AgentTracing
 import Foundation
 public import Storage
+import ValueFormats
 
 /// Moves finished spans from the tracer's ring into the database, in batches, on its own schedule: the
 /// code that ends a span never waits for SQLite.

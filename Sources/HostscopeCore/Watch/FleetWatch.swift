@@ -288,7 +288,9 @@ public final class FleetWatch: Sendable {
         let (initial, stopped) = state.withLock { state -> ([(ResolvedHost, Int)], Bool) in
             state.start = start
             state.starter = starter
-            return (state.order.compactMap { name in state.entries[name].map { ($0.host, $0.generation) } }, state.stopped)
+            return (
+                state.order.compactMap { name in state.entries[name].map { ($0.host, $0.generation) } }, state.stopped
+            )
         }
         for host in initial { starter.yield(host) }
         if (initial.isEmpty && plan.isFinite) || stopped { starter.finish() }

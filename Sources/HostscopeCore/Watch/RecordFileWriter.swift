@@ -103,7 +103,9 @@ public final class RecordFileWriter: Sendable {
         let fd = open(path, flags, 0o644)
         guard fd >= 0 else {
             throw RecordWriteError(
-                message: "cannot open \(path) for writing: \(String(cString: strerror(errno))); check the directory exists and is writable, or choose another --output")
+                message:
+                    "cannot open \(path) for writing: \(String(cString: strerror(errno))); check the directory exists and is writable, or choose another --output"
+            )
         }
         descriptor = fd
         if isatty(fd) == 1 {
@@ -218,7 +220,9 @@ public final class RecordFileWriter: Sendable {
                 csvLayout == .wide && header == SnapshotCSV.wideHeaderWithoutSlot.trimmingCharacters(in: .newlines)
             guard header == expected || withoutSlot else {
                 throw RecordWriteError(
-                    message: "\(path ?? "output") already holds CSV with other columns; write to a new file, or use the same --csv-layout as before")
+                    message:
+                        "\(path ?? "output") already holds CSV with other columns; write to a new file, or use the same --csv-layout as before"
+                )
             }
             progress.withLock {
                 $0.headerWritten = true
@@ -268,7 +272,9 @@ public final class RecordFileWriter: Sendable {
         var bytes = [UInt8](repeating: 0, count: size)
         var offset = 0
         while offset < size {
-            let count = bytes[offset...].withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+            let count = bytes[offset...].withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress, $0.count, off_t(offset))
+            }
             if count <= 0 { break }
             offset += count
         }
@@ -314,12 +320,16 @@ public final class RecordFileWriter: Sendable {
         let target = path ?? "standard output"
         if code == ENOSPC {
             return RecordWriteError(
-                message: "cannot write to \(target): the disk is full; free space or choose another --output (records still go to the history database)")
+                message:
+                    "cannot write to \(target): the disk is full; free space or choose another --output (records still go to the history database)"
+            )
         }
         if code == EPIPE {
             return RecordWriteError(message: "standard output was closed", readerClosed: path == nil)
         }
         return RecordWriteError(
-            message: "cannot write to \(target): \(String(cString: strerror(code))) (records still go to the history database)")
+            message:
+                "cannot write to \(target): \(String(cString: strerror(code))) (records still go to the history database)"
+        )
     }
 }

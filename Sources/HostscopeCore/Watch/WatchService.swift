@@ -264,7 +264,7 @@ public final class RecordSink: Sendable {
                         "writing to \(target) again; the \(missed) record(s) made while it failed "
                             + "are only in the history database")
                 }
-            } catch where error.readerClosed {
+            } catch  where error.readerClosed {
                 closed.withLock { $0 = true }
                 readerClosed()
             } catch {
@@ -276,7 +276,8 @@ public final class RecordSink: Sendable {
             do {
                 try await history.history.append([record])
                 if let missed = historyState.withLock({ $0.succeeded() }) {
-                    diagnostics.note("storing records in the history database again; \(missed) record(s) were not stored")
+                    diagnostics.note(
+                        "storing records in the history database again; \(missed) record(s) were not stored")
                 }
             } catch {
                 let message = error.message

@@ -1,7 +1,7 @@
-public import ValueFormats
 import Digests
 import Foundation
 import SSHTransport
+public import ValueFormats
 
 #if canImport(Glibc)
     import Glibc

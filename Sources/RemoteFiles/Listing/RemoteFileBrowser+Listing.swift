@@ -1,6 +1,6 @@
-public import ValueFormats
 import Foundation
 import SSHTransport
+public import ValueFormats
 
 /// How ``RemoteFileBrowser/list(_:options:_:)`` lists a directory.
 public struct ListOptions: Sendable {

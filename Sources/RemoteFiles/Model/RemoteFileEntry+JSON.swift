@@ -1,6 +1,6 @@
-import ValueFormats
 import Foundation
 public import OrderedJSON
+import ValueFormats
 
 extension RemoteFileEntry {
     /// The entry as a Files JSON object: `name`, `path`, `type`, `size`, `mode`, `uid`, `gid`,

@@ -1,5 +1,5 @@
-public import ValueFormats
 public import SSHTransport
+public import ValueFormats
 
 /// The kind of a directory entry, as Files JSON names it.
 public enum RemoteFileType: String, Sendable, Equatable {

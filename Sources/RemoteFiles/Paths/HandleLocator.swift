@@ -1,6 +1,6 @@
-import ValueFormats
 import SSHTransport
 import Synchronization
+import ValueFormats
 
 /// Asks the server where an open handle leads, through `/proc/self/fd` of the server's own process.
 ///

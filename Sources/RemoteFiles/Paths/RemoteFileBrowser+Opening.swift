@@ -1,5 +1,5 @@
-import ValueFormats
 import SSHTransport
+import ValueFormats
 
 // Opening by name over SFTP v3, where a name can change between any two requests.
 //

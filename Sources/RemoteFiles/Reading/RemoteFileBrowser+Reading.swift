@@ -1,5 +1,5 @@
-public import ValueFormats
 import SSHTransport
+public import ValueFormats
 
 /// A byte range as `--bytes` takes it: `A-B` (inclusive, from 0), `A-` (from A to the end) or
 /// `-N` (the last N bytes), as in an HTTP Range header.

@@ -1,5 +1,5 @@
-public import ValueFormats
 import SSHTransport
+public import ValueFormats
 
 #if canImport(Glibc)
     import Glibc

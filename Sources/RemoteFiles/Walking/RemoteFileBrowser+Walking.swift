@@ -1,5 +1,5 @@
-public import ValueFormats
 import SSHTransport
+public import ValueFormats
 
 /// How a directory walk (tree, find, recursive grep) proceeds.
 public struct WalkOptions: Sendable {

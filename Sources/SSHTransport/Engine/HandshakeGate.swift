@@ -1,5 +1,5 @@
-import ValueFormats
 import Synchronization
+import ValueFormats
 
 /// Bounds how many sessions connect at once (TCP, key exchange, authentication), so that a
 /// thousand hosts started together neither time out nor starve the sessions already up.

@@ -1,6 +1,6 @@
-import ValueFormats
 import CLibSSH2
 import Foundation
+import ValueFormats
 
 /// Drives one ``ExecStateMachine`` with libssh2 on the session's I/O thread.
 // @unchecked Sendable: `machine`, `channel` and `continuation` are touched only by the loop
@@ -69,7 +69,8 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
     func failChannelRefused() {
         refusedForCapacity = false
         machine.failed(
-            SSHError(.channel, "\(displayName): the server refused to open a session channel (check sshd's MaxSessions)"))
+            SSHError(
+                .channel, "\(displayName): the server refused to open a session channel (check sshd's MaxSessions)"))
     }
 
     func hasQueuedData() -> Bool {
@@ -115,8 +116,9 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
                         return .progressed
                     }
                     machine.failed(
-                        SSHError(.channel, "\(displayName): cannot open a channel: \(error.message)",
-                                 libssh2Code: error.code))
+                        SSHError(
+                            .channel, "\(displayName): cannot open a channel: \(error.message)",
+                            libssh2Code: error.code))
                 }
             case .startCommand:
                 let result = command.withCString { text in
@@ -130,8 +132,9 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
                     let error = LibSSH2.lastError(session)
                     if LibSSH2.isFatalTransportError(result) { return .sessionBroken(broken(error)) }
                     machine.failed(
-                        SSHError(.channel, "\(displayName): the server refused to run the command: \(error.message)",
-                                 libssh2Code: result))
+                        SSHError(
+                            .channel, "\(displayName): the server refused to run the command: \(error.message)",
+                            libssh2Code: result))
                 } else {
                     machine.commandStarted()
                 }

@@ -153,7 +153,9 @@ struct ExecStateMachine {
         var lineStart = 0
         while let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = bytes[lineStart..<newline]
-            if line.starts(with: pidMarker), let pid = Int(String(decoding: line.dropFirst(pidMarker.count), as: UTF8.self)) {
+            if line.starts(with: pidMarker),
+                let pid = Int(String(decoding: line.dropFirst(pidMarker.count), as: UTF8.self))
+            {
                 return (pid, lineStart..<(newline + 1))
             }
             lineStart = newline + 1

@@ -83,7 +83,9 @@ struct KnownHostsVerifier {
                 if mismatch == nil {
                     let stored = entry.flatMap { $0.pointee.key }.map { String(cString: $0) }
                     let storedFingerprint =
-                        stored.flatMap { Data(base64Encoded: $0) }.map { LibSSH2.fingerprint(ofDigest: SHA256.hash($0)) }
+                        stored.flatMap { Data(base64Encoded: $0) }.map {
+                            LibSSH2.fingerprint(ofDigest: SHA256.hash($0))
+                        }
                         ?? "a different key"
                     let lineNumber = stored.flatMap { storedKey in
                         file.lines.first { String(decoding: $0.text, as: UTF8.self).contains(storedKey) }?.number

@@ -1,6 +1,6 @@
-import ValueFormats
 import CLibSSH2
 import Foundation
+import ValueFormats
 
 /// Process-wide libssh2 set-up and small helpers shared by the session code.
 enum LibSSH2 {

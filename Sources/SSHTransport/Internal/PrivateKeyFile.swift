@@ -33,7 +33,9 @@ struct PrivateKeyFile {
             let fields = publicText.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
             if fields.count >= 2 {
                 if info.keyType == nil || info.keyType == "ecdsa" { info.keyType = String(fields[0]) }
-                if info.publicKeyBlob == nil { info.publicKeyBlob = Data(base64Encoded: String(fields[1])).map(Array.init) }
+                if info.publicKeyBlob == nil {
+                    info.publicKeyBlob = Data(base64Encoded: String(fields[1])).map(Array.init)
+                }
             }
         }
         return info

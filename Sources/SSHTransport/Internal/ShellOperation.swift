@@ -176,7 +176,8 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
                     if LibSSH2.isFatalTransportError(error.code) { return .sessionBroken(broken(error)) }
                     finish(
                         SSHError(
-                            .shellUnavailable, "\(displayName): cannot open a channel for the probe shell: \(error.message)",
+                            .shellUnavailable,
+                            "\(displayName): cannot open a channel for the probe shell: \(error.message)",
                             libssh2Code: error.code))
                     return .finished
                 }
@@ -240,7 +241,8 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
                 self.current = nil
                 current.request.continuation.resume(throwing: CancellationError())
                 killShell()
-                startClosing(SSHError(.shellUnavailable, "\(displayName): the shell was stopped when a command was cancelled"))
+                startClosing(
+                    SSHError(.shellUnavailable, "\(displayName): the shell was stopped when a command was cancelled"))
                 return .progressed
             }
             var progressed = false
@@ -278,7 +280,8 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
                         stderrBytes: framing.stderrBytes, duration: current.started.duration(to: .now)))
                 if framing.truncated {
                     killShell()
-                    startClosing(SSHError(.shellUnavailable, "\(displayName): the shell was stopped after too much output"))
+                    startClosing(
+                        SSHError(.shellUnavailable, "\(displayName): the shell was stopped after too much output"))
                 }
                 return .progressed
             }
@@ -317,7 +320,8 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
         _ session: OpaquePointer, into framing: inout ShellRequestFraming, progressed: inout Bool
     ) -> Advance {
         for (streamID, stream) in [(Int32(0), ShellRequestFraming.Stream.stdout), (1, .stderr)] {
-            let outcome = LibSSH2.drain(channel, stream: streamID, buffer: &buffer, queuedOnly: streamID == 1) { chunk in
+            let outcome = LibSSH2.drain(channel, stream: streamID, buffer: &buffer, queuedOnly: streamID == 1) {
+                chunk in
                 if stream == .stderr && shellPID == nil {
                     scanForPID(chunk, into: &framing)
                 } else {

@@ -1,6 +1,6 @@
-import ValueFormats
 import CLibSSH2
 import Foundation
+import ValueFormats
 
 /// What one non-blocking attempt at an SFTP request achieved.
 enum SFTPAttempt<Value> {

@@ -1,6 +1,6 @@
-public import ValueFormats
 import CLibSSH2
 import Synchronization
+public import ValueFormats
 
 /// A file's bytes from its current position to its end, read ahead by the session's thread.
 ///

@@ -1,6 +1,6 @@
-public import ValueFormats
 import CLibSSH2
 import Synchronization
+public import ValueFormats
 
 // Read-only SFTP. The module exposes no call that writes, renames, removes, changes attributes
 // or creates anything on the host: files are opened with LIBSSH2_FXF_READ only, and the
@@ -164,7 +164,11 @@ public final class SFTPDirectory: Sendable {
 
     /// Closes the directory handle on the server.
     public func close() async {
-        guard closed.withLock({ state in defer { state = true }; return !state }) else { return }
+        guard
+            closed.withLock({ state in
+                defer { state = true }; return !state
+            })
+        else { return }
         await session.closeHandle(id)
     }
 }
@@ -244,7 +248,11 @@ public final class SFTPFile: Sendable {
 
     /// Closes the file handle on the server.
     public func close() async {
-        guard closed.withLock({ state in defer { state = true }; return !state }) else { return }
+        guard
+            closed.withLock({ state in
+                defer { state = true }; return !state
+            })
+        else { return }
         await session.closeHandle(id)
     }
 }

@@ -26,7 +26,8 @@ public struct HistoryStore: Sendable {
                     """)
             for row in rows {
                 try statement.execute(arguments: [
-                    row.host, Self.milliseconds(row.collectedAt), row.kind.rawValue, row.errorKind, row.cpuBusyPercent, row.memoryUsedPercent,
+                    row.host, Self.milliseconds(row.collectedAt), row.kind.rawValue, row.errorKind, row.cpuBusyPercent,
+                    row.memoryUsedPercent,
                     row.load1m, row.diskMaxUsedPercent, row.json,
                 ])
             }

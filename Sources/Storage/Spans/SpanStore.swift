@@ -197,7 +197,9 @@ public struct SpanStore: Sendable {
     }
 
     /// The spans that started in [`since`, `until`], oldest first, read `pageSize` at a time (for export).
-    public func spans(since: Date? = nil, until: Date? = nil, pageSize: Int = 1_000) -> PagedRows<StoredSpan, SpanCursor> {
+    public func spans(since: Date? = nil, until: Date? = nil, pageSize: Int = 1_000) -> PagedRows<
+        StoredSpan, SpanCursor
+    > {
         let limit = max(1, pageSize)
         return PagedRows { (cursor: SpanCursor?) async throws(StorageError) in
             let page = try await self.page(since: since, until: until, after: cursor, limit: limit)

@@ -1,6 +1,6 @@
-import HostscopeCore
 public import Chat
 import Foundation
+import HostscopeCore
 import OrderedJSON
 
 /// How the interactive chat shows tool calls and totals: one line per timeline row, one status line per turn.

@@ -1,7 +1,7 @@
-import OrderedJSON
-import ValueFormats
 import HostscopeCore
+import OrderedJSON
 public import RemoteFiles
+import ValueFormats
 
 /// Text renderings of `hostscope files` results.
 public enum FilesText {

@@ -1,6 +1,6 @@
+import Foundation
 import HostscopeCore
 import ValueFormats
-import Foundation
 
 /// The text of a transfer's progress line (``line(name:done:total:transferred:elapsed:width:)``),
 /// kept apart from the terminal that shows it.

@@ -1,6 +1,6 @@
-import HostscopeCore
 import Foundation
 public import HostStats
+import HostscopeCore
 
 /// The snapshot as a person reads it on a terminal: a summary, then disks, network and top
 /// processes as aligned columns. Every string from the host is sanitised for the terminal.
@@ -8,7 +8,8 @@ public enum SnapshotTable {
     public static func render(_ record: SnapshotRecord, width: Int = 120) -> String {
         switch record {
         case .failure(let failure):
-            return "\(TerminalText.sanitize(failure.host))  ERROR (\(failure.kind.rawValue)): \(TerminalText.sanitize(failure.message))\n"
+            return
+                "\(TerminalText.sanitize(failure.host))  ERROR (\(failure.kind.rawValue)): \(TerminalText.sanitize(failure.message))\n"
         case .snapshot(let snapshot):
             return render(snapshot, width: width)
         }

@@ -122,7 +122,9 @@ extension FleetTopModel {
         }
         let cpu = snapshot?.cpu?.busyPercent
         line.column(Self.percent(cpu), 6, stale ?? Self.threshold(cpu), right: true)
-        if columns.spark > 0 { line.column(Self.sparkline(host.cpuHistory, width: columns.spark), columns.spark, stale ?? .cyan) }
+        if columns.spark > 0 {
+            line.column(Self.sparkline(host.cpuHistory, width: columns.spark), columns.spark, stale ?? .cyan)
+        }
         let memory = snapshot?.memory?.usedPercent
         line.column(Self.percent(memory), 6, stale ?? Self.threshold(memory), right: true)
         if columns.spark > 0 {
@@ -149,13 +151,16 @@ extension FleetTopModel {
         var lines: [StyledLine] = []
         var title = StyledLine(name, .bold)
         let snapshot = host.snapshot
-        if let os = snapshot?.os { title.add(" · " + [os.name ?? os.family, os.kernel].compactMap { $0 }.joined(separator: " ")) }
+        if let os = snapshot?.os {
+            title.add(" · " + [os.name ?? os.family, os.kernel].compactMap { $0 }.joined(separator: " "))
+        }
         if let uptime = snapshot?.uptimeSeconds { title.add(" · up " + FigureText.uptime(uptime)) }
         if let load = snapshot?.load {
             title.add(String(format: " · load %.2f %.2f %.2f", load.one, load.five, load.fifteen))
         }
         if let snapshot {
-            title.add(" · \(clock(snapshot.collectedAt)) (\(Self.age(now.timeIntervalSince(snapshot.collectedAt))) ago)",
+            title.add(
+                " · \(clock(snapshot.collectedAt)) (\(Self.age(now.timeIntervalSince(snapshot.collectedAt))) ago)",
                 host.state.phase == .up ? .dim : .yellow)
         }
         lines.append(title)
@@ -262,7 +267,8 @@ extension FleetTopModel {
             line.column(FigureText.bytes(disk.sizeBytes), 9, right: true)
             line.column(FigureText.bytes(disk.usedBytes), 9, right: true)
             line.column(FigureText.bytes(disk.availableBytes), 9, right: true)
-            line.column(disk.usedPercent.map { String(format: "%.0f%%", $0) } ?? "-", 5, Self.threshold(disk.usedPercent),
+            line.column(
+                disk.usedPercent.map { String(format: "%.0f%%", $0) } ?? "-", 5, Self.threshold(disk.usedPercent),
                 right: true)
             let inodes: Double? =
                 if let total = disk.inodesTotal, let used = disk.inodesUsed, total > 0 {
@@ -395,7 +401,8 @@ extension FleetTopModel {
             scaled /= 1024
             unit += 1
         }
-        return unit == 0 || scaled >= 100 ? "\(Int(scaled.rounded()))\(units[unit])" : String(format: "%.1f%@", scaled, units[unit])
+        return unit == 0 || scaled >= 100
+            ? "\(Int(scaled.rounded()))\(units[unit])" : String(format: "%.1f%@", scaled, units[unit])
     }
 
     /// `3s`, `12m`, `2h`, `4d`.

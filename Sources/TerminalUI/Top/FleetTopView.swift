@@ -110,13 +110,15 @@ public enum FleetTopView {
             line += " cpu " + FleetTopModel.percent(snapshot.cpu?.busyPercent) + "%"
             line += " mem " + FleetTopModel.percent(snapshot.memory?.usedPercent) + "%"
             line += " load " + (snapshot.load.map { String(format: "%.2f", $0.one) } ?? "-")
-            line += " disk " + (snapshot.disks.compactMap(\.usedPercent).max().map { String(format: "%.0f%%", $0) } ?? "-")
+            line +=
+                " disk " + (snapshot.disks.compactMap(\.usedPercent).max().map { String(format: "%.0f%%", $0) } ?? "-")
             line += " net " + (FleetTopModel.networkRate(snapshot).map { FleetTopModel.compactBytes($0) + "/s" } ?? "-")
             return line
         }
     }
 
-    private static func draw(_ model: inout FleetTopModel, size: (columns: Int, rows: Int), colours: Bool, clear: Bool) {
+    private static func draw(_ model: inout FleetTopModel, size: (columns: Int, rows: Int), colours: Bool, clear: Bool)
+    {
         var output = clear ? TerminalOutput.eraseScreen : TerminalOutput()
         output += model.screen(width: size.columns, height: size.rows, now: Date(), colours: colours)
         Output.write(output)

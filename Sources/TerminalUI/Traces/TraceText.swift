@@ -1,8 +1,8 @@
-import ValueFormats
-import HostscopeCore
 public import AgentTracing
 import Foundation
+import HostscopeCore
 public import Storage
+import ValueFormats
 
 /// How `trace list` and `trace show` print spans: for people, one line per span, text from hosts
 /// escaped so that it cannot drive the terminal.
@@ -108,7 +108,8 @@ public enum TraceText {
         if !span.events.isEmpty {
             out += "  events\n"
             for event in span.events {
-                out += "    \(RFC3339.format(nanosecondsSince1970: event.timeNanoseconds))  \(TerminalText.sanitize(event.name))\n"
+                out +=
+                    "    \(RFC3339.format(nanosecondsSince1970: event.timeNanoseconds))  \(TerminalText.sanitize(event.name))\n"
                 for attribute in event.attributes {
                     out += value(attribute, indent: "      ")
                 }

@@ -55,8 +55,11 @@ public actor LiveStatus {
                 .padding(toLength: nameWidth, withPad: " ", startingAt: 0)
             let last = status.lastTick.map { Self.clock.string(from: $0) } ?? "--:--:--"
             var line = "\(name)  \(Self.label(status.phase).padding(toLength: 10, withPad: " ", startingAt: 0)) \(last)"
-            line += "  cpu " + FigureText.percent(status.cpuBusyPercent).padding(toLength: 6, withPad: " ", startingAt: 0)
-            line += "  mem " + FigureText.percent(status.memoryUsedPercent).padding(toLength: 6, withPad: " ", startingAt: 0)
+            line +=
+                "  cpu " + FigureText.percent(status.cpuBusyPercent).padding(toLength: 6, withPad: " ", startingAt: 0)
+            line +=
+                "  mem "
+                + FigureText.percent(status.memoryUsedPercent).padding(toLength: 6, withPad: " ", startingAt: 0)
             line += "  ticks \(status.ticks)  errors \(status.errors)"
             if let error = status.lastError, status.phase != .up {
                 line += "  " + TerminalText.sanitize(error)

@@ -1,4 +1,3 @@
-import ValueFormats
 public import ArgumentParser
 import Foundation
 import HostStats

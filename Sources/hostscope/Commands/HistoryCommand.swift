@@ -69,7 +69,8 @@ struct HistoryCommand: AsyncParsableCommand {
 
     @Option(
         name: [.customShort("f"), .customLong("format")],
-        help: ArgumentHelp("csv, json (one array) or ndjson (one record per line) (default: csv).", valueName: "format"))
+        help: ArgumentHelp("csv, json (one array) or ndjson (one record per line) (default: csv).", valueName: "format")
+    )
     var chosenFormat: HistoryFormat?
 
     /// `-o`, the short name --format had before `-o` meant --output everywhere; kept for a release.

@@ -1,9 +1,9 @@
-import TerminalUI
-import HostscopeCore
 import ArgumentParser
 import Foundation
 import HostStats
+import HostscopeCore
 import OrderedJSON
+import TerminalUI
 
 struct ParseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

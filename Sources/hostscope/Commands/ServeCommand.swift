@@ -35,7 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "Hosts or ~/.ssh/config patterns to watch.")
     var hosts: [String] = []
 
-    @Option(name: .customLong("hosts-file"), help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
+    @Option(
+        name: .customLong("hosts-file"),
+        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
 
     @Option(help: "Collection interval of each host.")
@@ -44,24 +46,35 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "host:port"))
     var listen: String = ListenAddress.standard.description
 
-    @Option(name: .customLong("token-file"), help: ArgumentHelp(
-        "File (mode 0600) whose first line is the bearer token every request must send.", valueName: "file"))
+    @Option(
+        name: .customLong("token-file"),
+        help: ArgumentHelp(
+            "File (mode 0600) whose first line is the bearer token every request must send.", valueName: "file"))
     var tokenFile: String?
 
-    @Flag(name: .customLong("insecure-no-auth"), help: "Listen beyond loopback without a token (anyone who can reach the port reads every host's figures).")
+    @Flag(
+        name: .customLong("insecure-no-auth"),
+        help: "Listen beyond loopback without a token (anyone who can reach the port reads every host's figures).")
     var insecureNoAuth = false
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for HTTPS.", valueName: "file"))
     var tlsCertificate: String?
 
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key (mode 0600) for HTTPS.", valueName: "file"))
+    @Option(
+        name: .customLong("tls-key"), help: ArgumentHelp("PEM private key (mode 0600) for HTTPS.", valueName: "file"))
     var tlsKey: String?
 
-    @Option(name: .customLong("rate-limit"), help: ArgumentHelp(
-        "Requests per second each client address may make on average (bursts of twice as many).", valueName: "n"))
+    @Option(
+        name: .customLong("rate-limit"),
+        help: ArgumentHelp(
+            "Requests per second each client address may make on average (bursts of twice as many).", valueName: "n"))
     var rateLimit: Double = 100
 
-    @Flag(name: .customLong("on-demand"), help: "Watch a host only from its first /probe (for sharding: Prometheus chooses which serve watches which host).")
+    @Flag(
+        name: .customLong("on-demand"),
+        help:
+            "Watch a host only from its first /probe (for sharding: Prometheus chooses which serve watches which host)."
+    )
     var onDemand = false
 
     @OptionGroup var watchOptions: WatchOptions
@@ -89,14 +102,16 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard rateLimit > 0, rateLimit.isFinite else { throw ValidationError("--rate-limit must be above 0.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
+            throw ValidationError(
+                "--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
         }
     }
 
     func run() async throws {
         let address = ListenAddress(listen)!
         let token = try readToken(listening: address)
-        let definition = FleetDefinition(arguments: hosts, hostsFile: hostsFile, settings: connection.settings(attended: false))
+        let definition = FleetDefinition(
+            arguments: hosts, hostsFile: hostsFile, settings: connection.settings(attended: false))
         let fleet: ResolvedFleet
         do {
             fleet = try definition.resolve()
@@ -115,7 +130,8 @@ struct ServeCommand: AsyncParsableCommand {
         let diagnostics = Diagnostics(
             warning: { logger.warning("\($0)") }, error: { logger.error("\($0)") }, note: { logger.notice("\($0)") })
         var settings = try CoreSettings.command(
-            database: watchOptions.database, storesHistory: !watchOptions.noHistory, connection: connection.settings(attended: false),
+            database: watchOptions.database, storesHistory: !watchOptions.noHistory,
+            connection: connection.settings(attended: false),
             tracing: tracing, signals: [.traces, .metrics])
         settings.diagnostics = diagnostics
 
@@ -210,7 +226,8 @@ struct ServeCommand: AsyncParsableCommand {
 
 extension ServeCommand {
     /// Runs the server; the failure's sentence, or `nil` after a clean stop.
-    static func serve(configuration: ServeConfiguration, parts: HostscopeServer.Parts, logger: Logger) async -> String? {
+    static func serve(configuration: ServeConfiguration, parts: HostscopeServer.Parts, logger: Logger) async -> String?
+    {
         do {
             try await HostscopeServer.run(configuration: configuration, parts: parts, logger: logger)
             return nil

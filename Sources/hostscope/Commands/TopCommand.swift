@@ -54,7 +54,8 @@ struct TopCommand: AsyncParsableCommand {
     @Flag(help: "Also store the records in the history database.")
     var history = false
 
-    @Option(name: .customLong("db"), help: ArgumentHelp("The history database file (with --history).", valueName: "file"))
+    @Option(
+        name: .customLong("db"), help: ArgumentHelp("The history database file (with --history).", valueName: "file"))
     var database: String?
 
     @OptionGroup var connection: ConnectionOptions

@@ -127,7 +127,9 @@ struct TraceShowCommand: AsyncParsableCommand {
             throw Output.fail(error)
         }
         Output.write(TraceText.show(found.tree, traceSize: found.traceSize))
-        if found.unreadableSpans > 0 { Output.warning("\(found.unreadableSpans) span(s) of this trace could not be read") }
+        if found.unreadableSpans > 0 {
+            Output.warning("\(found.unreadableSpans) span(s) of this trace could not be read")
+        }
     }
 }
 

@@ -65,7 +65,8 @@ struct WatchCommand: AsyncParsableCommand {
     var output: String?
 
     @Option(
-        name: [.customShort("f"), .long], help: "csv, json or ndjson (default: from --output's extension; ndjson on stdout).")
+        name: [.customShort("f"), .long],
+        help: "csv, json or ndjson (default: from --output's extension; ndjson on stdout).")
     var format: RecordFileFormat?
 
     @Option(name: .customLong("csv-layout"), help: "wide (host-level columns) or long (per disk/interface/core).")
