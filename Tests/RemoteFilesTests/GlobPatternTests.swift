@@ -23,6 +23,16 @@ import Testing
         #expect(GlobPattern("[]]").matches(Array("]".utf8)))
     }
 
+    /// Found by fuzzing (Fixtures/fuzz/crashes/glob/): wildcards are read scalar by scalar, as `find -name` reads
+    /// them, so a backslash or a bracket followed by a combining mark is still a wildcard, though Swift sees one
+    /// Character there.
+    @Test func wildcardsFollowedByACombiningMarkAreStillWildcards() {
+        #expect(GlobPattern("\\\u{301}").matches(Array("\u{301}".utf8)))
+        #expect(!GlobPattern("\\\u{301}").matches(Array("\\\u{301}".utf8)))
+        #expect(GlobPattern("[\u{301}]").matches(Array("\u{301}".utf8)))
+        #expect(GlobPattern("*\u{301}").matches(Array("x\u{301}".utf8)))
+    }
+
     @Test func aQuestionMarkIsOneCharacterEvenWhenItIsNotUTF8() {
         #expect(GlobPattern("caf?.txt").matches(Array("café.txt".utf8)))
         #expect(GlobPattern("caf?.txt").matches(Array("caf".utf8) + [0xE9] + Array(".txt".utf8)))

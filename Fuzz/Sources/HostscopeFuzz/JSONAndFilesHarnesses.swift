@@ -23,7 +23,9 @@ extension Harness {
         _ = SSHTransport.GlobPattern.matches(text(name), patternText)
         _ = HostPattern.matches(text(name), patternList: patternText)
         _ = HostPattern.matches(hostName: text(name), patternList: patternText)
-        if !patternText.contains(where: { "*?[\\".contains($0) }) {
+        // Scalars, not Characters: `\` or `[` followed by a combining mark is one Character that equals
+        // neither, yet the matcher (as `find -name`) reads the wildcard scalar on its own.
+        if !patternText.unicodeScalars.contains(where: { "*?[\\".unicodeScalars.contains($0) }) {
             check(
                 RemoteFiles.GlobPattern(patternText).matches(Array(patternText.utf8)), "a plain pattern misses itself")
         }
