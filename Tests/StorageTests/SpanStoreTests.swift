@@ -157,6 +157,61 @@ import Testing
         #expect(ranged.last?.startUnixNano == Self.base + 199_000_000)
     }
 
+    @Test func pushPagesCarryStoredEncodingsAndTheJSONOfOlderSpansAndLeaveOutExportRequests() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await StorageDatabase.fresh(in: directory)
+        let resources: [[UInt8]] = [[0x0a, 0x03, 0x0a, 0x01, 0x61], [0x0a, 0x03, 0x0a, 0x01, 0x62]]
+        var spans: [StoredSpan] = []
+        for index in 0..<700 {
+            var span = Self.span(String(format: "%016x", index + 1), start: Int64(index / 3))
+            if index % 7 != 0 {
+                // Every seventh as a hostscope before schema 5 stored it: JSON only.
+                let message = [UInt8(0x2a), 0x05] + Array(String(format: "s%04d", index).utf8)
+                span.protobuf = StoredSpan.Protobuf(span: message, resource: resources[index % 5 == 0 ? 1 : 0])
+                span.isExportRequest = index % 7 == 1
+            }
+            spans.append(span)
+        }
+        try await database.spans.insert(spans.shuffled())
+
+        var read: [(id: String, entry: OTLPSpanPage.Entry, page: OTLPSpanPage)] = []
+        var cursor: SpanCursor?
+        var pages = 0
+        repeat {
+            let page = try await database.spans.otlpPage(after: cursor, limit: 64)
+            #expect(page.entries.count <= 64)
+            #expect(Set(page.resources).count == page.resources.count, "each resource once per page")
+            for entry in page.entries {
+                switch entry {
+                case .encoded(let range, _):
+                    read.append((String(decoding: page.spanBytes[range].dropFirst(3), as: UTF8.self), entry, page))
+                case .flat(let json):
+                    read.append((String(json.dropFirst(#"{"span_id":""#.count).prefix(16)), entry, page))
+                }
+            }
+            cursor = page.next
+            pages += 1
+        } while cursor != nil
+        let expected = spans.enumerated().filter { $0.offset % 7 != 1 }
+        #expect(read.count == expected.count)
+        #expect(pages == (expected.count + 63) / 64)
+        for ((index, span), got) in zip(expected, read) {
+            switch got.entry {
+            case .encoded(_, let resource):
+                #expect(index % 7 != 0)
+                #expect(got.id == String(format: "%04d", index))
+                #expect(got.page.resources[resource] == span.protobuf?.resource)
+            case .flat(let json):
+                #expect(index % 7 == 0)
+                #expect(json == span.json)
+            }
+        }
+
+        let ranged = try await database.spans.otlpPage(since: Self.date(100), until: Self.date(109), limit: 100)
+        #expect(ranged.entries.count == expected.count(where: { (300..<330).contains($0.offset) }))
+        #expect(ranged.next == nil)
+    }
+
     @Test func pruneRemovesExactlyTheSpansThatStartedBeforeTheCutoff() async throws {
         let directory = try TemporaryDirectory()
         let database = try await StorageDatabase.fresh(in: directory)
