@@ -66,9 +66,7 @@ struct OTLPProtobufEncoderTests {
         return encoded
     }
 
-    @Test(
-        "Protobuf bodies, gzip or not, from spans or from their stored encodings, decode to exactly the request the "
-            + "JSON encoder writes for the same spans")
+    @Test("Protobuf bodies, gzip or not, from spans or stored encodings, decode to exactly the JSON encoder's request")
     func protobufMatchesJSON() async throws {
         let file = NSTemporaryDirectory() + "hostscope-protobuf-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: file) }

@@ -38,7 +38,8 @@ import Testing
                     Attribute("hostscope.process.output.truncated", .bool(index % 2 == 0)),
                 ],
                 events: index % 9 == 0
-                    ? [.init(name: "stderr", timeNanoseconds: time + 1, attributes: [Attribute("lines", .int(2))])] : [],
+                    ? [.init(name: "stderr", timeNanoseconds: time + 1, attributes: [Attribute("lines", .int(2))])]
+                    : [],
                 links: index % 8 == 0 ? [.init(traceID: trace, spanID: SpanID(UInt64(index + 3))!)] : [],
                 resource: resources[index % 3 == 0 ? 1 : 0])
             if index % 97 == 5 {

@@ -14,7 +14,8 @@ extension StoredSpan {
             service: span.resource.attributes["service.name"]?.stringValue,
             json: FlatSpanEncoder().string(span),
             protobuf: Protobuf(
-                span: OTLPProtobufEncoder.encodedSpan(span), resource: OTLPProtobufEncoder.encodedResource(span.resource)),
+                span: OTLPProtobufEncoder.encodedSpan(span),
+                resource: OTLPProtobufEncoder.encodedResource(span.resource)),
             isExportRequest: span.isExportRequest)
     }
 

@@ -89,7 +89,7 @@ extension TraceService {
         // Each page resource's index in the batch, once a span of the page has used it; reset with the batch.
         var resourceIndex: [Int?] = []
         var merged: [[UInt8]: [UInt8]?] = [:]
-        var cursor: SpanCursor?
+        var cursor: Storage.SpanCursor?
         repeat {
             let page = try await database.spans.otlpPage(
                 since: push.since, until: push.until, after: cursor, limit: push.batchSize)

@@ -185,7 +185,9 @@ extension ProtobufWriter {
         from source: [UInt8]
     ) {
         var spanBytes = 0
-        for entry in spans { spanBytes += 1 + Self.varintSize(UInt64(entry.end - entry.start)) + entry.end - entry.start }
+        for entry in spans {
+            spanBytes += 1 + Self.varintSize(UInt64(entry.end - entry.start)) + entry.end - entry.start
+        }
         let scopeSpans = header.scope.count + spanBytes
         tag(1, .lengthDelimited)
         varint(UInt64(header.resource.count + 1 + Self.varintSize(UInt64(scopeSpans)) + scopeSpans))
