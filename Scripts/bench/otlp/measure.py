@@ -3,7 +3,7 @@
 receiver in each wire format, and by the build before protobuf, several runs each, interleaved; prints Markdown
 tables.
 
-    measure.py HOSTSCOPE_BINARY SPANS RUNS [BASE_BINARY]
+    measure.py HOSTSCOPE_BINARY SPANS RUNS [BASE_BINARY]      BASE_ARGS: extra options of the base build's push
     HOSTSCOPE_BENCH_CALLGRIND=1 measure.py ...     also counts each push's instructions once under callgrind
 
 The receiver is PyPI's rotel collector on loopback, dropping what it receives (its blackhole exporter) once it
@@ -126,7 +126,9 @@ def main():
         # (key, label, binary, extra arguments, database)
         variants = []
         if base:
-            variants.append(("base", "OTLP/JSON, the push before protobuf (base build)", base, [], schema4_db))
+            # BASE_ARGS: options the base build needs to push JSON (none for a build from before protobuf).
+            variants.append(("base", "OTLP/JSON by the base build", base, os.environ.get("BASE_ARGS", "").split(),
+                             schema4_db))
         variants += [
             ("json", "OTLP/JSON (`--encoding json --compression none`)", binary,
              ["--encoding", "json", "--compression", "none"], spans_db),

@@ -5,7 +5,8 @@
 # second, CPU time and bytes on the wire, side by side.
 #   Scripts/bench/otlp/run.sh [SPANS] [RUNS]        defaults: 50000 spans, 5 runs of each push
 # The baseline is commit 257bb0d (the parent of the commit that brought protobuf), built once into
-# .build-otlp-base/; BASE_BIN names another binary, BASE_BIN= (empty) leaves the baseline out.
+# .build-otlp-base/; BASE_BIN names another binary (BASE_ARGS its options, e.g. "--encoding json" for a build
+# that has protobuf), BASE_BIN= (empty) leaves the baseline out.
 # HOSTSCOPE_BENCH_CALLGRIND=1 also counts each push's instructions once under valgrind's callgrind.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
