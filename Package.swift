@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "HostStats", "HostscopeCore", "OrderedJSON", "TestSupport",
+                "Storage", "HostStats", "HostscopeCore", "AgentTracing", "OrderedJSON", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictImports),

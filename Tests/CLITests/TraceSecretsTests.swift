@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import TestSupport
 import Testing
 
@@ -122,8 +123,18 @@ import Testing
                 #expect(!text.contains(secret), "output \(index) holds secret \(secrets.firstIndex(of: secret)!)")
             }
         }
-        // The database holds the spans, so the file check above looked at real content.
+        // The database holds the spans, so the file check above looked at real content: their JSON, and the
+        // OTLP encodings stored beside it that a push sends as they are.
         let stored = try CLI.run(["trace", "list", "--kind", "ssh"], environment: environment)
         #expect(stored.stdout.contains("ssh connect"))
+        let opened = try await StorageDatabase.open(at: database, mode: .existingOnly)
+        let page = try await opened.spans.otlpPage(limit: 10_000)
+        try await opened.close()
+        let encoded = page.entries.filter { if case .encoded = $0 { true } else { false } }
+        #expect(encoded.count == page.entries.count && !encoded.isEmpty)
+        for secret in secrets {
+            #expect(page.spanBytes.firstRange(of: Array(secret.utf8)) == nil)
+            #expect(page.resources.allSatisfy { $0.firstRange(of: Array(secret.utf8)) == nil })
+        }
     }
 }

@@ -157,6 +157,65 @@ import Testing
         #expect(ranged.last?.startUnixNano == Self.base + 199_000_000)
     }
 
+    @Test func pushPagesCarryStoredEncodingsAndTheJSONOfOlderSpansAndLeaveOutExportRequests() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await StorageDatabase.fresh(in: directory)
+        let resources: [[UInt8]] = [[0x0a, 0x03, 0x0a, 0x01, 0x61], [0x0a, 0x03, 0x0a, 0x01, 0x62]]
+        var spans: [StoredSpan] = []
+        for index in 0..<700 {
+            var span = Self.span(String(format: "%016x", index + 1), start: Int64(index / 3))
+            if index % 7 != 0 {
+                // Every seventh as a hostscope before schema 5 stored it: JSON only.
+                let message = [UInt8(0x2a), 0x05] + Array(String(format: "s%04d", index).utf8)
+                span.protobuf = StoredSpan.Protobuf(span: message, resource: resources[index % 5 == 0 ? 1 : 0])
+                span.isExportRequest = index % 7 == 1
+            }
+            spans.append(span)
+        }
+        try await database.spans.insert(spans.shuffled())
+
+        // Each span read back as (its index in `spans`, its entry, its page); spans of one start come in row order.
+        var read: [(index: Int, entry: OTLPSpanPage.Entry, page: OTLPSpanPage)] = []
+        var cursor: SpanCursor?
+        var pages = 0
+        repeat {
+            let page = try await database.spans.otlpPage(after: cursor, limit: 64)
+            #expect(page.entries.count <= 64)
+            #expect(Set(page.resources).count == page.resources.count, "each resource once per page")
+            for entry in page.entries {
+                switch entry {
+                case .encoded(let range, _):
+                    let digits = String(decoding: page.spanBytes[range].dropFirst(3), as: UTF8.self)
+                    read.append((Int(digits) ?? -1, entry, page))
+                case .flat(let json):
+                    let id = json.dropFirst(#"{"span_id":""#.count).prefix(16)
+                    read.append(((Int(id, radix: 16) ?? 0) - 1, entry, page))
+                }
+            }
+            cursor = page.next
+            pages += 1
+        } while cursor != nil
+        let expected = spans.indices.filter { $0 % 7 != 1 }
+        #expect(read.map(\.index).sorted() == expected, "every span once, but export requests")
+        #expect(read.map { $0.index / 3 } == read.map { $0.index / 3 }.sorted(), "oldest first")
+        #expect(pages == (expected.count + 63) / 64)
+        for got in read where spans.indices.contains(got.index) {
+            let span = spans[got.index]
+            switch got.entry {
+            case .encoded(_, let resource):
+                #expect(got.index % 7 != 0)
+                #expect(got.page.resources[resource] == span.protobuf?.resource)
+            case .flat(let json):
+                #expect(got.index % 7 == 0)
+                #expect(json == span.json)
+            }
+        }
+
+        let ranged = try await database.spans.otlpPage(since: Self.date(100), until: Self.date(109), limit: 100)
+        #expect(ranged.entries.count == expected.count(where: { (300..<330).contains($0) }))
+        #expect(ranged.next == nil)
+    }
+
     @Test func pruneRemovesExactlyTheSpansThatStartedBeforeTheCutoff() async throws {
         let directory = try TemporaryDirectory()
         let database = try await StorageDatabase.fresh(in: directory)

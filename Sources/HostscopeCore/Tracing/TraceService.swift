@@ -22,7 +22,7 @@ public struct SpanInTrace: Sendable {
 
 /// `trace`: the spans hostscope stored, read back.
 public struct TraceService: Sendable {
-    private let access: StoreAccess
+    let access: StoreAccess
 
     /// Reads the database of `settings`, opened for each call.
     public init(settings: CoreSettings) {

@@ -40,14 +40,15 @@ public struct SpanStore: Sendable {
                 sql: """
                     INSERT OR IGNORE INTO span
                         (trace_id, span_id, parent_span_id, name, kind, start_unix_nano, end_unix_nano, status_code,
-                         host, service, json)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                         host, service, json, otlp_span, otlp_resource, export_request)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             var inserted = 0
             for row in prepared {
                 try statement.execute(arguments: [
                     row.traceID, row.spanID, row.parentSpanID, row.name, row.kind, row.startUnixNano,
                     row.endUnixNano, row.statusCode.rawValue, row.host, row.service, row.json,
+                    row.protobuf.map { Data($0.span) }, row.protobuf.map { Data($0.resource) }, row.isExportRequest,
                 ])
                 inserted += db.changesCount
             }
@@ -69,11 +70,7 @@ public struct SpanStore: Sendable {
     public func recentPage(_ filter: SpanFilter, until: Date? = nil, after cursor: SpanCursor? = nil)
         async throws(StorageError) -> SpanPage
     {
-        guard filter.limit > 0 else {
-            throw StorageError(
-                code: .invalidArgument, message: "a span page needs a limit of at least 1, not \(filter.limit)",
-                path: database.path)
-        }
+        try checkPageLimit(filter.limit)
         let fetched = try await database.read { db in
             var conditions: [String] = []
             var arguments = StatementArguments()
@@ -103,8 +100,10 @@ public struct SpanStore: Sendable {
                 arguments += [SpanStatusCode.error.rawValue]
             }
             if let cursor {
-                conditions.append("(start_unix_nano < ? OR (start_unix_nano = ? AND id < ?))")
-                arguments += [cursor.startUnixNano, cursor.startUnixNano, cursor.id]
+                // A row value, which SQLite seeks to in the span_start index (whose entries end with the rowid);
+                // the equivalent OR of two conditions makes it walk the index from the start for every page.
+                conditions.append("(start_unix_nano, id) < (?, ?)")
+                arguments += [cursor.startUnixNano, cursor.id]
             }
             arguments += [filter.limit]
             let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
@@ -164,26 +163,9 @@ public struct SpanStore: Sendable {
     public func page(
         since: Date? = nil, until: Date? = nil, after cursor: SpanCursor? = nil, limit: Int
     ) async throws(StorageError) -> SpanPage {
-        guard limit > 0 else {
-            throw StorageError(
-                code: .invalidArgument, message: "a span page needs a limit of at least 1, not \(limit)",
-                path: database.path)
-        }
+        try checkPageLimit(limit)
         let fetched = try await database.read { db in
-            var conditions: [String] = []
-            var arguments = StatementArguments()
-            if let since {
-                conditions.append("start_unix_nano >= ?")
-                arguments += [Self.nanoseconds(since)]
-            }
-            if let until {
-                conditions.append("start_unix_nano <= ?")
-                arguments += [Self.nanoseconds(until)]
-            }
-            if let cursor {
-                conditions.append("(start_unix_nano > ? OR (start_unix_nano = ? AND id > ?))")
-                arguments += [cursor.startUnixNano, cursor.startUnixNano, cursor.id]
-            }
+            var (conditions, arguments) = Self.rangeConditions(since: since, until: until, after: cursor)
             arguments += [limit]
             let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             return try Self.fetch(
@@ -227,6 +209,38 @@ public struct SpanStore: Sendable {
             total += deleted
             if deleted < Self.pruneChunk { return total }
         }
+    }
+
+    /// Refuses a page limit below 1.
+    func checkPageLimit(_ limit: Int) throws(StorageError) {
+        guard limit > 0 else {
+            throw StorageError(
+                code: .invalidArgument, message: "a span page needs a limit of at least 1, not \(limit)",
+                path: database.path)
+        }
+    }
+
+    /// The conditions (and their arguments) of spans that started in [`since`, `until`] after `cursor`, in the
+    /// order `ORDER BY start_unix_nano, id` walks.
+    static func rangeConditions(since: Date?, until: Date?, after cursor: SpanCursor?) -> (
+        conditions: [String], arguments: StatementArguments
+    ) {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+        if let since {
+            conditions.append("start_unix_nano >= ?")
+            arguments += [nanoseconds(since)]
+        }
+        if let until {
+            conditions.append("start_unix_nano <= ?")
+            arguments += [nanoseconds(until)]
+        }
+        if let cursor {
+            // A row value: see recentPage.
+            conditions.append("(start_unix_nano, id) > (?, ?)")
+            arguments += [cursor.startUnixNano, cursor.id]
+        }
+        return (conditions, arguments)
     }
 
     // MARK: - Rows

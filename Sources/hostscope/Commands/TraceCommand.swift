@@ -348,58 +348,18 @@ struct TracePushCommand: AsyncParsableCommand {
         let settings = try TracingOptions.export(arguments, signals: [.traces])
         settings.warnings.forEach(Output.warning)
         guard let otlp = settings.traces else { throw Output.fail("trace push needs --endpoint URL", .usage) }
-        let resourceAttributes = try TracingOptions.resourceAttributes()
-        let store = try await database.open()
         let now = Date()
         // Spans this push records (its own requests) start after `now` and are not pushed by it.
-        let until = until?.resolve(now: now) ?? now
-        let tracing = await TraceRuntime.start(TraceSetup(databasePath: database.path), diagnostics: Output.diagnostics)
-        let exporter = OTLPHTTPExporter(
-            endpoint: otlp.endpoint, scope: TraceRuntime.scope, encoding: otlp.encoding,
-            compression: otlp.compression, timeouts: otlp.timeouts, userAgent: TraceRuntime.userAgent)
-        let deadline = ContinuousClock.now + timeout.duration
-        var result = OTLPExportResult()
-        var skipped = 0
-        var found = 0
-        var failure: String?
+        let push = TracePush(
+            otlp: otlp, resourceAttributes: try TracingOptions.resourceAttributes(), since: since?.resolve(now: now),
+            until: until?.resolve(now: now) ?? now, batchSize: batchSize, timeout: timeout.duration)
+        let outcome: TracePushOutcome
         do {
-            let dropped = UInt64(max(0, try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0))
-            var batch: [FinishedSpan] = []
-            let batchSize = batchSize
-            // One batch is on its way while the next is read and decoded: the database and the receiver work
-            // at the same time, in order, and no more than two batches are held.
-            var sending: Task<OTLPExportResult, Never>?
-            func send(_ spans: [FinishedSpan]) async {
-                if let previous = sending { result.merge(await previous.value) }
-                sending = nil
-                guard result.failure == nil else { return }
-                sending = Task { await exporter.export(spans, droppedSpanCount: dropped, deadline: deadline) }
-            }
-            for try await row in store.spans.spans(since: since?.resolve(now: now), until: until, pageSize: batchSize) {
-                guard var span = try? row.finishedSpan() else {
-                    skipped += 1
-                    continue
-                }
-                // An earlier push's or export's own requests: sending them would make every push feed the next.
-                if span.isExportRequest { continue }
-                if !resourceAttributes.isEmpty { span.resource = span.resource.merging(resourceAttributes) }
-                batch.append(span)
-                found += 1
-                if batch.count == batchSize {
-                    await send(batch)
-                    batch.removeAll(keepingCapacity: true)
-                    if result.failure != nil { break }
-                }
-            }
-            if !batch.isEmpty { await send(batch) }
-            if let last = sending { result.merge(await last.value) }
-        } catch {
-            failure = error.message
+            outcome = try await database.traces.push(push, diagnostics: Output.diagnostics)
+        } catch let error as CoreError {
+            throw Output.fail(error)
         }
-        await exporter.shutdown()
-        await tracing.finish(reportingTo: Output.diagnostics)
-        try? await store.close()
-        if let failure { throw Output.fail(failure, .failure) }
+        let (found, skipped, result) = (outcome.found, outcome.skipped, outcome.result)
 
         let place = otlp.endpoint.redactedURL
         if found == 0 {
