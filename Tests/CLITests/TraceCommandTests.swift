@@ -90,7 +90,7 @@ import Testing
         // A prefix is enough; the tree shows the children, the details every attribute.
         let show = try CLI.run(["trace", "show", String(rootID.prefix(10)), "--db", database])
         #expect(show.status == 0, "\(show.stderr)")
-        #expect(show.stdout.contains("\(rootID.prefix(8))  ▶ collect snapshot"))
+        #expect(show.stdout.contains("\(rootID.prefix(12))  ▶ collect snapshot"))
         #expect(show.stdout.contains("span \(rootID)  collect snapshot"))
         #expect(show.stdout.contains("    ssh connect \(server.target)"))
         #expect(show.stdout.contains("      ssh handshake"))
@@ -574,16 +574,16 @@ import Testing
     @Test func anIDPrefixThatNamesATraceAndASpanIsRefusedAndAnExactIDWins() async throws {
         let database = try await Self.sampleDatabase()
         defer { Self.remove(database) }
-        // Five spans of the chat trace start with c00000000000000; one trace (and no span) with 0e0e.
-        let ambiguous = try CLI.run(["trace", "show", "c00000000000000", "--db", database])
+        // "0" begins two span ids and a trace id; "0e0e" one trace id and no span id.
+        let ambiguous = try CLI.run(["trace", "show", "0", "--db", database])
         #expect(ambiguous.status == 1)
         #expect(ambiguous.stderr.contains("matches several") && ambiguous.stderr.contains("type more digits"))
         let trace = try CLI.run(["trace", "show", "0e0e", "--db", database])
         #expect(trace.status == 0, "\(trace.stderr)")
         #expect(trace.stdout.hasPrefix("trace 0e0e4736a3ce929d4bf92f3577b34da6\ninvoke_agent hostscope"))
-        let span = try CLI.run(["trace", "show", "c000000000000003", "--db", database])
+        let span = try CLI.run(["trace", "show", "7d4e5f60c93f1b2a", "--db", database])
         #expect(span.status == 0, "\(span.stderr)")
         #expect(span.stdout.contains("▶ execute_tool grep"))
-        #expect(span.stdout.contains("span c000000000000003  execute_tool grep"))
+        #expect(span.stdout.contains("span 7d4e5f60c93f1b2a  execute_tool grep"))
     }
 }

@@ -69,8 +69,9 @@ import Testing
         let header = try #require(lines.firstIndex { $0.hasPrefix("SPAN ") })
         let rows = Array(lines[(header + 1)...].prefix(7))
         #expect(
-            rows.map { $0.prefix(8) } == [
-                "3f9a2c1d", "51c0ffee", "51c0ffee", "51c0ffee", "51c0ffee", "51c0ffee", "51c0ffee",
+            rows.map { $0.prefix(12) } == [
+                "3f9a2c1d8e7b", "6e1d4b0a9c3f", "a2c4e6f8091b", "0f9e8d7c6b5a", "d41d8cd98f00", "e99a18c428cb",
+                "5f4dcc3b5aa7",
             ])
         #expect(rows[0].contains("  collect snapshot "))
         #expect(rows[1].contains("    ssh connect web1"))
@@ -79,7 +80,7 @@ import Testing
         // The root's bar spans the whole timeline; each later span starts further right.
         func barStart(_ row: String) -> Int { row.distance(from: row.startIndex, to: row.firstIndex(of: "█")!) }
         func barEnd(_ row: String) -> Int { row.count }
-        #expect(barStart(rows[0]) < barStart(rows[3]) && barStart(rows[3]) < barStart(rows[5]))
+        #expect(barStart(rows[0]) < barStart(rows[4]) && barStart(rows[4]) < barStart(rows[5]))
         #expect(barEnd(rows[0]) == barEnd(rows[6]))
         #expect(rows.allSatisfy { $0.count <= 100 })
     }
@@ -88,22 +89,22 @@ import Testing
         let text = TraceText.show(try Self.whole("a3ce92"), width: 80)
         #expect(text.contains("collect snapshot · db-primary · started 2026-11-18 11:06:45.000 UTC · 5.02 s"))
         #expect(text.contains("3 failed"))
-        #expect(text.contains("span b0000000000000a2  ssh connect db-primary"))
+        #expect(text.contains("span 00f067aa0ba902b7  ssh connect db-primary"))
         #expect(text.contains("  status     error: connection refused"))
     }
 
     @Test func aTraceWhoseRootIsNotStoredSaysSo() throws {
         let text = TraceText.show(try Self.whole("77b34d"), width: 80)
-        #expect(text.contains("its root d000000000000001 is not stored"))
+        #expect(text.contains("its root d0d0cafe12345678 is not stored"))
     }
 
     @Test func aSpanIsShownInItsTracesWaterfallWithItsDetails() throws {
         let spans = try Self.spans()
-        let tree = try #require(TraceTree.build(around: SpanID(hex: "c000000000000004")!, in: spans))
+        let tree = try #require(TraceTree.build(around: SpanID(hex: "5f60c93f1b2a7d4e")!, in: spans))
         let text = TraceText.show(tree, traceSize: 5, width: 80)
         Self.checkWidth(text, 80)
         #expect(text.contains("      ▶ files.grep"))
-        #expect(text.contains("span c000000000000004  files.grep"))
+        #expect(text.contains("span 5f60c93f1b2a7d4e  files.grep"))
         #expect(text.contains("file.path = /srv/app"))
     }
 }

@@ -89,4 +89,9 @@ public struct HistorySummary: Sendable, Equatable {
     public var hosts: [HostHistorySummary]
     /// Stored records whose JSON could not be read (left out).
     public var unreadable: Int
+
+    public init(hosts: [HostHistorySummary], unreadable: Int = 0) {
+        self.hosts = hosts
+        self.unreadable = unreadable
+    }
 }

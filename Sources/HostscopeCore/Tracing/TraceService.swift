@@ -41,6 +41,12 @@ public struct WholeTrace: Sendable {
     public var forest: [TraceTree.Node]
     /// Stored spans of the trace whose JSON could not be read (left out).
     public var unreadableSpans: Int
+
+    public init(summary: TraceOverview, forest: [TraceTree.Node], unreadableSpans: Int = 0) {
+        self.summary = summary
+        self.forest = forest
+        self.unreadableSpans = unreadableSpans
+    }
 }
 
 /// What an id given to `trace show` names.

@@ -174,7 +174,8 @@ public enum TraceText {
         let offsets = lines.map { "+" + duration(max(start, $0.span.startNanoseconds) - start) }
         let durations = lines.map { duration($0.span.durationNanoseconds) }
         let statuses = lines.map { status($0.span.status) }
-        let idWidth = 8
+        // As many digits as `trace list --spans` shows: enough for `trace show` in a database of millions.
+        let idWidth = 12
         let offsetWidth = max("OFFSET".count, offsets.map(\.count).max() ?? 0)
         let durationWidth = max("DURATION".count, durations.map(\.count).max() ?? 0)
         let statusWidth = "STATUS".count

@@ -373,12 +373,17 @@ struct FilesGrepCommand: AsyncParsableCommand {
         name: [.customShort("l"), .customLong("files-with-matches")],
         help: "Print only the paths of files with a selected line.")
     var filesWithMatches = false
-    @Option(name: [.customShort("A"), .customLong("after-context")], help: "Print N lines after each selected line.")
+    @Option(
+        name: [.customShort("A"), .customLong("after-context")],
+        help: ArgumentHelp("Print N lines after each selected line.", valueName: "n"))
     var afterContext: Int?
     @Option(
-        name: [.customShort("B"), .customLong("before-context")], help: "Print N lines before each selected line.")
+        name: [.customShort("B"), .customLong("before-context")],
+        help: ArgumentHelp("Print N lines before each selected line.", valueName: "n"))
     var beforeContext: Int?
-    @Option(name: [.customShort("C"), .customLong("context")], help: "Print N lines before and after (-A N -B N).")
+    @Option(
+        name: [.customShort("C"), .customLong("context")],
+        help: ArgumentHelp("Print N lines before and after each selected line (-A N -B N).", valueName: "n"))
     var context: Int?
     @Option(help: ArgumentHelp("Only files whose name matches this glob, e.g. '*.py'.", valueName: "glob"))
     var glob: String?
