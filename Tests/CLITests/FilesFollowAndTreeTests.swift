@@ -150,8 +150,9 @@ import Testing
 
     @Test func getDashRCopiesATreeMakesLinksInsideItAgainAndSkipsThoseThatLeadOut() throws {
         let top = try makeTree()
-        let local = directory + "/copy"
-        let result = try CLI.run(["files", "get", "-r", remote(top), local] + connection)
+        // As rsync -r places it: under the tree's name in the destination, which is created.
+        let local = directory + "/copy/top"
+        let result = try CLI.run(["files", "get", "-r", remote(top), directory + "/copy"] + connection)
         #expect(result.status == 0, "\(result.stderr)")
         let manager = FileManager.default
         #expect(contents(local + "/hello.txt") == "hello\n")
@@ -193,7 +194,7 @@ import Testing
                 })
 
         // Run again: nothing is downloaded twice.
-        let again = try CLI.run(["files", "get", "-r", "--json", remote(top), local] + connection)
+        let again = try CLI.run(["files", "get", "-r", "--json", remote(top), directory + "/copy"] + connection)
         #expect(again.status == 0, "\(again.stderr)")
         let summary = try JSONParser.parse(again.stdout)
         #expect(summary["downloaded"] == 0)
@@ -201,11 +202,13 @@ import Testing
         #expect(summary["links"] == 2)
         #expect(summary["local_root"]?.stringValue == local)
 
-        // Into an existing directory, the tree goes under its own name, as scp -r puts it.
+        // With a slash after the tree, its contents go into the destination itself; a link that left the
+        // copied tree (src/readme -> ../hello.txt) is skipped there.
         let into = directory + "/into"
-        try manager.createDirectory(atPath: into, withIntermediateDirectories: true)
-        #expect(try CLI.run(["files", "get", "-r", "-q", remote(top), into] + connection).status == 0)
-        #expect(contents(into + "/top/hello.txt") == "hello\n")
+        let contentsOnly = try CLI.run(["files", "get", "-r", "-q", remote(top + "/src/"), into] + connection)
+        #expect(contentsOnly.status == 0, "\(contentsOnly.stderr)")
+        #expect(contents(into + "/deep/app.py") == "print('deep')\n")
+        #expect(contentsOnly.stderr.contains("readme: a symbolic link to ../hello.txt, which leads out of the tree"))
     }
 
     @Test func getDashRUnderARootRefusesWhatLeadsOutOfTheRootAndNeverWritesThroughALocalLink() throws {
@@ -218,11 +221,13 @@ import Testing
         let confined = try CLI.run(
             ["files", "get", "-r", "--root", top + "/src", remote("."), directory + "/confined"] + connection)
         #expect(confined.status == 0, "\(confined.stderr)")
-        #expect(confined.stderr.contains("src/readme") || confined.stderr.contains("readme: a symbolic link"))
-        #expect(contents(directory + "/confined/deep/app.py") == "print('deep')\n")
+        #expect(
+            confined.stderr.contains("skipped readme: a symbolic link to ../hello.txt, which leads out of the tree"))
+        #expect(contents(directory + "/confined/src/deep/app.py") == "print('deep')\n")
         // A link left where the copy puts a directory is never written through.
         let trap = directory + "/trap"
         let victim = directory + "/victim"
+        // An earlier copy's directory, where someone put a link in place of src/.
         try FileManager.default.createDirectory(atPath: trap + "/top", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: trap + "/top/src", withDestinationPath: victim)

@@ -38,8 +38,9 @@ public struct TreeDownloadSummary: Sendable, Equatable {
 }
 
 extension RemoteFileBrowser {
-    /// Downloads the directory tree at `path` into `destination` (which becomes the copy when it does not exist,
-    /// or receives it under the tree's name when it is a directory, as `scp -r` does), read-only on the host.
+    /// Downloads the directory tree at `path` into `destination`, read-only on the host: as `rsync -r` places it,
+    /// under the tree's own name in `destination` (created when missing), or, when `path` ends with a slash, its
+    /// contents into `destination` itself.
     ///
     /// - Every regular file is downloaded as ``download(_:to:options:)`` downloads one: under a partial name
     ///   until complete, resumed from it by the next run; a file whose local copy already has the remote size and
@@ -70,7 +71,14 @@ extension RemoteFileBrowser {
             if name == Array(".".utf8) || name == Array("..".utf8) || name == [UInt8(ascii: "/")] {
                 name = treeRoot.lastComponent
             }
-            summary.localRoot = Self.finalLocalPath(destination, remoteName: name)
+            // As rsync places it: under its own name in the destination, or, for a path ending in a slash, its
+            // contents into the destination itself. Either way the same command writes to the same place again,
+            // which is what lets it resume.
+            let contentsOnly = path.bytes.count > 1 && path.bytes.last == UInt8(ascii: "/")
+            let parent = destination.hasSuffix("/") ? String(destination.dropLast()) : destination
+            summary.localRoot =
+                contentsOnly ? destination : (parent.isEmpty ? "/" : parent) + "/" + EscapedText.encode(name)
+            if !contentsOnly { try Self.makeDestination(parent.isEmpty ? "/" : parent, host: host) }
             // The local directory of each directory being walked, by depth.
             var directories: [String] = []
             // The remote directory whose subtree could not be created locally: skipped until the walk leaves it.
@@ -96,7 +104,12 @@ extension RemoteFileBrowser {
                     switch entry.type {
                     case .dir:
                         do {
-                            try Self.makeLocalDirectory(local, mode: entry.mode, host: host)
+                            if depth == 0 && contentsOnly {
+                                // The destination the user named: a link to a directory is theirs to use.
+                                try Self.makeDestination(local, host: host)
+                            } else {
+                                try Self.makeLocalDirectory(local, mode: entry.mode, host: host)
+                            }
                         } catch let error as RemoteFilesError {
                             summary.problems.append(error)
                             blockedDepth = depth
@@ -230,6 +243,29 @@ extension RemoteFileBrowser {
             .localFile,
             "cannot create \(local) while downloading from \(host) (\(String(cString: strerror(reason)))); check the destination directory's permissions and free space"
         )
+    }
+
+    /// Creates the destination the user named, and the directories above it, as `mkdir -p` does; it may be a
+    /// link to a directory (the user's own choice), but must lead to one.
+    static func makeDestination(_ local: String, host: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: local, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw RemoteFilesError(
+                    .localFile,
+                    "cannot download a directory tree from \(host) into \(local): it is not a directory; name a directory (it is created when missing)"
+                )
+            }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        } catch {
+            throw RemoteFilesError(
+                .localFile,
+                "cannot create \(local) while downloading from \(host) (\(error.localizedDescription)); check the path and its permissions"
+            )
+        }
     }
 
     /// Makes `local` a symbolic link to `target`, replacing a link an earlier run left, never anything else.

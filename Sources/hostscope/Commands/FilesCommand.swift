@@ -509,8 +509,9 @@ struct FilesGetCommand: AsyncParsableCommand {
             (after checking that its last bytes still match the remote file); when a download is \
             interrupted (Ctrl-C, a lost connection) a line says what was kept.
 
-            -r copies a directory tree into DESTINATION (the copy's name when it does not exist, else \
-            a directory to put it in, as scp -r). Each file is downloaded as above and gets the remote \
+            -r copies a directory tree into DESTINATION as rsync -r places it: under the tree's own name \
+            (HOST:DIR/ with a slash: its contents), DESTINATION created when missing, so the same command \
+            always writes to the same place. Each file is downloaded as above and gets the remote \
             modification time; a file already complete locally (same size and time) is left as it is, so \
             the same command resumes a tree too. Symbolic links are never followed: one that leads inside \
             the tree is made again as a relative link, one that leads out of it (or of --root) is skipped \
