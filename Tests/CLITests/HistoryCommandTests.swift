@@ -251,6 +251,10 @@ import ValueFormats
                 continue
             }
             snapshot.memory = MemoryStats(totalBytes: 1_000, usedBytes: 250, usedPercent: 25 + Double(tick))
+            snapshot.disks = [
+                DiskStats(filesystem: "/dev/vda1", mount: "/", usedPercent: 71 + Double(tick) / 4),
+                DiskStats(filesystem: "tmpfs", mount: "/run", usedPercent: 1),
+            ]
             snapshot.network = [
                 NetworkInterfaceStats(
                     interface: "eth0", rxBytes: 7, txBytes: 9, rxBytesPerSecond: tick == 0 ? nil : Double(tick) * 2048,
