@@ -282,6 +282,29 @@ import ValueFormats
             screen.contains { $0.hasPrefix("errors") && $0.contains("1 of 7; last at 2026-11-18 11:07:20 (connect)") })
     }
 
+    @Test func csvRoundsFiguresWhileJSONKeepsEveryDigit() async throws {
+        guard case .snapshot(var snapshot) = Self.snapshot("web1", at: 0, busy: 12.345678901234567) else { return }
+        snapshot.memory = MemoryStats(totalBytes: 1_000, usedBytes: 333, usedPercent: 33.300000000000004)
+        snapshot.load = LoadAverage(one: 0.123456789, five: 1, fifteen: 2.5)
+        let fixture = try await Fixture(records: [.snapshot(snapshot)])
+        defer { fixture.remove() }
+        let csv = try CLI.run(["history", "--db", fixture.path, "-f", "csv"])
+        let row = Dictionary(
+            uniqueKeysWithValues: zip(
+                SnapshotCSV.wideColumns,
+                csv.stdout.components(separatedBy: "\r\n")[1].split(separator: ",", omittingEmptySubsequences: false)
+                    .map(String.init)))
+        #expect(row["cpu.busy_percent"] == "12.35")
+        #expect(row["memory.used_percent"] == "33.30")
+        #expect(row["memory.used_bytes"] == "333")
+        #expect(row["load.1m"] == "0.12" && row["load.5m"] == "1.00" && row["load.15m"] == "2.50")
+        #expect(row["duration_ms"] == "3.500")
+        let ndjson = try CLI.run(["history", "--db", fixture.path, "-f", "ndjson"])
+        #expect(ndjson.stdout.contains(#""busy_percent":12.345678901234567"#))
+        #expect(ndjson.stdout.contains(#""used_percent":33.300000000000004"#))
+        #expect(ndjson.stdout.contains(#""1m":0.123456789"#))
+    }
+
     @Test func aFormatOnATerminalOrAPipeWithoutOneStillPrintsData() async throws {
         let fixture = try await Self.summarised()
         defer { fixture.remove() }
