@@ -77,6 +77,7 @@ import Testing
         #expect(rows[1].contains("    ssh connect web1"))
         #expect(rows[2].contains("      ssh tcp connect"))
         #expect(rows[5].contains("    ssh exec") && rows[5].contains("+181.0 ms") && rows[5].contains("219.2 ms"))
+        #expect(rows[5].contains(" exit 0 "), "a command's row carries its exit code")
         // The root's bar spans the whole timeline; each later span starts further right.
         func barStart(_ row: String) -> Int { row.distance(from: row.startIndex, to: row.firstIndex(of: "█")!) }
         func barEnd(_ row: String) -> Int { row.count }

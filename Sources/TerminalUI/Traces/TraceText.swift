@@ -173,12 +173,17 @@ public enum TraceText {
         }
         let offsets = lines.map { "+" + duration(max(start, $0.span.startNanoseconds) - start) }
         let durations = lines.map { duration($0.span.durationNanoseconds) }
-        let statuses = lines.map { status($0.span.status) }
+        // A command's outcome says more than its status: `exit 0`, `exit 2`, `SIGKILL`.
+        let statuses = lines.map { line in
+            if let code = line.span.attributes["process.exit.code"]?.intValue { return "exit \(code)" }
+            if let signal = line.span.attributes["hostscope.process.exit.signal"]?.stringValue { return "SIG" + signal }
+            return status(line.span.status)
+        }
         // As many digits as `trace list --spans` shows: enough for `trace show` in a database of millions.
         let idWidth = 12
         let offsetWidth = max("OFFSET".count, offsets.map(\.count).max() ?? 0)
         let durationWidth = max("DURATION".count, durations.map(\.count).max() ?? 0)
-        let statusWidth = "STATUS".count
+        let statusWidth = max("STATUS".count, statuses.map(\.count).max() ?? 0)
         let fixed = idWidth + offsetWidth + durationWidth + statusWidth + 2 * 5
         // The bar takes two fifths of what is left (at least 10 columns), the names the rest, up to their length.
         let left = max(20, width - fixed)
