@@ -186,11 +186,16 @@ let package = Package(
             swiftSettings: strictImports),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI", "HostscopeCore", "HostStats", "OrderedJSON", "TestSupport", "ValueFormats"],
+            dependencies: [
+                "TerminalUI", "HostscopeCore", "HostStats", "AgentTracing", "OrderedJSON", "TestSupport",
+                "ValueFormats",
+            ],
             swiftSettings: strictImports),
         .testTarget(
             name: "CLITests",
-            dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats", "HostscopeCore", "ValueFormats"],
+            dependencies: [
+                "TestSupport", "OrderedJSON", "Storage", "HostStats", "HostscopeCore", "ValueFormats", "AgentTracing",
+            ],
             swiftSettings: strictImports),
         .testTarget(
             name: "RemoteFilesTests",

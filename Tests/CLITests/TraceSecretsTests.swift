@@ -66,8 +66,10 @@ import Testing
             let flat = try CLI.run(["trace", "export", "--format", "spans"], environment: environment)
             let otlpExport = try CLI.run(
                 ["trace", "export", "--format", "otlp", "--output", exported], environment: environment)
-            let list = try CLI.run(["trace", "list", "--limit", "1000"], environment: environment)
+            let list = try CLI.run(["trace", "list", "--spans", "--limit", "1000"], environment: environment)
+            let traces = try CLI.run(["trace", "list", "--limit", "1000"], environment: environment)
             outputs += [flat.stdout, flat.stderr, otlpExport.stdout, otlpExport.stderr, list.stdout, list.stderr]
+            outputs += [traces.stdout, traces.stderr]
             let methods = flat.stdout.split(separator: "\n").compactMap { line -> String? in
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
                     return nil
@@ -125,7 +127,7 @@ import Testing
         }
         // The database holds the spans, so the file check above looked at real content: their JSON, and the
         // OTLP encodings stored beside it that a push sends as they are.
-        let stored = try CLI.run(["trace", "list", "--kind", "ssh"], environment: environment)
+        let stored = try CLI.run(["trace", "list", "--spans", "--kind", "ssh"], environment: environment)
         #expect(stored.stdout.contains("ssh connect"))
         let opened = try await StorageDatabase.open(at: database, mode: .existingOnly)
         let page = try await opened.spans.otlpPage(limit: 10_000)

@@ -229,4 +229,60 @@ import Testing
         let oldest = try await database.spans.page(limit: 1).spans.first
         #expect(oldest?.startUnixNano == Self.base + Int64(SpanStore.pruneChunk) * 1_000_000)
     }
+
+    @Test func theTracesOfTheNewestMatchingSpansComeBackWithAllTheirSpans() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await StorageDatabase.fresh(in: directory)
+        // Three traces of three spans each, their spans interleaved in time; only trace 2 has an error.
+        var spans: [StoredSpan] = []
+        for index in 0..<9 {
+            let trace = "0af7651916cd43dd8448eb211c80319\(index % 3)"
+            spans.append(
+                Self.span(
+                    "000000000000000\(index)", trace: trace, name: index % 3 == 2 ? "collect snapshot" : "exec",
+                    kind: index % 3 == 2 ? "snapshot" : "ssh", start: Int64(index),
+                    status: index == 5 ? .error : .ok, host: index % 3 == 1 ? "db1" : "web1"))
+        }
+        try await database.spans.insert(spans)
+        let newest = try await database.spans.recentTraceIDs(SpanFilter(limit: 2))
+        #expect(newest == ["0af7651916cd43dd8448eb211c803192", "0af7651916cd43dd8448eb211c803191"])
+        #expect(try await database.spans.recentTraceIDs(SpanFilter(limit: 10)).count == 3)
+        #expect(
+            try await database.spans.recentTraceIDs(SpanFilter(errorsOnly: true, limit: 10))
+                == ["0af7651916cd43dd8448eb211c803192"])
+        #expect(
+            try await database.spans.recentTraceIDs(SpanFilter(host: "db1", limit: 10))
+                == ["0af7651916cd43dd8448eb211c803191"])
+        #expect(
+            try await database.spans.recentTraceIDs(SpanFilter(since: Self.date(7), limit: 10))
+                == ["0af7651916cd43dd8448eb211c803192", "0af7651916cd43dd8448eb211c803191"])
+        let traces = try await database.spans.traces(newest)
+        #expect(traces.count == 2)
+        #expect(
+            traces["0af7651916cd43dd8448eb211c803192"]?.map(\.spanID) == [
+                "0000000000000002", "0000000000000005", "0000000000000008",
+            ])
+    }
+
+    @Test func idsAreLookedUpAmongSpansAndTracesByPrefix() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await StorageDatabase.fresh(in: directory)
+        try await database.spans.insert([
+            Self.span("abcd000000000001", trace: "abce0000000000000000000000000001", start: 1),
+            Self.span("abcd000000000002", trace: "abce0000000000000000000000000001", start: 2),
+            Self.span("1234000000000003", trace: "ffff0000000000000000000000000002", start: 3),
+        ])
+        let both = try await database.spans.ids(matching: "ABC")
+        #expect(both.spans == ["abcd000000000001", "abcd000000000002"])
+        #expect(both.traces == ["abce0000000000000000000000000001"], "a trace is named once however many spans it has")
+        let trace = try await database.spans.ids(matching: "ff")
+        #expect(trace.spans.isEmpty && trace.traces == ["ffff0000000000000000000000000002"])
+        do {
+            _ = try await database.spans.ids(matching: "xyz")
+            Issue.record("a prefix that is not hex was accepted")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("not a trace or span id"))
+        }
+    }
 }

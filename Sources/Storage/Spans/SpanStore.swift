@@ -118,6 +118,77 @@ public struct SpanStore: Sendable {
         return SpanPage(spans: fetched.map(\.span), next: next)
     }
 
+    /// The ids of the traces whose spans match `filter`, the trace with the newest such span first; at most
+    /// `filter.limit` traces. Spans are read newest first a page at a time until enough traces are found, so a
+    /// long history is never read whole.
+    public func recentTraceIDs(_ filter: SpanFilter) async throws(StorageError) -> [String] {
+        guard filter.limit > 0 else { return [] }
+        var page = filter
+        // A trace holds a handful of spans to a few hundred: read several per trace wanted.
+        page.limit = min(10_000, max(500, filter.limit * 20))
+        var found: [String] = []
+        var seen: Set<String> = []
+        var cursor: SpanCursor?
+        repeat {
+            let next = try await recentPage(page, after: cursor)
+            for span in next.spans where seen.insert(span.traceID).inserted {
+                found.append(span.traceID)
+                if found.count == filter.limit { return found }
+            }
+            cursor = next.next
+        } while cursor != nil
+        return found
+    }
+
+    /// Every stored span of each trace in `traceIDs`, by start time.
+    public func traces(_ traceIDs: [String]) async throws(StorageError) -> [String: [StoredSpan]] {
+        var result: [String: [StoredSpan]] = [:]
+        // SQLite takes at most 32,766 parameters; a listing asks for far fewer traces at a time.
+        for chunk in stride(from: 0, to: traceIDs.count, by: 500).map({ traceIDs[$0..<min($0 + 500, traceIDs.count)] })
+        {
+            let ids = chunk.map { $0.lowercased() }
+            let rows = try await database.read { db in
+                try Self.fetch(
+                    db,
+                    sql: """
+                        SELECT \(Self.columns) FROM span WHERE trace_id IN (\(ids.map { _ in "?" }.joined(separator: ",")))
+                        ORDER BY start_unix_nano, id
+                        """,
+                    arguments: StatementArguments(ids)
+                ).map(\.span)
+            }
+            for row in rows { result[row.traceID, default: []].append(row) }
+        }
+        return result
+    }
+
+    /// The ids of stored spans and of stored traces that are `idOrPrefix` or start with it, at most `limit` of
+    /// each, in id order: what `trace show` looks an id up by.
+    public func ids(matching idOrPrefix: String, limit: Int = 6) async throws(StorageError) -> (
+        spans: [String], traces: [String]
+    ) {
+        let prefix = idOrPrefix.lowercased()
+        guard !prefix.isEmpty, prefix.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            throw StorageError(
+                code: .invalidArgument,
+                message: "\"\(idOrPrefix)\" is not a trace or span id: expected hexadecimal digits", path: database.path
+            )
+        }
+        // Hex digits sort below "g", so [prefix, prefix + "g") is exactly the ids starting with it.
+        return try await database.read { db in
+            let spans = try String.fetchAll(
+                db, sql: "SELECT span_id FROM span WHERE span_id >= ? AND span_id < ? ORDER BY span_id LIMIT ?",
+                arguments: [prefix, prefix + "g", limit])
+            let traces = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT trace_id FROM span WHERE trace_id >= ? AND trace_id < ? ORDER BY trace_id LIMIT ?
+                    """,
+                arguments: [prefix, prefix + "g", limit])
+            return (spans, traces)
+        }
+    }
+
     /// Every stored span of a trace, by start time.
     public func trace(_ traceID: String) async throws(StorageError) -> [StoredSpan] {
         let id = traceID.lowercased()

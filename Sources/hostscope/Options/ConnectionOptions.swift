@@ -30,17 +30,18 @@ enum ListingConnectionNames: ConnectionOptionStyle {
     static let briefHelp = false
 }
 
-/// `files grep`'s: there `-i` and `-F` keep their grep meanings (ignore case, fixed strings).
+/// `files grep`'s: there `-i`, `-F` and `-l` keep their grep meanings (ignore case, fixed strings, files with
+/// matches).
 enum GrepConnectionNames: ConnectionOptionStyle {
     static let identityNames: NameSpecification = [.customLong("identity")]
     static let sshConfigNames: NameSpecification = [.customLong("ssh-config")]
-    static let userNames = StandardConnectionNames.userNames
+    static let userNames: NameSpecification = [.customLong("user")]
     static let briefHelp = true
 }
 
 /// Connection options shared by every command that reaches hosts.
 typealias ConnectionOptions = ConnectionOptionGroup<StandardConnectionNames>
-/// ``ConnectionOptions`` without the short names `-i` and `-F`.
+/// ``ConnectionOptions`` without the short names `-i`, `-F` and `-l`.
 typealias GrepConnectionOptions = ConnectionOptionGroup<GrepConnectionNames>
 /// ``ConnectionOptions`` without the short name `-l`.
 typealias ListingConnectionOptions = ConnectionOptionGroup<ListingConnectionNames>
