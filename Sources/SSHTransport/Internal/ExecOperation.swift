@@ -75,7 +75,7 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
 
     func hasQueuedData() -> Bool {
         guard let channel, machine.state == .reading else { return false }
-        return libssh2_poll_channel_read(channel, 0) != 0 || libssh2_poll_channel_read(channel, 1) != 0
+        return LibSSH2.hasQueuedData(channel, stream: 0) || LibSSH2.hasQueuedData(channel, stream: 1)
     }
 
     func expire() {

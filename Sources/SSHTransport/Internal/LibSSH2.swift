@@ -100,6 +100,17 @@ enum LibSSH2 {
         case broken(Int32)
     }
 
+    /// Whether libssh2 already holds data for `channel` that a read would return without touching the
+    /// socket (stream 0 stdout, 1 stderr).
+    ///
+    /// `libssh2_poll_channel_read` answers 1 or 0, or a negative error when a packet shorter than five
+    /// bytes waits in the session's queue (a reply to a global request, which libssh2 never takes out of
+    /// it): that is not data, and must not read as "data waiting", or every busy session of the thread
+    /// spins on reads that find nothing.
+    static func hasQueuedData(_ channel: OpaquePointer?, stream: Int32) -> Bool {
+        libssh2_poll_channel_read(channel, stream) > 0
+    }
+
     /// Reads one stream of a channel (0 stdout, 1 stderr) until libssh2 has nothing more for it
     /// now or `keepGoing` turns false, handing each piece to `body`. Reuses `buffer`.
     ///
@@ -112,7 +123,7 @@ enum LibSSH2 {
     ) -> DrainOutcome {
         var progressed = false
         while keepGoing() {
-            if queuedOnly && libssh2_poll_channel_read(channel, stream) == 0 { break }
+            if queuedOnly && !hasQueuedData(channel, stream: stream) { break }
             let count = buffer.withUnsafeMutableBufferPointer { raw in
                 raw.withMemoryRebound(to: CChar.self) { chars in
                     libssh2_channel_read_ex(channel, stream, chars.baseAddress, chars.count)

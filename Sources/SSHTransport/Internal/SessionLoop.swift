@@ -552,7 +552,11 @@ final class SessionLoop: @unchecked Sendable {
 
     private func finishConnecting(_ session: OpaquePointer, method: String) {
         if let interval = options.keepaliveInterval {
-            libssh2_keepalive_config(session, 1, UInt32(max(1, interval.components.seconds)))
+            // No reply asked for: libssh2 keeps every reply to a global request in the session's packet
+            // queue for good (a leak per keepalive, and a queue that `libssh2_poll_channel_read` reports
+            // as an error from then on). The reply told nothing anyway: libssh2 does not track it, and a
+            // dead peer is found by the socket's TCP keepalives and the commands' deadlines.
+            libssh2_keepalive_config(session, 0, UInt32(max(1, interval.components.seconds)))
             nextKeepalive = .now + interval
         }
         var info = SSHConnectionInfo(
@@ -950,7 +954,7 @@ final class SessionLoop: @unchecked Sendable {
 
     func sftpHasQueuedData() -> Bool {
         guard let sftp, let channel = libssh2_sftp_get_channel(sftp.sftp) else { return false }
-        return libssh2_poll_channel_read(channel, 0) != 0
+        return LibSSH2.hasQueuedData(channel, stream: 0)
     }
 
     private func retryRefusedChannels() {

@@ -127,7 +127,7 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
 
     func hasQueuedData() -> Bool {
         guard let channel, phase == .running, current != nil else { return false }
-        return libssh2_poll_channel_read(channel, 0) != 0 || libssh2_poll_channel_read(channel, 1) != 0
+        return LibSSH2.hasQueuedData(channel, stream: 0) || LibSSH2.hasQueuedData(channel, stream: 1)
     }
 
     func expire() {
@@ -236,9 +236,10 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
     /// One pass of the running shell: start the next script, write its input, read its output.
     private func run(_ session: OpaquePointer) -> Advance {
         guard let channel else { return .blocked }
-        if var current {
+        // Taken out while it is worked on, so that its output buffer has one owner and grows in place
+        // (a copy left in `self.current` would make every read copy all the output so far).
+        if var current = current.take() {
             if current.request.cancellation.isSet || closeCancellation.isSet {
-                self.current = nil
                 current.request.continuation.resume(throwing: CancellationError())
                 killShell()
                 startClosing(
@@ -255,7 +256,10 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
                 if count == LibSSH2.eagain { break }
                 if count < 0 {
                     let code = Int32(truncatingIfNeeded: count)
-                    if LibSSH2.isFatalTransportError(code) { return .sessionBroken(broken(LibSSH2.lastError(session))) }
+                    if LibSSH2.isFatalTransportError(code) {
+                        self.current = current
+                        return .sessionBroken(broken(LibSSH2.lastError(session)))
+                    }
                     // The shell's stdin is closed: it has exited; its end is read below.
                     current.written = current.input.count
                     break
@@ -268,10 +272,10 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
             // counts as progress.
             var read = false
             if case .sessionBroken(let error) = readAvailable(session, into: &current.framing, progressed: &read) {
+                self.current = current
                 return .sessionBroken(error)
             }
             if current.framing.isFinished {
-                self.current = nil
                 let framing = current.framing
                 current.request.continuation.resume(
                     returning: SSHExecResult(
