@@ -611,6 +611,7 @@ final class SessionLoop: @unchecked Sendable {
             }
             return (state.incoming, state.shutdownRequested, state.tunnel)
         }
+        for operation in incoming { operation.attach(to: reactor) }
         operations.append(contentsOf: incoming)
         if case .failed(let error)? = tunnelEvent {
             // The jump session broke: what is left of the stream ends with it.
@@ -643,6 +644,7 @@ final class SessionLoop: @unchecked Sendable {
             return ExecOperation.killer(pid: pid, displayName: options.displayName)
         }
         if !killers.isEmpty {
+            for killer in killers { killer.attach(to: reactor) }
             operations.append(contentsOf: killers)
             (error, yielded) = advanceAll(session)
             if let error { return end(error, graceful: false) }

@@ -74,7 +74,9 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
     private var startDeadline: ContinuousClock.Instant?
     private var closeStarted: ContinuousClock.Instant?
     private let closeCancellation = CancellationFlag()
-    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The I/O thread's read buffer is used for every read (see ``attach(to:)``): a buffer of its own
+    /// would hold 64 KiB for each session of a large fleet.
+    private var reactor: IOReactor?
 
     init(displayName: String, startTimeout: Duration) {
         self.displayName = displayName
@@ -99,6 +101,8 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
 
     var hasEnded: Bool { queue.withLock { $0.ended != nil } }
     var hasStarted: Bool { queue.withLock { $0.started } }
+
+    func attach(to reactor: IOReactor) { self.reactor = reactor }
 
     func requestCancel() { closeCancellation.set() }
 
@@ -323,8 +327,11 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
     private func readAvailable(
         _ session: OpaquePointer, into framing: inout ShellRequestFraming, progressed: inout Bool
     ) -> Advance {
+        guard let reactor else { return .blocked }
         for (streamID, stream) in [(Int32(0), ShellRequestFraming.Stream.stdout), (1, .stderr)] {
-            let outcome = LibSSH2.drain(channel, stream: streamID, buffer: &buffer, queuedOnly: streamID == 1) {
+            let outcome = LibSSH2.drain(
+                channel, stream: streamID, buffer: &reactor.readBuffer, queuedOnly: streamID == 1
+            ) {
                 chunk in
                 if stream == .stderr && shellPID == nil {
                     scanForPID(chunk, into: &framing)
