@@ -150,25 +150,25 @@ public actor HostCollector {
             case .proc, .busybox:
                 let nonce = ProbeOutput.makeNonce()
                 let seconds = sampled ? options.sampleSeconds : nil
+                // Command lines and owners are asked for afterwards, for the processes listed only
+                // (``withProcessDetails``): on a host with a thousand processes, reading every one's
+                // made most of the probe's output and a third of its work on the host.
                 let command =
                     route == .busybox
-                    ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: sampled)
-                    : LinuxProcProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: sampled)
+                    ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: false)
+                    : LinuxProcProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: false)
                 let output = try await run(command)
                 let result = try LinuxProcProbe.parse(
                     ProbeOutput(bytes: output.stdout, nonce: nonce), platform: platform)
-                let current = result.samples[result.samples.count - 1]
+                var current = result.samples[result.samples.count - 1]
                 let previous = sampled ? (result.samples.count > 1 ? result.samples[0] : nil) : previousSample
                 LinuxSnapshotBuilder.build(
                     into: &snapshot, result: result, previous: previous, current: current,
                     topProcesses: options.topProcesses)
-                if !sampled {
-                    var kept = current
-                    kept.keepForNextSample()
-                    previousSample = kept
-                    snapshot.processes = await withProcessDetails(
-                        snapshot.processes, ticks: kept.tickTable, platform: platform)
-                }
+                current.keepForNextSample()
+                if !sampled { previousSample = current }
+                snapshot.processes = await withProcessDetails(
+                    snapshot.processes, ticks: current.tickTable, platform: platform)
                 appendStderr(output, to: &snapshot)
             case .macos:
                 let nonce = ProbeOutput.makeNonce()
@@ -204,8 +204,9 @@ public actor HostCollector {
         }
     }
 
-    /// Fills in the command line and owner of `processes` (a tick's list), from the details of
-    /// earlier ticks where the pid still has the same start time, else by asking the host. A
+    /// Fills in the command line and owner of `processes` (the list of a tick or of a one-off
+    /// snapshot), from the details of earlier ticks where the pid still has the same start time, else
+    /// by asking the host. A
     /// failure to ask leaves the rows as they are (`[comm]`, no user): the snapshot stands.
     private func withProcessDetails(_ processes: [ProcessStats], ticks: ProcessTickTable, platform: HostPlatform)
         async -> [ProcessStats]

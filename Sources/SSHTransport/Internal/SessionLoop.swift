@@ -196,15 +196,17 @@ final class SessionLoop: @unchecked Sendable {
         case .direct:
             break
         }
-        try await engine.handshakes.enter()
-        defer { engine.handshakes.leave() }
-        let deadline = ContinuousClock.now + options.connectTimeout
+        // The name is resolved before a handshake slot is taken: a slow resolver holds up this host
+        // alone, not the connects waiting behind it.
         let addresses: [TCPConnector.Address]
         if let numeric = TCPConnector.numericAddresses(host: options.hostName, port: options.port) {
             addresses = numeric
         } else {
             addresses = try await resolveOffThread(options)
         }
+        try await engine.handshakes.enter()
+        defer { engine.handshakes.leave() }
+        let deadline = ContinuousClock.now + options.connectTimeout
         let loop = SessionLoop(
             options: options, maxChannels: maxChannels, reactor: engine.placeSession(), addresses: addresses,
             deadline: deadline)
