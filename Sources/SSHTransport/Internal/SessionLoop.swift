@@ -196,15 +196,17 @@ final class SessionLoop: @unchecked Sendable {
         case .direct:
             break
         }
-        try await engine.handshakes.enter()
-        defer { engine.handshakes.leave() }
-        let deadline = ContinuousClock.now + options.connectTimeout
+        // The name is resolved before a handshake slot is taken: a slow resolver holds up this host
+        // alone, not the connects waiting behind it.
         let addresses: [TCPConnector.Address]
         if let numeric = TCPConnector.numericAddresses(host: options.hostName, port: options.port) {
             addresses = numeric
         } else {
             addresses = try await resolveOffThread(options)
         }
+        try await engine.handshakes.enter()
+        defer { engine.handshakes.leave() }
+        let deadline = ContinuousClock.now + options.connectTimeout
         let loop = SessionLoop(
             options: options, maxChannels: maxChannels, reactor: engine.placeSession(), addresses: addresses,
             deadline: deadline)
@@ -552,7 +554,11 @@ final class SessionLoop: @unchecked Sendable {
 
     private func finishConnecting(_ session: OpaquePointer, method: String) {
         if let interval = options.keepaliveInterval {
-            libssh2_keepalive_config(session, 1, UInt32(max(1, interval.components.seconds)))
+            // No reply asked for: libssh2 keeps every reply to a global request in the session's packet
+            // queue for good (a leak per keepalive, and a queue that `libssh2_poll_channel_read` reports
+            // as an error from then on). The reply told nothing anyway: libssh2 does not track it, and a
+            // dead peer is found by the socket's TCP keepalives and the commands' deadlines.
+            libssh2_keepalive_config(session, 0, UInt32(max(1, interval.components.seconds)))
             nextKeepalive = .now + interval
         }
         var info = SSHConnectionInfo(
@@ -607,6 +613,7 @@ final class SessionLoop: @unchecked Sendable {
             }
             return (state.incoming, state.shutdownRequested, state.tunnel)
         }
+        for operation in incoming { operation.attach(to: reactor) }
         operations.append(contentsOf: incoming)
         if case .failed(let error)? = tunnelEvent {
             // The jump session broke: what is left of the stream ends with it.
@@ -639,6 +646,7 @@ final class SessionLoop: @unchecked Sendable {
             return ExecOperation.killer(pid: pid, displayName: options.displayName)
         }
         if !killers.isEmpty {
+            for killer in killers { killer.attach(to: reactor) }
             operations.append(contentsOf: killers)
             (error, yielded) = advanceAll(session)
             if let error { return end(error, graceful: false) }
@@ -950,7 +958,7 @@ final class SessionLoop: @unchecked Sendable {
 
     func sftpHasQueuedData() -> Bool {
         guard let sftp, let channel = libssh2_sftp_get_channel(sftp.sftp) else { return false }
-        return libssh2_poll_channel_read(channel, 0) != 0
+        return LibSSH2.hasQueuedData(channel, stream: 0)
     }
 
     private func retryRefusedChannels() {
