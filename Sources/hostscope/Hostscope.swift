@@ -30,6 +30,10 @@ struct Hostscope: AsyncParsableCommand {
         // an arena of its own (up to 8 per core): with 100 hosts watched that fragmentation was a
         // third of the resident memory. One arena per core costs no measurable CPU here.
         limitMallocArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
+        if let script = CompletionScript.requested(by: Array(CommandLine.arguments.dropFirst())) {
+            Output.writeData(script)
+            Glibc.exit(0)
+        }
         if let message = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) {
             Output.error(message)
             Glibc.exit(ExitCode.validationFailure.rawValue)

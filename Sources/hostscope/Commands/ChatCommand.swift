@@ -55,7 +55,8 @@ struct ChatCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The host the tools reach (an ssh_config alias, user@host:port or local).", valueName: "host"))
+            "The host the tools reach (an ssh_config alias, user@host:port or local).", valueName: "host"),
+        completion: Completions.host)
     var host: String?
 
     @Option(help: "openai, anthropic, openrouter or gateway (default: openai, or the provider of --resume).")
@@ -207,7 +208,7 @@ struct ChatCommand: AsyncParsableCommand {
                 if let message {
                     return await Self.answer(message, in: conversation, jsonl: jsonl)
                 }
-                await ChatConsole(chat: conversation).run()
+                await ChatConsole(chat: conversation, lines: Self.inputLines(persistsHistory: !noHistory)).run()
                 return 0
             }
         } catch {
@@ -216,6 +217,20 @@ struct ChatCommand: AsyncParsableCommand {
         if status != 0 {
             throw ExitCode(status)
         }
+    }
+
+    /// Where the interactive chat reads its lines: an editor when standard input and output are a terminal that
+    /// can show one (``FleetTopView/isCapable(environment:)``), else plain lines (scripts pipe into the chat).
+    static func inputLines(persistsHistory: Bool) -> any ChatLineSource {
+        let environment = ProcessInfo.processInfo.environment
+        if FleetTopView.isCapable(environment: environment),
+            TerminalModes.remember(0, undoingAtExit: EditedInputLines.leavePasteMode),
+            let edited = EditedInputLines(
+                historyPath: ChatInputHistory.defaultPath(environment: environment), persistsHistory: persistsHistory)
+        {
+            return edited
+        }
+        return InputLines()
     }
 
     /// `chat sessions`: stored conversations, most recent first.
