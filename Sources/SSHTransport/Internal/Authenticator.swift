@@ -102,6 +102,11 @@ final class Authenticator {
                 "\(options.displayName): the server accepts \(String(cString: listed)) for \(options.user)")
             if methods.contains("publickey") {
                 identityFiles = options.identityFiles.compactMap { PrivateKeyFile.inspect($0) }
+                if let verbose = options.verbose {
+                    for path in options.identityFiles where !identityFiles.contains(where: { $0.path == path }) {
+                        verbose("\(options.displayName): no key in \(Self.tilde(path)), skipped")
+                    }
+                }
                 stage = options.agentSocket != nil ? .agentStart : .keyFile(0)
             } else {
                 stage = .passwordChoice

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `hostscope --generate-completion-script bash|zsh|fish`: the argument parser's script, and for bash a wrapper
 /// that keeps `HOST:PATH` words whole.
@@ -22,8 +23,22 @@ enum CompletionScript {
         }
         guard let kind = CompletionShell(rawValue: shell) else { return nil }
         let script = Hostscope.completionScript(for: kind)
-        return kind == .bash ? script + bashWholeWords : script
+        switch kind {
+        case .bash: return script + bashWholeWords
+        case .zsh: return script.replacingOccurrences(of: zshDescribe, with: zshDescribeOpen)
+        default: return script
+        }
     }
+
+    /// The zsh script's one call of `_describe`, which adds a space after every offer it completes.
+    static let zshDescribe = #"    _describe -V '' non_empty_completions -- empty_completions -P $'\'\''"#
+    /// The same, except for offers ending in `/` or `:` (a remote directory, a host): completion goes on after
+    /// them, so no space is added.
+    static let zshDescribeOpen = #"""
+            local -a open_completions=("${(M)non_empty_completions[@]:#*(/|\:)}")
+            local -a closed_completions=("${non_empty_completions[@]:#*(/|\:)}")
+            _describe -V '' closed_completions -- open_completions -S '' -- empty_completions -P $'\'\''
+        """#
 
     static let bashWholeWords = #"""
 
@@ -48,10 +63,21 @@ enum CompletionScript {
             local -i COMP_CWORD=current
             local head="${whole[current]%"${2}"}"
             _hostscope "${1}" "${whole[current]}" "${whole[current - 1]}"
+            local -i reply
             if [[ -n "${head}" ]]; then
-                local -i reply
                 for reply in "${!COMPREPLY[@]}"; do
                     COMPREPLY[reply]="${COMPREPLY[reply]#"${head}"}"
+                done
+            fi
+            # Remote names and hosts are no local files: bash's filename handling would escape the ':' and add
+            # a '/' after names that happen to be local directories. Quote them here instead.
+            local remote=false offer
+            [[ "${whole[current]}" == *:* ]] && remote=true
+            for offer in "${COMPREPLY[@]}"; do [[ "${offer}" == *: ]] && remote=true; done
+            if "${remote}"; then
+                compopt +o filenames
+                for reply in "${!COMPREPLY[@]}"; do
+                    printf -v "COMPREPLY[${reply}]" %q "${COMPREPLY[reply]}"
                 done
             fi
             if ((${#COMPREPLY[@]} == 1)) && [[ "${COMPREPLY[0]}" == */ || "${COMPREPLY[0]}" == *: ]]; then

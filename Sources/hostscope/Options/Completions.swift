@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import HostscopeCore
 import Synchronization
 
@@ -10,7 +11,7 @@ enum Completions {
     /// A host: an alias of the ssh_config files, or `local`.
     static let host = CompletionKind.custom { words, index, prefix in
         let line = CompletionLine(words)
-        return ShellCompletion.hosts(prefix: line.unquoted(prefix), configFile: line.connection.configFile)
+        return offered(ShellCompletion.hosts(prefix: line.unquoted(prefix), configFile: line.connection.configFile))
     }
 
     /// Jump hosts (`-J a,b`): aliases for the last of the list.
@@ -18,8 +19,9 @@ enum Completions {
         let line = CompletionLine(words)
         let text = line.unquoted(prefix)
         let head = text.lastIndex(of: ",").map { String(text[...$0]) } ?? ""
-        return ShellCompletion.hosts(prefix: String(text.dropFirst(head.count)), configFile: line.connection.configFile)
-            .filter { $0 != "local" }.map { head + $0 }
+        return offered(
+            ShellCompletion.hosts(prefix: String(text.dropFirst(head.count)), configFile: line.connection.configFile)
+                .filter { $0 != "local" }.map { head + $0 })
     }
 
     /// A `HOST:PATH`: hosts followed by `:`, then the remote directory's entries.
@@ -37,7 +39,14 @@ enum Completions {
             done.signal()
         }
         done.wait()
-        return result.withLock { $0 }
+        return offered(result.withLock { $0 })
+    }
+
+    /// Offers as the asking shell reads them: zsh's script hands them to `_describe`, which takes what follows a
+    /// `:` for a description unless it is escaped.
+    private static func offered(_ candidates: [String]) -> [String] {
+        guard CompletionShell.requesting == .zsh else { return candidates }
+        return candidates.map { $0.replacingOccurrences(of: ":", with: "\\:") }
     }
 }
 
