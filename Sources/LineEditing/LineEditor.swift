@@ -305,7 +305,7 @@ public final class LineEditor {
             insert(String(shared.dropFirst(word.count)))
             return UInt8(CC_REFRESH)
         }
-        writeOutput("\r\n" + candidates.joined(separator: "  ") + "\r\n")
+        writeOutput("\r\n" + Self.columns(candidates, width: terminalColumns) + "\r\n")
         return UInt8(CC_REDISPLAY)
     }
 
@@ -391,6 +391,30 @@ public final class LineEditor {
         guard !first else { return }
         el_resize(editLine)
         hostscope_el_refresh(editLine)
+    }
+
+    private var terminalColumns: Int {
+        var window = winsize()
+        guard ioctl(output, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0 else { return 80 }
+        return Int(window.ws_col)
+    }
+
+    /// `items` in as many columns as `width` holds, row by row, each column as wide as the widest item and two
+    /// spaces.
+    static func columns(_ items: [String], width: Int) -> String {
+        let cell = (items.map(\.count).max() ?? 0) + 2
+        let perRow = max(1, width / cell)
+        var rows: [String] = []
+        for start in stride(from: 0, to: items.count, by: perRow) {
+            let row = items[start..<min(start + perRow, items.count)]
+            var line = ""
+            for (offset, item) in row.enumerated() {
+                line += item
+                if offset < row.count - 1 { line += String(repeating: " ", count: cell - item.count) }
+            }
+            rows.append(line)
+        }
+        return rows.joined(separator: "\r\n")
     }
 
     private func writeOutput(_ text: String) {

@@ -16,6 +16,9 @@ struct Hostscope: AsyncParsableCommand {
         discussion: """
             Reaches hosts through OpenSSH's ~/.ssh/config (aliases, users, ports, keys, known_hosts) \
             and needs nothing installed on them beyond sshd and the usual userland.
+
+            Shell completion of commands, ssh_config aliases and remote HOST:PATH names: \
+            hostscope --generate-completion-script bash|zsh|fish (docs/terminal.md says where to put it).
             """,
         version: HostscopeVersion.string,
         subcommands: [

@@ -135,7 +135,7 @@ public struct ChatInputHistory {
     /// A history file others can read is made the owner's alone, with a note, as the database is.
     private func tightenMode() {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & 0o077 != 0 else { return }
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0 else { return }
         let old = String(status.st_mode & 0o777, radix: 8)
         if chmod(path, 0o600) == 0 {
             diagnostics.note("the chat history \(path) was open to other users (mode 0\(old)); it is now 0600")

@@ -50,6 +50,7 @@ public enum ChatInput: Sendable, Equatable {
                          write the conversation to a file
         /new             start a new conversation
         /sessions        list stored conversations
+        /help            this list (Tab completes a command)
         /quit            leave (Ctrl-D too)
         """
 

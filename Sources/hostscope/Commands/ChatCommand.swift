@@ -19,7 +19,10 @@ struct ChatCommand: AsyncParsableCommand {
         commandName: "chat",
         abstract: "Ask a language model about a host; it answers by calling read-only tools on that host.",
         discussion: """
-            Without --message, opens an interactive chat on the terminal (type /help there). With \
+            Without --message, opens an interactive chat on the terminal (type /help there): lines are edited \
+            with the usual Emacs keys, ↑ and ↓ walk the history of earlier chats \
+            ($XDG_DATA_HOME/hostscope/chat-history, no line starting with a space or holding a secret), Tab \
+            completes a slash command, a paste is one message, and Ctrl-D on an empty line leaves. With \
             --message, runs one turn and prints the answer, or with --jsonl the event stream, one JSON \
             object per line: text, tool_call, tool_result (each with trace_id and span_id), usage, error, \
             done.
