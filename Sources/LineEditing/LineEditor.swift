@@ -18,8 +18,9 @@ import CLibEdit
 ///   newlines kept, rather than read as keys, so that a pasted block is one line of input. libedit has no
 ///   bracketed paste: this editor turns it on while it reads and reads the block itself.
 ///
-/// While a line is edited the terminal is in libedit's mode, with signals off (`Ctrl-C` and `Ctrl-Z` are keys
-/// then); between lines it is in the mode it had. An editor is not `Sendable`: create it, read lines and end it
+/// While a line is edited the terminal is in libedit's mode, with signals off (`Ctrl-C` is a key then, and
+/// `Ctrl-Z` suspends the program itself); between lines it is in the mode it had. The process's character type
+/// becomes UTF-8 (`C.UTF-8` when the environment's is not), which libedit needs to draw text. An editor is not `Sendable`: create it, read lines and end it
 /// on one thread (each call blocks until the person is done); ``Wakeup`` interrupts it from others.
 public final class LineEditor {
     /// How a read ended.
@@ -106,6 +107,8 @@ public final class LineEditor {
     /// Set by the key functions and the reader during a read; ``readLine(prompt:)`` reports it.
     private var interruption: Outcome?
     private var woken = false
+    /// The terminal's mode outside the editor, read as each line starts.
+    private var ownMode = termios()
 
     /// An editor on `input` and `output` (standard input and output by default), with a history of at most
     /// `historyLimit` lines.
@@ -168,6 +171,7 @@ public final class LineEditor {
         _ = prompt.initialize(from: characters)
         interruption = nil
         woken = false
+        tcgetattr(input, &ownMode)
         // Bracketed paste only while this editor reads: elsewhere a paste is typed text, as the program expects.
         writeOutput(Self.enterPasteMode)
         defer { writeOutput(Self.leavePasteMode) }
@@ -232,10 +236,12 @@ public final class LineEditor {
         addFunction("hostscope-end-or-delete", "End input on an empty line, else delete a character", endOrDeleteKey)
         addFunction("hostscope-complete", "Complete the word before the cursor", completeKey)
         addFunction("hostscope-paste", "Insert a bracketed paste", pasteKey)
+        addFunction("hostscope-suspend", "Suspend the program, as the shell's job control does", suspendKey)
         bind("^C", as: "hostscope-interrupt")
         bind("^D", as: "hostscope-end-or-delete")
         bind("^I", as: "hostscope-complete")
         bind("\\e[200~", as: "hostscope-paste")
+        bind("^Z", as: "hostscope-suspend")
     }
 
     private func bind(_ keys: String, as function: String) {
@@ -306,6 +312,21 @@ public final class LineEditor {
             return UInt8(CC_REFRESH)
         }
         writeOutput("\r\n" + Self.columns(candidates, width: terminalColumns) + "\r\n")
+        return UInt8(CC_REDISPLAY)
+    }
+
+    /// `Ctrl-Z`: signals are off while a line is edited, so the stop the terminal would send is sent here, in the
+    /// terminal's own mode (the shell that takes over expects it), and the editing mode comes back with the line.
+    fileprivate func suspend() -> UInt8 {
+        var editing = termios()
+        guard tcgetattr(input, &editing) == 0 else { return UInt8(CC_ERROR) }
+        var own = ownMode
+        tcsetattr(input, TCSADRAIN, &own)
+        writeOutput(Self.leavePasteMode + "\r\n")
+        kill(getpid(), SIGTSTP)
+        // Continued (`fg`): back to editing, the line drawn again.
+        tcsetattr(input, TCSADRAIN, &editing)
+        writeOutput(Self.enterPasteMode)
         return UInt8(CC_REDISPLAY)
     }
 
@@ -586,4 +607,8 @@ private let completeKey: hostscope_el_key_function = { editLine, _ in
 
 private let pasteKey: hostscope_el_key_function = { editLine, _ in
     LineEditor.owner(editLine)?.paste() ?? UInt8(CC_ERROR)
+}
+
+private let suspendKey: hostscope_el_key_function = { editLine, _ in
+    LineEditor.owner(editLine)?.suspend() ?? UInt8(CC_ERROR)
 }

@@ -276,6 +276,24 @@ import Testing
         }
     }
 
+    @Test func ctrlCWhileAnAnswerStreamsStopsItAndTheEditorComesBack() async throws {
+        try await Self.withSetup { setup in
+            let session = try setup.session(model: "mock-slow")
+            _ = try session.waitForScreen { Self.prompt($0) == "›" }
+            try session.send("count slowly", "Enter")
+            _ = try session.waitForScreen { $0.contains { $0.contains("word2") } }
+            try session.send("C-c")
+            _ = try session.waitForScreen { screen in
+                screen.contains { $0.hasPrefix("(stopped; the answer so far is kept") } && Self.prompt(screen) == "›"
+            }
+            try session.send("Up")
+            _ = try session.waitForScreen { Self.prompt($0) == "› count slowly" }
+            try session.send("C-u", "/quit", "Enter")
+            #expect(try session.waitForExit() == 0)
+            try Self.expectModeRestored(session)
+        }
+    }
+
     @Test func linesTypedWhileAnAnswerStreamsRunAfterItAndAPasteThereIsOneMessage() async throws {
         try await Self.withSetup { setup in
             let session = try setup.session(model: "mock-slow")
