@@ -323,7 +323,15 @@ public final class LineEditor {
         var own = ownMode
         tcsetattr(input, TCSADRAIN, &own)
         writeOutput(Self.leavePasteMode + "\r\n")
-        kill(getpid(), SIGTSTP)
+        // This thread may have been started with the stop signal blocked (threads inherit the mask of the one that
+        // made them): unblocked for the call, the stop takes effect before raise returns.
+        var stop = sigset_t()
+        var mask = sigset_t()
+        sigemptyset(&stop)
+        sigaddset(&stop, SIGTSTP)
+        pthread_sigmask(SIG_UNBLOCK, &stop, &mask)
+        raise(SIGTSTP)
+        pthread_sigmask(SIG_SETMASK, &mask, nil)
         // Continued (`fg`): back to editing, the line drawn again.
         tcsetattr(input, TCSADRAIN, &editing)
         writeOutput(Self.enterPasteMode)

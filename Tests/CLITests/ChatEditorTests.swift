@@ -276,6 +276,44 @@ import Testing
         }
     }
 
+    @Test func ctrlZSuspendsTheChatAndFgBringsTheLineBack() async throws {
+        try await Self.withSetup { setup in
+            let modes = setup.dataHome + "/mode"
+            let chat = [
+                CLI.binary, "chat", "--host", "local", "--provider", "openai", "--base-url", setup.mock.baseURL + "/v1",
+                "--model", "mock-text", "--db", setup.dataHome + "/chat.sqlite",
+            ].map(CLI.shellQuoted).joined(separator: " ")
+            // An interactive bash, whose job control stops and continues the chat.
+            let session = try TerminalSession(
+                command: "PS1='$ ' bash --norc --noprofile -i", width: 120, height: 30,
+                environment: ["OPENAI_API_KEY": ChatEditorTests.apiKey, "XDG_DATA_HOME": setup.dataHome])
+            _ = try session.waitForScreen { $0.first == "$" }
+            try session.send("stty -g > \(modes)-before; " + chat, "Enter")
+            _ = try session.waitForScreen { Self.prompt($0) == "›" }
+            try session.send("half typed", "C-z")
+            _ = try session.waitForScreen {
+                $0.contains { $0.hasPrefix("[1]+  Stopped") } && $0.last { !$0.isEmpty } == "$"
+            }
+            try session.send("fg", "Enter")
+            _ = try session.waitForScreen { Self.prompt($0) == "› half typed" }
+            try session.send(" question", "Enter")
+            _ = try session.waitForScreen { screen in
+                screen.contains { $0.hasPrefix("mock-text · ") } && Self.prompt(screen) == "›"
+            }
+            let sent = try setup.requests().last?["body"]?["messages"]?.arrayValue?.last?["content"]?.stringValue
+            #expect(sent == "half typed question")
+            try session.send("C-d")
+            _ = try session.waitForScreen { $0.last { !$0.isEmpty } == "$" }
+            try session.send("stty -g > \(modes)-after", "Enter")
+            try await waitUntil("the mode after the chat written") {
+                (try? String(contentsOfFile: modes + "-after", encoding: .utf8))?.hasSuffix("\n") == true
+            }
+            #expect(
+                try String(contentsOfFile: modes + "-before", encoding: .utf8)
+                    == String(contentsOfFile: modes + "-after", encoding: .utf8))
+        }
+    }
+
     @Test func ctrlCWhileAnAnswerStreamsStopsItAndTheEditorComesBack() async throws {
         try await Self.withSetup { setup in
             let session = try setup.session(model: "mock-slow")
