@@ -110,4 +110,23 @@ import Testing
         _ = Self.index(of: ["web1: authenticated as "], in: Self.debugLines(grep.stderr))
         #expect(!grep.stdout.contains("debug:"))
     }
+
+    @Test func serveWritesTheStepsAsInfoLinesOfItsLog() async throws {
+        let config = try Config()
+        defer { config.remove() }
+        let directory = NSTemporaryDirectory() + "hostscope-verbose-serve-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let serve = try RunningServe(
+            ["web1", "-F", config.path, "-v", "--every", "1s", "--listen", "127.0.0.1:0", "--no-history"],
+            directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        try await waitUntil("serve's log says web1 was authenticated") {
+            serve.logLines().contains { $0["message"]?.stringValue?.hasPrefix("web1: authenticated as ") == true }
+        }
+        let steps = serve.logLines().filter { $0["message"]?.stringValue?.hasPrefix("web1: ") == true }
+        #expect(steps.allSatisfy { $0["level"]?.stringValue == "info" })
+        #expect(steps.contains { $0["message"]?.stringValue?.contains("host key ssh-ed25519") == true })
+    }
 }

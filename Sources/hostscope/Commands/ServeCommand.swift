@@ -110,9 +110,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let address = ListenAddress(listen)!
         let token = try readToken(listening: address)
-        // -v asks for each connection step: log lines at debug level, shown whatever --log-level says.
-        let chosen = Logger.Level(rawValue: logLevel) ?? .info
-        let level = connection.verbose ? min(chosen, .debug) : chosen
+        let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = JSONLogHandler(label: label)
             handler.logLevel = level
@@ -122,8 +120,10 @@ struct ServeCommand: AsyncParsableCommand {
         // The core's remarks become log lines: stderr carries nothing else.
         var remarks = Diagnostics(
             warning: { logger.warning("\($0)") }, error: { logger.error("\($0)") }, note: { logger.notice("\($0)") })
+        // -v asks for each connection step: info lines, which the default --log-level shows without the libraries'
+        // own debug lines.
         if connection.verbose {
-            remarks.debug = { message in logger.debug(Logger.Message(stringLiteral: message)) }
+            remarks.debug = { message in logger.info(Logger.Message(stringLiteral: message)) }
         }
         let diagnostics = remarks
         var connectionSettings = connection.settings(attended: false)
