@@ -48,6 +48,10 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // BSD editline, as OpenSSH's sftp uses it: the chat's line editor.
+        .systemLibrary(
+            name: "CLibEdit", pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]),
         // Linux's epoll and eventfd, for the SSH engine's I/O threads.
         .systemLibrary(name: "CLinuxEvents"),
 
@@ -66,6 +70,8 @@ let package = Package(
             swiftSettings: strictImports),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "ValueFormats"], swiftSettings: strictImports),
         .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: strictImports),
+        // Only the command line uses it: lines typed on a terminal, edited, with history, completion and paste.
+        .target(name: "LineEditing", dependencies: ["CLibEdit"], swiftSettings: strictImports),
         .target(
             name: "Storage",
             dependencies: ["OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")],
@@ -142,7 +148,7 @@ let package = Package(
             name: "hostscope",
             dependencies: [
                 "HostscopeCore", "TerminalUI", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage",
-                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI",
+                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI", "LineEditing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

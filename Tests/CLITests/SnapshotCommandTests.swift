@@ -125,15 +125,7 @@ import Testing
     @Test func anSSHConfigAliasResolvesHostUserPortAndKey() throws {
         let server = try SSHTestServer.shared()
         let config = NSTemporaryDirectory() + "hostscope-cli-config-\(UUID().uuidString)"
-        try """
-        Host web1 other
-            HostName \(server.host)
-            Port \(server.port)
-            User \(server.user)
-            IdentityFile \(server.keyPath)
-            IdentitiesOnly yes
-            UserKnownHostsFile \(server.knownHostsPath)
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try server.configBlock("web1 other").write(toFile: config, atomically: true, encoding: .utf8)
         let result = try CLI.run(["snapshot", "web1", "-F", config, "-o", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try JSONParser.parse(result.stdout)["host"] == "web1")

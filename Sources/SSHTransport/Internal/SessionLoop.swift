@@ -2,6 +2,7 @@ import CLibSSH2
 import Digests
 import Foundation
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -204,6 +205,11 @@ final class SessionLoop: @unchecked Sendable {
         } else {
             addresses = try await resolveOffThread(options)
         }
+        if let verbose = options.verbose {
+            let listed = addresses.map(\.text).filter { $0 != options.hostName }
+            let resolved = listed.isEmpty ? "" : " (\(listed.joined(separator: ", ")))"
+            verbose("\(options.displayName): connecting to \(options.hostName)\(resolved) port \(options.port)")
+        }
         try await engine.handshakes.enter()
         defer { engine.handshakes.leave() }
         let deadline = ContinuousClock.now + options.connectTimeout
@@ -225,6 +231,7 @@ final class SessionLoop: @unchecked Sendable {
     private static func connect(
         _ options: SSHConnectionOptions, through hop: SSHConnectionOptions, maxChannels: Int, engine: SSHEngine
     ) async throws -> (SessionLoop, SSHConnectionInfo) {
+        options.verbose?("\(options.displayName): going through jump host \(hop.hopDescription)")
         let lease: JumpLease
         do {
             lease = try await engine.jumps.lease(hop, keepalive: options.keepaliveInterval, engine: engine)
@@ -265,6 +272,7 @@ final class SessionLoop: @unchecked Sendable {
     ) async throws -> (SessionLoop, SSHConnectionInfo) {
         try await engine.handshakes.enter()
         defer { engine.handshakes.leave() }
+        options.verbose?("\(options.displayName): running ProxyCommand \(command.command)")
         let (process, socket) = try ProxyCommandProcess.spawn(command, displayName: options.displayName)
         let loop = SessionLoop(
             options: options, maxChannels: maxChannels, reactor: engine.placeSession(), carrier: .command(process),
@@ -424,6 +432,7 @@ final class SessionLoop: @unchecked Sendable {
 
             case .starting:
                 tcpDuration = connectStarted.duration(to: .now)
+                sayConnected()
                 if case .command(let process) = carrier, errorWatch == nil, process.errorDescriptor >= 0 {
                     let watch = reactor.watch(process.errorDescriptor, for: self)
                     reactor.update(watch, readable: true, writable: false)
@@ -456,6 +465,7 @@ final class SessionLoop: @unchecked Sendable {
                     return fail(error)
                 }
                 handshakeDuration = handshakeStarted.duration(to: .now)
+                sayHandshake()
                 authStarted = .now
                 phase = .authenticating(Authenticator(options: options, serverBanner: banner))
 
@@ -568,10 +578,49 @@ final class SessionLoop: @unchecked Sendable {
             authDuration: authStarted.duration(to: .now))
         info.cipher = libssh2_session_methods(session, LIBSSH2_METHOD_CRYPT_SC).map { String(cString: $0) } ?? ""
         info.mac = libssh2_session_methods(session, LIBSSH2_METHOD_MAC_SC).map { String(cString: $0) } ?? ""
+        options.verbose?(
+            "\(options.displayName): authenticated as \(options.user) with \(method) in "
+                + "\(Self.milliseconds(info.authDuration)); cipher \(info.cipher), MAC \(info.mac)")
         phase = .running
         let continuation = connected
         connected = nil
         continuation?.resume(returning: info)
+    }
+
+    // MARK: - -v
+
+    private func sayConnected() {
+        guard let verbose = options.verbose else { return }
+        let took = Self.milliseconds(tcpDuration)
+        switch carrier {
+        case .tcp:
+            verbose("\(options.displayName): connected to \(remoteAddress) port \(options.port) in \(took)")
+        case .tunnel(let lease):
+            verbose(
+                "\(options.displayName): reached \(options.hostName) port \(options.port) through "
+                    + "\(lease.hopDescription) in \(took)")
+        case .command:
+            verbose("\(options.displayName): ProxyCommand started; talking SSH over its standard input and output")
+        }
+    }
+
+    private func sayHandshake() {
+        guard let verbose = options.verbose else { return }
+        verbose(
+            "\(options.displayName): server \(banner ?? "(no banner)"), handshake in \(Self.milliseconds(handshakeDuration))"
+        )
+        guard let verifiedKey else { return }
+        let key = "\(verifiedKey.keyType) \(verifiedKey.fingerprint)"
+        switch verifiedKey.status {
+        case .known(let file):
+            verbose("\(options.displayName): host key \(key) found in \(file) for \(options.knownHostsName)")
+        case .accepted(let file):
+            verbose("\(options.displayName): host key \(key) was not known; recorded in \(file)")
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        "\(Int(duration.inMilliseconds.rounded())) ms"
     }
 
     /// The handshake failed or timed out: over a `ProxyCommand`, its exit status and last words are

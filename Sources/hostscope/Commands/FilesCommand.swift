@@ -126,7 +126,7 @@ struct FilesListCommand: AsyncParsableCommand {
             """,
         helpNames: [.long])
 
-    @Argument(help: "HOST:PATH to list.") var target: String
+    @Argument(help: "HOST:PATH to list.", completion: Completions.remotePath) var target: String
     @Flag(name: [.short, .long], help: "Type, permissions, owner, group, size, modification time and link targets.")
     var long = false
     @Flag(name: [.short, .long], help: "Include names starting with a dot.") var all = false
@@ -174,7 +174,7 @@ struct FilesTreeCommand: AsyncParsableCommand {
         commandName: "tree",
         abstract: "Show the tree below a directory; unreadable directories and link loops are reported inline.")
 
-    @Argument(help: "HOST:PATH of the top directory.") var target: String
+    @Argument(help: "HOST:PATH of the top directory.", completion: Completions.remotePath) var target: String
     @Option(help: "How many levels to descend (default: no limit).") var depth: Int?
     @Flag(name: [.short, .long], help: "Include names starting with a dot.") var all = false
     @Flag(
@@ -208,7 +208,7 @@ struct FilesStatCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stat", abstract: "Show one path's attributes (a symbolic link itself, with its target).")
 
-    @Argument(help: "HOST:PATH to describe.") var target: String
+    @Argument(help: "HOST:PATH to describe.", completion: Completions.remotePath) var target: String
     @Flag(help: "One Files JSON object.") var json = false
     @OptionGroup var files: FilesOptions
     @OptionGroup var connection: ConnectionOptions
@@ -267,7 +267,7 @@ struct FilesCatCommand: AsyncParsableCommand {
             sequences are always shown escaped.
             """)
 
-    @Argument(help: "HOST:PATH of the file.") var target: String
+    @Argument(help: "HOST:PATH of the file.", completion: Completions.remotePath) var target: String
     @Option(help: "Only the first N lines.") var head: Int?
     @Option(help: "Only the last N lines (reads only the end of the file).") var tail: Int?
     @Option(
@@ -359,7 +359,8 @@ struct FilesGrepCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: "The pattern.") var pattern: String
-    @Argument(help: "HOST:PATH of a file, or a directory with -r.") var target: String
+    @Argument(help: "HOST:PATH of a file, or a directory with -r.", completion: Completions.remotePath) var target:
+        String
     @Flag(name: [.short, .customLong("recursive")], help: "Search the files below a directory.") var recursive = false
     @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case (ASCII letters for plain text).")
     var ignoreCase = false
@@ -450,7 +451,7 @@ struct FilesFindCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "find", abstract: "Print the paths below a directory that match a name glob, age and type.")
 
-    @Argument(help: "HOST:PATH of the top directory.") var target: String
+    @Argument(help: "HOST:PATH of the top directory.", completion: Completions.remotePath) var target: String
     @Option(help: ArgumentHelp("Names matching this glob, e.g. '*.log'.", valueName: "glob")) var name: String?
     @Option(help: ArgumentHelp("Modified within this long, e.g. 1h, 30m, 7d.", valueName: "duration"))
     var newer: DurationArgument?
@@ -518,7 +519,8 @@ struct FilesGetCommand: AsyncParsableCommand {
             and reported, as are FIFOs, devices and sockets.
             """)
 
-    @Argument(help: "HOST:PATH of the file (of the directory with -r).") var target: String
+    @Argument(help: "HOST:PATH of the file (of the directory with -r).", completion: Completions.remotePath)
+    var target: String
     @Argument(help: "Local file or directory (default: the current directory); - writes the file to standard output.")
     var destination: String = "."
     @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Download a directory tree.")

@@ -59,7 +59,7 @@ struct HistoryCommand: AsyncParsableCommand {
             (~/.local/share/hostscope/hostscope.sqlite when XDG_DATA_HOME is unset).
             """)
 
-    @Argument(help: "Host, glob pattern or all (default: all).")
+    @Argument(help: "Host, glob pattern or all (default: all).", completion: Completions.host)
     var host: String?
 
     @Option(
