@@ -8,6 +8,10 @@ import Testing
 /// `hostscope trace` in processes of its own, reading what `snapshot` and `watch` stored, and
 /// `trace push` to real OTLP receivers.
 @Suite(.serialized) struct TraceCommandTests {
+    /// The spans of one snapshot: the collection, the connect and its three phases, and three commands
+    /// (platform detection, the probe, the command lines and owners of the processes it lists).
+    static let snapshotSpans = 8
+
     static func temporaryDatabase() -> String {
         NSTemporaryDirectory() + "hostscope-trace-\(UUID().uuidString).sqlite"
     }
@@ -43,7 +47,7 @@ import Testing
         #expect(traceRows.first?.hasPrefix("START (UTC)") == true)
         #expect(traceRows.count == 3, "\(traces.stdout)")
         #expect(traceRows[1].contains("collect snapshot") && traceRows[1].contains(server.target))
-        #expect(traceRows[1].hasSuffix(" 7"))
+        #expect(traceRows[1].hasSuffix(" \(Self.snapshotSpans)"))
         #expect(traceRows.last == "1 trace(s), newest first; 0 span(s) dropped before reaching the database")
         let traceID = try #require(
             traceRows[1].split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first)
@@ -53,8 +57,9 @@ import Testing
         let rows = list.stdout.split(separator: "\n").map(String.init)
         #expect(rows.first?.hasPrefix("TIME (UTC)") == true)
         #expect(rows.contains { $0.contains("collect snapshot") })
-        #expect(rows.filter { $0.contains("ssh exec") && $0.hasSuffix(" 0") }.count == 2)
-        #expect(rows.last == "7 span(s), newest first; 0 span(s) dropped before reaching the database")
+        #expect(rows.filter { $0.contains("ssh exec") && $0.hasSuffix(" 0") }.count == 3)
+        #expect(
+            rows.last == "\(Self.snapshotSpans) span(s), newest first; 0 span(s) dropped before reaching the database")
 
         let errorsOnly = try CLI.run(["trace", "list", "--spans", "--errors", "--db", database])
         #expect(
@@ -83,7 +88,7 @@ import Testing
         let flat = try CLI.run(["trace", "export", "--format", "spans", "--db", database])
         #expect(flat.status == 0)
         let spans = try Self.flatSpans(flat.stdout)
-        #expect(spans.count == 7)
+        #expect(spans.count == Self.snapshotSpans)
         let root = try #require(spans.first { $0["name"] as? String == "collect snapshot" })
         let rootID = try #require(root["span_id"] as? String)
 
@@ -194,9 +199,9 @@ import Testing
             try await withPythonServer("otlp_receiver.py") { receiver in
                 let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
                 #expect(push.status == 0, "\(push.stderr)")
-                #expect(push.stdout == "pushed 7 span(s) to \(receiver.baseURL)/v1/traces\n")
+                #expect(push.stdout == "pushed \(Self.snapshotSpans) span(s) to \(receiver.baseURL)/v1/traces\n")
                 let received = try Self.received(receiver)
-                #expect(received["span_count"] as? Int == 7)
+                #expect(received["span_count"] as? Int == Self.snapshotSpans)
                 let request = try #require((received["requests"] as? [[String: Any]])?.first)
                 #expect(request["traceparent"] is NSNull)
                 #expect(request["content_type"] as? String == "application/x-protobuf")
@@ -207,9 +212,9 @@ import Testing
                 #expect(list.stdout.contains("127.0.0.1"))
                 // ...but a later push leaves it out: pushes do not feed on each other.
                 let again = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
-                #expect(again.stdout == "pushed 7 span(s) to \(receiver.baseURL)/v1/traces\n")
+                #expect(again.stdout == "pushed \(Self.snapshotSpans) span(s) to \(receiver.baseURL)/v1/traces\n")
                 let requests = try Self.received(receiver)["requests"] as? [[String: Any]] ?? []
-                #expect(requests.compactMap { $0["span_count"] as? Int } == [7, 7])
+                #expect(requests.compactMap { $0["span_count"] as? Int } == [Self.snapshotSpans, Self.snapshotSpans])
                 #expect(!Self.spanNames(requests).contains("POST"))
             }
         }
@@ -236,7 +241,7 @@ import Testing
                 let request = try #require((try Self.received(receiver)["requests"] as? [[String: Any]])?.first)
                 #expect(request["content_type"] as? String == "application/json")
                 #expect(request["content_encoding"] is NSNull)
-                #expect(request["span_count"] as? Int == 7)
+                #expect(request["span_count"] as? Int == Self.snapshotSpans)
             }
         }
     }
@@ -255,7 +260,7 @@ import Testing
                 ]
                 let push = try CLI.run(["trace", "push", "--db", database], environment: environment)
                 #expect(push.status == 0, "\(push.stderr)")
-                #expect(push.stdout == "pushed 7 span(s) to \(receiver.baseURL)/v1/traces\n")
+                #expect(push.stdout == "pushed \(Self.snapshotSpans) span(s) to \(receiver.baseURL)/v1/traces\n")
                 let flagged = try CLI.run(
                     ["trace", "push", "--encoding", "protobuf", "--db", database], environment: environment)
                 #expect(flagged.status == 0, "\(flagged.stderr)")
@@ -301,7 +306,7 @@ import Testing
                 #expect(push.status == 0, "\(push.stderr)")
                 #expect(Date().timeIntervalSince(started) >= 1.4)  // 1 s asked, then at least half of 2 s
                 let received = try Self.received(receiver)
-                #expect(received["span_count"] as? Int == 7)
+                #expect(received["span_count"] as? Int == Self.snapshotSpans)
                 let attempts = received["attempts"] as? [[String: Any]] ?? []
                 #expect(attempts.compactMap { $0["status"] as? Int } == [429, 503, 200])
                 // Each attempt is an HTTP span; retries say so.
@@ -322,7 +327,7 @@ import Testing
             try await withPythonServer("otlp_receiver.py", arguments: ["--fail", "400:1"]) { receiver in
                 let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
                 #expect(push.status == 1)
-                #expect(push.stderr.contains("refused 7 span(s)"))
+                #expect(push.stderr.contains("refused \(Self.snapshotSpans) span(s)"))
                 #expect(push.stderr.contains("answered 400"))
                 #expect(push.stderr.contains("not retried"))
                 let attempts = try Self.received(receiver)["attempts"] as? [[String: Any]] ?? []
@@ -340,8 +345,9 @@ import Testing
                         + "\(receiver.baseURL)/control/partial")
                 let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
                 #expect(push.status == 0, "\(push.stderr)")
-                #expect(push.stdout.contains("pushed 5 span(s)"))
-                #expect(push.stderr.contains("the receiver rejected 2 of 7 span(s): 2 spans too old"))
+                #expect(push.stdout.contains("pushed \(Self.snapshotSpans - 2) span(s)"))
+                #expect(
+                    push.stderr.contains("the receiver rejected 2 of \(Self.snapshotSpans) span(s): 2 spans too old"))
             }
         }
     }
@@ -353,8 +359,10 @@ import Testing
             let push = try CLI.run(
                 ["trace", "push", "--endpoint", "http://127.0.0.1:\(port)", "--timeout", "2s", "--db", database])
             #expect(push.status == 3)
-            #expect(push.stderr.hasPrefix("hostscope: could not deliver 7 span(s) to the OTLP receiver"))
-            #expect(push.stderr.contains("7 span(s) not pushed (they stay in the database)"))
+            #expect(
+                push.stderr.hasPrefix("hostscope: could not deliver \(Self.snapshotSpans) span(s) to the OTLP receiver")
+            )
+            #expect(push.stderr.contains("\(Self.snapshotSpans) span(s) not pushed (they stay in the database)"))
             #expect(push.stderr.split(separator: "\n").count == 1)
             // In small batches the first failure ends the push: still one sentence, no retry of later batches.
             let batched = try CLI.run([
@@ -372,7 +380,7 @@ import Testing
             // Those failed attempts are not what a later push sends.
             try await withPythonServer("otlp_receiver.py") { receiver in
                 let push = try CLI.run(["trace", "push", "--endpoint", receiver.baseURL, "--db", database])
-                #expect(push.stdout == "pushed 7 span(s) to \(receiver.baseURL)/v1/traces\n")
+                #expect(push.stdout == "pushed \(Self.snapshotSpans) span(s) to \(receiver.baseURL)/v1/traces\n")
             }
         }
     }

@@ -16,12 +16,15 @@ import Testing
     }
 
     @Test func ownersPrintedByNameWithoutLsDashNAreKept() throws {
-        // Without FEATURE_LS_USERNAME there is no `ls -n`; the probe falls back to `ls -l`.
-        let byName = try recorded().replacingOccurrences(of: "    9 0        0     ", with: "    9 root     root  ")
-        #expect(byName != (try recorded()))
-        let table = try #require(try parse(byName).processTable)
-        #expect(table.first { $0.pid == 1 }?.user == "root")
-        #expect(table.allSatisfy { $0.user == "root" })
+        // Without FEATURE_LS_USERNAME there is no `ls -n`; the details probe falls back to `ls -l`.
+        let recordedDetails = try ProbeFixture(name: "busybox-1.35.0-debian12").text("snapshot-details.txt")
+        let byName = recordedDetails.replacingOccurrences(of: "    9 0        0     ", with: "    9 root     root  ")
+        #expect(byName != recordedDetails)
+        let details = try ProcessDetailsProbe.parse(
+            ProbeOutput(byName.replacingOccurrences(of: "@@NONCE:", with: "@@n:"), nonce: "n"), platform: platform)
+        #expect(details.count >= 10)
+        #expect(details[1]?.user == "root")
+        #expect(details.values.allSatisfy { $0.user == "root" })
     }
 
     @Test func aBindMountOfADeviceIsShownOnceUnderItsShortestMountPointAsGNUDfShowsIt() throws {

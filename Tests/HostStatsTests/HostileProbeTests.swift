@@ -96,7 +96,8 @@ import Testing
         func run(_ command: String, timeout: Duration) async throws -> CommandOutput {
             var text = try LocalShell.run(command)
             if command != HostPlatform.detectionCommand {
-                sources = HostileProbeTests.sources(text)
+                // The probe's sources, then those of the details it asks for afterwards.
+                sources += HostileProbeTests.sources(text).filter { !sources.contains($0) }
                 if let mutation {
                     text = HostileProbeTests.mutate(
                         text, figure: mutation.figure, every: mutation.every, only: mutation.only)

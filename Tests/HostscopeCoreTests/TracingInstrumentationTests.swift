@@ -67,7 +67,7 @@ import Tracing
         #expect(phases[2].durationNanoseconds > 0)
 
         let execs = spans.filter { $0.name == "ssh exec" }
-        #expect(execs.count == 2)  // platform detection, then the probe
+        #expect(execs.count == 3)  // platform detection, the probe, the listed processes' command lines and owners
         for exec in execs {
             #expect(exec.parentSpanID == root.spanID)
             #expect(exec.attributes["process.exit.code"] == 0)

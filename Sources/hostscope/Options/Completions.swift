@@ -60,8 +60,8 @@ struct CompletionLine {
     }
 
     /// The connection options the line gives (`-F`, `-l`, `-p`, `-i`, `-J`, `--known-hosts`, `--password-env`, …),
-    /// as far as they can be told apart: in `files ls`, `-l` is the long listing, and in `files grep`, `-i` and `-F`
-    /// are grep's.
+    /// as far as they can be told apart: in `files ls`, `-l` is the long listing, and in `files grep`, `-i`, `-F` and
+    /// `-l` are grep's.
     var connection: ConnectionSettings {
         var settings = ConnectionSettings()
         let command = words.dropFirst().prefix { !$0.hasPrefix("-") }.prefix(2).joined(separator: " ")
@@ -87,7 +87,7 @@ struct CompletionLine {
             case "--ssh-config": settings.configFile = take()
             case "-F" where !grep: settings.configFile = take()
             case "--user": settings.user = take()
-            case "-l" where !listing: settings.user = take()
+            case "-l" where !listing && !grep: settings.user = take()
             case "-p", "--port": settings.port = take().flatMap { Int($0) }
             case "--identity": take().map { settings.identityFiles.append($0) }
             case "-i" where !grep: take().map { settings.identityFiles.append($0) }
