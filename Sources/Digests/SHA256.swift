@@ -57,6 +57,7 @@ final class DigestContext: @unchecked Sendable {
     let pointer: OpaquePointer
 
     init() {
+        CryptoWarmUp.keepThroughExit()
         // EVP_MD_CTX_new fails only when memory is exhausted, where nothing can continue anyway.
         pointer = EVP_MD_CTX_new()!
         EVP_DigestInit_ex(pointer, EVP_sha256(), nil)

@@ -1,12 +1,15 @@
 import CLibSSH2
+import Digests
 import Foundation
 import ValueFormats
 
 /// Process-wide libssh2 set-up and small helpers shared by the session code.
 enum LibSSH2 {
-    /// `libssh2_init` is not thread-safe and must run once before any session exists.
+    /// `libssh2_init` is not thread-safe and must run once before any session exists. libcrypto is
+    /// initialized first, without its exit-time clean-up (``CryptoWarmUp/keepThroughExit()``).
     static let initialized: Bool = {
-        libssh2_init(0) == 0
+        CryptoWarmUp.keepThroughExit()
+        return libssh2_init(0) == 0
     }()
 
     static let eagain = Int32(LIBSSH2_ERROR_EAGAIN)
