@@ -1,4 +1,5 @@
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +10,7 @@ import Synchronization
 /// (a second Ctrl-C, a closed standard output, an error thrown past the view).
 public enum TerminalModes {
     /// The mode each descriptor had before hostscope first changed it.
-    private static let saved = Mutex<[Int32: termios]>([:])
+    private static let saved = Lock<[Int32: termios]>([:])
 
     private static let exitHook: Void = {
         atexit { TerminalModes.restoreAll() }

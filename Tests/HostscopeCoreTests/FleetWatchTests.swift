@@ -7,6 +7,7 @@ import Synchronization
 import TestSupport
 import Testing
 import Tracing
+import ValueFormats
 
 func harnessHost(_ server: SSHTestServer, name: String = "harness") -> ResolvedHost {
     .ssh(
@@ -26,7 +27,7 @@ final class DrivenWatch: Sendable {
 
     /// The events one subscriber read.
     final class EventLog: Sendable {
-        let events = Mutex<[WatchEvent]>([])
+        let events = Lock<[WatchEvent]>([])
     }
 
     init(_ plan: WatchPlan, clock: ManualWatchClock = ManualWatchClock()) {
