@@ -53,10 +53,14 @@ for sanitizer in "${sanitizers[@]}"; do
     grep -hE '^(Test run with|✘ Test .* failed|error:)' "$log" | tail -n 20 || true
     for report in "$reports"/*; do
         [[ -f $report ]] || continue
-        # The kind of finding and the first frame in hostscope's sources.
+        # The kind of finding and the first frame of its first stack in hostscope's sources, or else in a
+        # dependency's (.build-?san/checkouts/*/Sources).
         awk '
-            /^(WARNING|ERROR): .*Sanitizer/ { kind = $0; sub(/ \(pid=[0-9]+\)/, "", kind); frame = ""; next }
-            kind != "" && /\/Sources\// { sub(/^ *#[0-9]+ 0x[0-9a-f]+ /, ""); print kind " @ " $0; kind = "" }
+            function report(frame) { sub(/^ *#[0-9]+ (0x[0-9a-f]+ )?(in )?/, "", frame); print kind " @ " frame; kind = "" }
+            /^(WARNING|ERROR): .*Sanitizer/ { kind = $0; sub(/ \(pid=[0-9]+\)/, "", kind); dependency = ""; next }
+            kind != "" && /\/Sources\// && !/\/checkouts\// { report($0); next }
+            kind != "" && /\/Sources\// && dependency == "" { dependency = $0; next }
+            kind != "" && dependency != "" && /^ *$/ { report(dependency) }
         ' "$report"
     done | sed -E 's/ +/ /g' | sort | uniq -c | sort -rn
     if ((test_status != 0 || count > 0)); then
