@@ -48,6 +48,10 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // BSD editline, as OpenSSH's sftp uses it: the chat's line editor.
+        .systemLibrary(
+            name: "CLibEdit", pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]),
         // Linux's epoll and eventfd, for the SSH engine's I/O threads.
         .systemLibrary(name: "CLinuxEvents"),
 
@@ -66,6 +70,8 @@ let package = Package(
             swiftSettings: strictImports),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "ValueFormats"], swiftSettings: strictImports),
         .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: strictImports),
+        // Only the command line uses it: lines typed on a terminal, edited, with history, completion and paste.
+        .target(name: "LineEditing", dependencies: ["CLibEdit"], swiftSettings: strictImports),
         .target(
             name: "Storage",
             dependencies: ["OrderedJSON", .product(name: "GRDB", package: "GRDB.swift")],
@@ -142,7 +148,7 @@ let package = Package(
             name: "hostscope",
             dependencies: [
                 "HostscopeCore", "TerminalUI", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage",
-                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI",
+                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI", "LineEditing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -162,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "HostStats", "HostscopeCore", "OrderedJSON", "TestSupport", "ValueFormats",
+                "Storage", "HostStats", "HostscopeCore", "AgentTracing", "OrderedJSON", "TestSupport", "ValueFormats",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictImports),
@@ -186,11 +192,16 @@ let package = Package(
             swiftSettings: strictImports),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI", "HostscopeCore", "HostStats", "OrderedJSON", "TestSupport", "ValueFormats"],
+            dependencies: [
+                "TerminalUI", "HostscopeCore", "HostStats", "AgentTracing", "OrderedJSON", "TestSupport",
+                "ValueFormats",
+            ],
             swiftSettings: strictImports),
         .testTarget(
             name: "CLITests",
-            dependencies: ["TestSupport", "OrderedJSON", "Storage", "HostStats", "HostscopeCore", "ValueFormats"],
+            dependencies: [
+                "TestSupport", "OrderedJSON", "Storage", "HostStats", "HostscopeCore", "ValueFormats", "AgentTracing",
+            ],
             swiftSettings: strictImports),
         .testTarget(
             name: "RemoteFilesTests",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what hostscope needs to build and test on Debian 12 (or Ubuntu): the C libraries it
-# links (libssh2, libcurl, SQLite, zlib), the real servers its tests start (OpenSSH server and client,
+# links (libssh2, libcurl, SQLite, zlib, libedit), the real servers its tests start (OpenSSH server and client,
 # Prometheus, node_exporter), the tools its collectors and benchmarks read (sysstat, busybox, wrk),
 # tmux for the tests that drive the full-screen view through a pseudo-terminal, iproute2 for the
 # network namespaces of the bastion tests, and the Python packages of its test servers and receivers
@@ -14,7 +14,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 packages=(
-    libssh2-1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev zlib1g-dev
+    libssh2-1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev zlib1g-dev libedit-dev
     openssh-server openssh-client sysstat busybox procps tcsh python3 python3-pip iproute2 tmux
     prometheus prometheus-node-exporter wrk
 )

@@ -11,15 +11,20 @@ public struct Diagnostics: Sendable {
     public var error: @Sendable (String) -> Void
     /// Something hostscope changed that the user should know of (a database's mode tightened).
     public var note: @Sendable (String) -> Void
+    /// Each step of reaching a host, as `ssh -v` prints them (`-v`): the ssh_config blocks used, the address, jump
+    /// hosts, the host key and where it was found, the authentication methods tried, each command and how long it
+    /// took; `nil` when nobody asked. Never a secret: the steps name keys by their files, never their passphrases.
+    public var debug: (@Sendable (String) -> Void)?
 
-    /// Diagnostics sent to three handlers.
+    /// Diagnostics sent to three handlers, and steps to a fourth when one is given.
     public init(
         warning: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
-        note: @escaping @Sendable (String) -> Void
+        note: @escaping @Sendable (String) -> Void, debug: (@Sendable (String) -> Void)? = nil
     ) {
         self.warning = warning
         self.error = error
         self.note = note
+        self.debug = debug
     }
 
     /// Diagnostics nobody reads (tests, and work whose remarks do not matter).

@@ -7,7 +7,7 @@ public struct RemoteFilesError: Error, Sendable, Equatable, CustomStringConverti
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Base: String, Hashable, Sendable {
             case notFound, permissionDenied, symlinkLoop, outsideRoot, notADirectory, isADirectory, notAFile,
-                changedWhileReading, connectionLost, timeout, invalidArgument, localFile, failed
+                changedWhileReading, connectionLost, timeout, invalidArgument, localFile, interrupted, failed
         }
         fileprivate let base: Base
 
@@ -35,6 +35,8 @@ public struct RemoteFilesError: Error, Sendable, Equatable, CustomStringConverti
         public static let invalidArgument = Code(base: .invalidArgument)
         /// A local file (a download's destination) could not be written.
         public static let localFile = Code(base: .localFile)
+        /// The operation was cancelled (Ctrl-C) before it finished.
+        public static let interrupted = Code(base: .interrupted)
         /// Any other failure the server reported.
         public static let failed = Code(base: .failed)
 
@@ -46,14 +48,37 @@ public struct RemoteFilesError: Error, Sendable, Equatable, CustomStringConverti
     public var message: String
     /// The SFTP status the server answered with, when it did.
     public var sftpStatus: UInt32?
+    /// The part of a download kept for the next attempt to resume from, when a download stopped with one.
+    public var partial: PartialDownload?
 
-    public init(_ code: Code, _ message: String, sftpStatus: UInt32? = nil) {
+    public init(_ code: Code, _ message: String, sftpStatus: UInt32? = nil, partial: PartialDownload? = nil) {
         self.code = code
         self.message = message
         self.sftpStatus = sftpStatus
+        self.partial = partial
     }
 
     public var description: String { message }
+}
+
+/// The bytes of an interrupted download kept under the partial name, which the same command resumes from.
+public struct PartialDownload: Sendable, Equatable {
+    /// The partial file (`.NAME.hostscope-partial` beside the destination).
+    public var path: String
+    /// Bytes it holds, and the remote file's size.
+    public var bytes: UInt64
+    public var size: UInt64
+
+    public init(path: String, bytes: UInt64, size: UInt64) {
+        self.path = path
+        self.bytes = bytes
+        self.size = size
+    }
+
+    /// `partial kept: PATH (N of M bytes); run the same command again to resume`.
+    public var line: String {
+        "partial kept: \(path) (\(bytes) of \(size) bytes); run the same command again to resume"
+    }
 }
 
 extension RemoteFilesError {

@@ -78,6 +78,11 @@ public struct SSHConnectionOptions: Sendable {
     /// Told when a host key is added to known_hosts (`StrictHostKeyChecking accept-new` or `no`,
     /// `--accept-new-host-key`), so the user hears of it as `ssh` tells them; called on the session's thread.
     public var hostKeyRecorded: (@Sendable (RecordedHostKey) -> Void)?
+    /// Told each step of connecting as it happens, in a sentence that starts with ``displayName``, as `ssh -v`
+    /// prints them (`-v`): the address, a jump host or `ProxyCommand`, the server and its host key, each
+    /// authentication method tried and its outcome, the one that succeeded; called on the session's thread. The
+    /// steps name keys by their files, never a secret.
+    public var verbose: (@Sendable (String) -> Void)?
 
     public init(
         displayName: String? = nil, hostName: String, port: Int = 22, user: String, identityFiles: [String] = [],

@@ -104,6 +104,20 @@ public enum Output {
     public static let diagnostics = Diagnostics(
         warning: { warning($0) }, error: { error($0) }, note: { note($0) })
 
+    /// ``diagnostics``, and with `verbose` (`-v`) each step of reaching a host too (``debug(_:)``).
+    public static func diagnostics(verbose: Bool) -> Diagnostics {
+        var diagnostics = diagnostics
+        if verbose { diagnostics.debug = { debug($0) } }
+        return diagnostics
+    }
+
+    /// `hostscope: debug: message` on stderr: one step of reaching a host (`-v`), control characters escaped and
+    /// every secret this process knows replaced, whoever worded it.
+    public static func debug(_ message: String) {
+        let text = TerminalText.sanitize(ProcessSecrets.scrub(message))
+        writeAll(2, Array(("hostscope: debug: " + text + "\n").utf8))
+    }
+
     /// Writes a data stream's bytes (`watch` records on standard output): exactly these bytes to a file or
     /// pipe, escaped on a terminal. Unlike ``writeData(_:)-([UInt8])``, a closed pipe is an error the
     /// caller reports (the records still go to the database), not the end of the program.

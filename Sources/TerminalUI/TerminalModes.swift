@@ -28,6 +28,21 @@ public enum TerminalModes {
         return mode
     }
 
+    /// What is written to standard output at exit, after the modes are restored: the undoing of modes the terminal
+    /// keeps itself (bracketed paste), which a program turns off when it is done with them.
+    private static let exitSequences = Lock<[String]>([])
+
+    /// Remembers the mode of `descriptor`, a terminal a library will change (the chat's line editor), so that it
+    /// is restored at exit whatever way the program takes out, and `sequence` written then; whether it is a
+    /// terminal.
+    public static func remember(_ descriptor: Int32, undoingAtExit sequence: String = "") -> Bool {
+        guard save(descriptor) != nil else { return false }
+        if !sequence.isEmpty {
+            exitSequences.withLock { if !$0.contains(sequence) { $0.append(sequence) } }
+        }
+        return true
+    }
+
     /// Sets `descriptor` back to the mode it had when ``save(_:)`` was first called for it.
     public static func restore(_ descriptor: Int32) {
         guard var mode = saved.withLock({ $0.removeValue(forKey: descriptor) }) else { return }
@@ -41,5 +56,10 @@ public enum TerminalModes {
             return saved
         }
         for (descriptor, var mode) in all { tcsetattr(descriptor, TCSANOW, &mode) }
+        let sequences = exitSequences.withLock { sequences in
+            defer { sequences.removeAll() }
+            return sequences.joined()
+        }
+        if !sequences.isEmpty, isatty(1) == 1 { _ = write(1, sequences, sequences.utf8.count) }
     }
 }

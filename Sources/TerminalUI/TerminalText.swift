@@ -120,4 +120,45 @@ public enum TerminalText {
         guard width > 1, text.count > width else { return text }
         return String(text.prefix(width - 1)) + "…"
     }
+
+    /// Shortens `text` to `width` columns from its start (`…vg0-root`): for names whose end tells them apart,
+    /// such as devices and file names.
+    public static func truncateStart(_ text: String, to width: Int) -> String {
+        guard width > 1, text.count > width else { return text }
+        return "…" + String(text.suffix(width - 1))
+    }
+
+    /// Shortens `text` to `width` columns in its middle (`/var/lib/…/merged`): for paths, whose start says
+    /// where they are and whose end what they are.
+    public static func truncateMiddle(_ text: String, to width: Int) -> String {
+        guard width > 2, text.count > width else { return truncate(text, to: width) }
+        let kept = width - 1
+        let head = (kept + 1) / 2
+        return String(text.prefix(head)) + "…" + String(text.suffix(kept - head))
+    }
+
+    /// `parts` joined with ` · `, a new line (starting with `indent`) wherever the next part would pass `width`
+    /// columns; a part longer than a line is cut. For summary lines that must fit a terminal.
+    public static func wrapped(_ parts: [String], width: Int, indent: String) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for part in parts {
+            if line.isEmpty {
+                line = part
+            } else if line.count + 3 + part.count <= width {
+                line += " · " + part
+            } else {
+                lines.append(line)
+                line = indent + part
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.map { truncate($0, to: width) }
+    }
+
+    /// `text` padded with spaces to `width` columns, on the left when `right`-aligned; longer text is left as is.
+    public static func padded(_ text: String, to width: Int, right: Bool = false) -> String {
+        let padding = String(repeating: " ", count: max(0, width - text.count))
+        return right ? padding + text : text + padding
+    }
 }

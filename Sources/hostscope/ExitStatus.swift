@@ -21,6 +21,8 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     /// `hostscope chat`: the language model provider failed or refused the turn (API key, model name, rate
     /// limit, server error, timeout, a stream that broke off) or the tool loop hit its limit.
     case chat = 9
+    /// Stopped by Ctrl-C (128 + SIGINT, as a shell reports it): a download interrupted, its partial file kept.
+    case interrupted = 130
 
     init(_ kind: FailureKind) {
         switch kind {

@@ -16,6 +16,9 @@ struct Hostscope: AsyncParsableCommand {
         discussion: """
             Reaches hosts through OpenSSH's ~/.ssh/config (aliases, users, ports, keys, known_hosts) \
             and needs nothing installed on them beyond sshd and the usual userland.
+
+            Shell completion of commands, ssh_config aliases and remote HOST:PATH names: \
+            hostscope --generate-completion-script bash|zsh|fish (docs/terminal.md says where to put it).
             """,
         version: HostscopeVersion.string,
         subcommands: [
@@ -30,6 +33,10 @@ struct Hostscope: AsyncParsableCommand {
         // an arena of its own (up to 8 per core): with 100 hosts watched that fragmentation was a
         // third of the resident memory. One arena per core costs no measurable CPU here.
         limitMallocArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
+        if let script = CompletionScript.requested(by: Array(CommandLine.arguments.dropFirst())) {
+            Output.writeData(script)
+            Glibc.exit(0)
+        }
         if let message = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) {
             Output.error(message)
             Glibc.exit(ExitCode.validationFailure.rawValue)

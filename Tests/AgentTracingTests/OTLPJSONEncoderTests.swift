@@ -177,6 +177,38 @@ import Tracing
                 == true)
     }
 
+    /// Found by fuzzing (Fixtures/fuzz/crashes/otlp/): a resource's attributes were written whole and a span's own
+    /// strings were never cut below 256 bytes, so control characters (six bytes each once escaped) in both left
+    /// no room for the span and the encoder stopped the process on its own precondition.
+    @Test func aHugeResourceAndEscapedNamesStillFitTheSmallestLine() throws {
+        let controls = String(repeating: "\u{1}", count: 600)
+        let resource = TraceResource(attributes: (0..<5).map { Attribute("key.\($0)", .string(controls)) })
+        let span = FinishedSpan(
+            traceID: TraceID(high: 3, low: 3)!, spanID: SpanID(3)!, traceState: String(controls.prefix(32)),
+            name: String(controls.prefix(300)), startNanoseconds: 1, endNanoseconds: 2,
+            status: FinishedSpan.Status(code: .error, message: String(controls.prefix(200))),
+            attributes: [Attribute("a", .string(controls))], resource: resource)
+        let small = OTLPJSONEncoder(scope: SampleTraces.scope, maximumLineBytes: 4096)
+        var lines = 0
+        var spans = 0
+        small.encodeCounted([span, span]) { line, count in
+            lines += 1
+            spans += count
+            #expect(line.count < 4096)
+        }
+        #expect(spans == 2)
+        let listed = try Self.listedSpans(small.encode([span]))
+        let written = try #require(listed.first)
+        #expect(written.span["traceId"] == "00000000000000030000000000000003")
+        #expect(written.span["name"]?.stringValue?.contains("…[truncated ") == true)
+        // Every resource attribute is kept (values cut) or counted as dropped.
+        let kept = written.resource["attributes"]?.arrayValue?.count ?? 0
+        let dropped = Int(written.resource["droppedAttributesCount"]?.intValue ?? 0)
+        #expect(kept + dropped == 5)
+        #expect(kept > 0)
+        #expect(lines >= 1)
+    }
+
     @Test func aSpanWithTooManyAttributesDropsAndCountsTheRest() throws {
         let attributes = (0..<60_000).map { Attribute("attribute.number.\($0)", .string("value \($0)")) }
         let crowded = FinishedSpan(

@@ -44,11 +44,33 @@ struct OTLPProtobufEncoderTests {
         }
     }
 
-    @Test("Protobuf bodies, gzip or not, decode to exactly the request the JSON encoder writes for the same spans")
+    /// ``spans()`` with every third span recorded by a second process, so that requests hold two resources
+    /// whose spans interleave.
+    static func spansOfTwoResources() -> [FinishedSpan] {
+        var other = SampleTraces.resource.merging([Attribute("host.name", .string("other-host"))])
+        other.attributes.append(Attribute("process.pid", .int(4242)))
+        return Self.spans().enumerated().map { index, span in
+            var span = span
+            if index % 3 == 1 { span.resource = other }
+            return span
+        }
+    }
+
+    /// The spans as `trace push` sends them: from the encodings stored with each span.
+    static func stored(_ spans: [FinishedSpan]) -> OTLPEncodedSpans {
+        var encoded = OTLPEncodedSpans()
+        for span in spans {
+            let resource = encoded.addResource(OTLPProtobufEncoder.encodedResource(span.resource))
+            encoded.append(encodedSpan: OTLPProtobufEncoder.encodedSpan(span), resource: resource)
+        }
+        return encoded
+    }
+
+    @Test("Protobuf bodies, gzip or not, from spans or stored encodings, decode to exactly the JSON encoder's request")
     func protobufMatchesJSON() async throws {
         let file = NSTemporaryDirectory() + "hostscope-protobuf-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let spans = Self.spans()
+        let spans = Self.spansOfTwoResources()
         try await withPythonServer("otlp_receiver.py", arguments: ["--ndjson", file]) { server in
             for (encoding, compression) in [
                 (OTLPEncoding.json, OTLPCompression.none), (.protobuf, .gzip), (.protobuf, .none),
@@ -59,15 +81,21 @@ struct OTLPProtobufEncoderTests {
                 #expect(result.failure == nil, "\(encoding) \(compression): \(result.failure?.message ?? "")")
                 #expect(result.accepted == spans.count)
             }
+            let exporter = try Self.exporter(server, .protobuf, .gzip)
+            let result = await exporter.export(Self.stored(spans), droppedSpanCount: 3)
+            await exporter.shutdown()
+            #expect(result.failure == nil, "stored encodings: \(result.failure?.message ?? "")")
+            #expect(result.accepted == spans.count)
         }
         let received = try Self.lines(file)
-        try #require(received.count == 3)
-        #expect(
-            NSDictionary(dictionary: received[1] as! [String: Any])
-                == NSDictionary(dictionary: received[0] as! [String: Any]))
-        #expect(
-            NSDictionary(dictionary: received[2] as! [String: Any])
-                == NSDictionary(dictionary: received[0] as! [String: Any]))
+        try #require(received.count == 4)
+        let resources = ((received[0] as? [String: Any])?["resourceSpans"] as? [Any])?.count
+        #expect(resources == 2, "the spans of each resource go together")
+        for later in received.dropFirst() {
+            #expect(
+                NSDictionary(dictionary: later as! [String: Any])
+                    == NSDictionary(dictionary: received[0] as! [String: Any]))
+        }
         if let report = try OTLPValidation.validate(URL(fileURLWithPath: file)) {
             #expect(report.status == 0, "\(report.output)")
         }
@@ -116,6 +144,57 @@ struct OTLPProtobufEncoderTests {
                 #expect(ids.sorted() == spans.map(\.spanID.hex).sorted())
             }
         }
+    }
+
+    @Test("Stored encodings give the very bodies the spans give, split at the same places")
+    func storedEncodingsGiveTheSameBodies() {
+        let spans = Self.spansOfTwoResources()
+        for limit in [1024, 4096, 64 << 10, 4 << 20] {
+            let encoder = OTLPProtobufEncoder(scope: SampleTraces.scope, maximumRequestBytes: limit)
+            var fromSpans: [([UInt8], Int)] = []
+            encoder.encodeCounted(spans, droppedSpanCount: 7) { fromSpans.append(($0, $1)) }
+            var fromStored: [([UInt8], Int)] = []
+            encoder.encodeCounted(Self.stored(spans), droppedSpanCount: 7) { fromStored.append(($0, $1)) }
+            #expect(fromStored.map(\.0) == fromSpans.map(\.0), "limit \(limit)")
+            #expect(fromStored.map(\.1) == fromSpans.map(\.1), "limit \(limit)")
+            #expect(fromStored.reduce(0) { $0 + $1.1 } == spans.count)
+        }
+    }
+
+    @Test("A stored resource merged with the user's attributes is the encoding of the merged resource")
+    func storedResourceMerging() {
+        let resource = SampleTraces.resource
+        let cases: [[Attribute]] = [
+            [],
+            [Attribute("service.name", .string("fleet-watch"))],
+            [Attribute("deployment.environment", .string("staging"))],
+            [
+                Attribute("openinference.project.name", .string("ops")), Attribute("host.name", .string("renamed")),
+                Attribute("service.name", .string("first")), Attribute("service.name", .string("second")),
+                Attribute("count", .int(3)), Attribute("ratio", .doubleArray([0.5, 1])),
+            ],
+        ]
+        for overrides in cases {
+            #expect(
+                OTLPProtobufEncoder.mergingResource(OTLPProtobufEncoder.encodedResource(resource), overrides)
+                    == OTLPProtobufEncoder.encodedResource(resource.merging(overrides)), "\(overrides)")
+        }
+        let empty = TraceResource(attributes: [])
+        #expect(
+            OTLPProtobufEncoder.mergingResource([], [Attribute("a", .bool(true))])
+                == OTLPProtobufEncoder.encodedResource(empty.merging([Attribute("a", .bool(true))])))
+        #expect(OTLPProtobufEncoder.mergingResource([0x0a, 0x05, 0x01], [Attribute("a", .bool(true))]) == nil)
+    }
+
+    @Test("An exporter set to JSON refuses spans encoded as protobuf instead of sending them mislabelled")
+    func encodedSpansAreNotSentAsJSON() async throws {
+        let exporter = OTLPHTTPExporter(
+            endpoint: try OTLPEndpoint("http://127.0.0.1:1"), scope: SampleTraces.scope, encoding: .json)
+        let result = await exporter.export(Self.stored(OTLPHTTPExporterTests.spans()))
+        await exporter.shutdown()
+        #expect(result.attempts == 0)
+        #expect(result.failed == OTLPHTTPExporterTests.spans().count)
+        #expect(result.failure?.code == .invalidSetting)
     }
 
     @Test("A receiver refusing the body's type with 415 is reported with the other encoding to try")

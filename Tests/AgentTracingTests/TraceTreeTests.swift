@@ -44,4 +44,39 @@ import Testing
         #expect(tree.ancestors.map(\.spanID.rawValue) == [2])
         #expect(tree.focus.children.isEmpty)
     }
+
+    @Test func aWholeTraceIsAForestUnderTheSpansWhoseParentIsMissing() {
+        // Span 2 is not stored: its children 3 and 7 become roots beside 1, by start time; trace 2's span is
+        // left out.
+        let forest = TraceTree.forest(Self.spans.filter { $0.spanID.rawValue != 2 })
+        #expect(forest.map(\.span.spanID.rawValue) == [1, 3, 7])
+        #expect(
+            TraceTree.lines(of: forest).map { "\($0.depth):\($0.span.spanID.rawValue)" } == [
+                "0:1", "0:3", "1:5", "1:4", "2:6", "0:7",
+            ])
+        #expect(TraceTree.forest([]).isEmpty)
+        let cyclic = [Self.span(1, parent: 2, start: 0), Self.span(2, parent: 1, start: 1)]
+        #expect(TraceTree.lines(of: TraceTree.forest(cyclic)).count == 2, "a cycle still shows each span once")
+    }
+
+    @Test func aSummaryNamesTheRootTheExtentAndTheErrorThatExplainsIt() throws {
+        var spans = Self.spans
+        spans[3].status = FinishedSpan.Status(code: .error, message: "exit status 2")
+        spans[5].status = FinishedSpan.Status(code: .error, message: "later")
+        spans[6].endNanoseconds = 99
+        let summary = try #require(TraceOverview.summarize(spans))
+        #expect(summary.root.spanID.rawValue == 1)
+        #expect(!summary.rootIsPartial)
+        #expect(summary.spanCount == 7, "the other trace's span is not counted")
+        #expect(summary.startNanoseconds == 0 && summary.endNanoseconds == 99)
+        #expect(summary.errorCount == 2)
+        #expect(summary.error?.spanID.rawValue == 4, "the earliest failed span when the root did not fail")
+        spans[0].status = FinishedSpan.Status(code: .error, message: "root failed")
+        #expect(TraceOverview.summarize(spans)?.error?.spanID.rawValue == 1)
+
+        let partial = try #require(TraceOverview.summarize(Self.spans.filter { $0.spanID.rawValue > 2 }))
+        #expect(partial.root.spanID.rawValue == 3)
+        #expect(partial.rootIsPartial)
+        #expect(TraceOverview.summarize([]) == nil)
+    }
 }

@@ -3,6 +3,7 @@ import HostStats
 import HostscopeCore
 import OrderedJSON
 import Storage
+import TestSupport
 import Testing
 import ValueFormats
 
@@ -233,5 +234,87 @@ import ValueFormats
         let result = try CLI.run(["history", "--db", fixture.path, "-o", "ndjson"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == records.map { $0.jsonValue.jsonString + "\n" }.joined())
+    }
+
+    // MARK: - On a terminal
+
+    /// web1 every 10 s for a minute with network rates from its second tick, one tick failing; db-1 once.
+    static func summarised() async throws -> Fixture {
+        var records: [SnapshotRecord] = []
+        for tick in 0..<7 {
+            let seconds = Double(tick * 10)
+            guard tick != 4 else {
+                records.append(failure("web1", at: seconds))
+                continue
+            }
+            guard case .snapshot(var snapshot) = snapshot("web1", at: seconds, busy: Double(tick) * 11.5 + 0.5) else {
+                continue
+            }
+            snapshot.memory = MemoryStats(totalBytes: 1_000, usedBytes: 250, usedPercent: 25 + Double(tick))
+            snapshot.disks = [
+                DiskStats(filesystem: "/dev/vda1", mount: "/", usedPercent: 71 + Double(tick) / 4),
+                DiskStats(filesystem: "tmpfs", mount: "/run", usedPercent: 1),
+            ]
+            snapshot.network = [
+                NetworkInterfaceStats(
+                    interface: "eth0", rxBytes: 7, txBytes: 9, rxBytesPerSecond: tick == 0 ? nil : Double(tick) * 2048,
+                    txBytesPerSecond: tick == 0 ? nil : 512)
+            ]
+            records.append(.snapshot(snapshot))
+        }
+        records.append(snapshot("db-1", at: 25, busy: 99.25))
+        return try await Fixture(records: records)
+    }
+
+    @Test func onATerminalWithoutAFormatEachHostsFiguresAreSummarisedInATableThatFitsEightyColumns() async throws {
+        let fixture = try await Self.summarised()
+        defer { fixture.remove() }
+        let session = try TerminalSession(["history", "--db", fixture.path], width: 80, height: 30)
+        #expect(try session.waitForExit() == 0)
+        let screen = try session.screen()
+        let text = screen.joined(separator: "\n").trimmingCharacters(in: .newlines) + "\n"
+        #expect(text == (try golden("terminal/history-cli-80x30.txt", recording: text)))
+        // Nothing wrapped: tmux joins wrapped lines back with -J, and none is wider than the terminal.
+        let joined = try session.tmux(["capture-pane", "-p", "-J", "-t", "0"]).split(separator: "\n")
+        #expect(joined.allSatisfy { $0.count <= 80 })
+        #expect(screen.contains { $0.hasPrefix("CPU busy") })
+        #expect(
+            screen.contains { $0.hasPrefix("errors") && $0.contains("1 of 7; last at 2026-11-18 11:07:20 (connect)") })
+    }
+
+    @Test func csvRoundsFiguresWhileJSONKeepsEveryDigit() async throws {
+        guard case .snapshot(var snapshot) = Self.snapshot("web1", at: 0, busy: 12.345678901234567) else { return }
+        snapshot.memory = MemoryStats(totalBytes: 1_000, usedBytes: 333, usedPercent: 33.300000000000004)
+        snapshot.load = LoadAverage(one: 0.123456789, five: 1, fifteen: 2.5)
+        let fixture = try await Fixture(records: [.snapshot(snapshot)])
+        defer { fixture.remove() }
+        let csv = try CLI.run(["history", "--db", fixture.path, "-f", "csv"])
+        let row = Dictionary(
+            uniqueKeysWithValues: zip(
+                SnapshotCSV.wideColumns,
+                csv.stdout.components(separatedBy: "\r\n")[1].split(separator: ",", omittingEmptySubsequences: false)
+                    .map(String.init)))
+        #expect(row["cpu.busy_percent"] == "12.35")
+        #expect(row["memory.used_percent"] == "33.30")
+        #expect(row["memory.used_bytes"] == "333")
+        #expect(row["load.1m"] == "0.12" && row["load.5m"] == "1.00" && row["load.15m"] == "2.50")
+        #expect(row["duration_ms"] == "3.500")
+        let ndjson = try CLI.run(["history", "--db", fixture.path, "-f", "ndjson"])
+        #expect(ndjson.stdout.contains(#""busy_percent":12.345678901234567"#))
+        #expect(ndjson.stdout.contains(#""used_percent":33.300000000000004"#))
+        #expect(ndjson.stdout.contains(#""1m":0.123456789"#))
+    }
+
+    @Test func aFormatOnATerminalOrAPipeWithoutOneStillPrintsData() async throws {
+        let fixture = try await Self.summarised()
+        defer { fixture.remove() }
+        let session = try TerminalSession(
+            ["history", "web1", "-f", "csv", "--db", fixture.path], width: 200, height: 20)
+        #expect(try session.waitForExit() == 0)
+        let screen = try session.screen()
+        #expect(screen.first?.hasPrefix("timestamp,host,error,") == true)
+        #expect(screen.filter { $0.contains(",web1,") }.count == 7)
+        let piped = try CLI.run(["history", "web1", "--db", fixture.path])
+        #expect(piped.stdout.hasPrefix(SnapshotCSV.wideHeader))
     }
 }

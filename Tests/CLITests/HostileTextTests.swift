@@ -149,7 +149,11 @@ import Testing
                 Snapshot(
                     host: "web1", collectedAt: Date(timeIntervalSince1970: 1_795_000_000), collector: "proc",
                     processes: [ProcessStats(pid: 7, command: "evil \(hostile)\u{9B}31m")],
-                    warnings: ["df reported: \(hostile)"]))
+                    warnings: ["df reported: \(hostile)"])),
+            .failure(
+                CollectionFailure(
+                    host: "web1", collectedAt: Date(timeIntervalSince1970: 1_795_000_010), kind: .command,
+                    message: "probe said \(hostile)")),
         ])
         try await database.close()
 
@@ -160,6 +164,11 @@ import Testing
         #expect(
             csvOnTerminal.stdout.contains(#"df reported: \e]52;c;aG9zdGlsZQ==\x07\e[2J"#), "\(csvOnTerminal.stdout)")
         #expect(Self.holdsNoControls(csvOnTerminal.stdout))
+
+        // The summary table on a terminal shows the last error escaped.
+        let table = try CLI.runOnTerminal(["history", "--db", path])
+        #expect(table.stdout.contains(#"probe said \e]52;c;aG9zdGlsZQ==\x07\e[2J"#), "\(table.stdout)")
+        #expect(Self.holdsNoControls(table.stdout))
 
         // JSON is the same bytes either way: every control character is a \u escape.
         let json = try CLI.run(["history", "--db", path, "--format", "ndjson"])

@@ -53,6 +53,56 @@ import Testing
         #expect(long.stdout.contains(",disk,/,size_bytes,"))
     }
 
+    /// Every figure field of `snapshot`'s and `watch`'s CSV, wide and long: a signed decimal with at most three
+    /// decimals (duration_ms), two for every other float, and none for bytes and counts.
+    @Test func csvFiguresOfSnapshotAndWatchKeepTheDecimalsTheirKindMeans() throws {
+        func figures(_ header: [String], _ row: [String]) -> [(String, String)] {
+            zip(header, row).filter { column, value in
+                !value.isEmpty
+                    && !["timestamp", "host", "error", "collector", "warnings", "error_message", "slot"]
+                        .contains(column)
+            }
+        }
+        func decimals(_ value: String) -> Int? {
+            guard Double(value) != nil else { return nil }
+            return value.split(separator: ".", omittingEmptySubsequences: false).dropFirst().first?.count ?? 0
+        }
+        let snapshot = try CLI.run(["snapshot", "-f", "csv"])
+        let watch = try CLI.run(["watch", "local", "--every", "300ms", "--count", "2", "--no-history", "-f", "csv"])
+        #expect(snapshot.status == 0 && watch.status == 0, "\(snapshot.stderr)\(watch.stderr)")
+        for text in [snapshot.stdout, watch.stdout] {
+            let rows = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }.map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            }
+            try #require(rows.count >= 2)
+            for row in rows.dropFirst() {
+                for (column, value) in figures(rows[0], row) {
+                    let expected =
+                        column == "duration_ms"
+                        ? 3 : column.hasSuffix("_bytes") || column == "cpu.cores" ? 0 : 2
+                    #expect(decimals(value) == expected, "\(column) = \(value)")
+                }
+            }
+        }
+        let long = try CLI.run(["snapshot", "-f", "csv", "--csv-layout", "long"])
+        for line in long.stdout.components(separatedBy: "\r\n").dropFirst() where !line.isEmpty {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let metric = fields[4]
+            let expected = metric.hasSuffix("_percent") || metric.hasSuffix("_per_second") ? 2 : 0
+            #expect(decimals(fields[5]) == expected, "\(line)")
+        }
+    }
+
+    @Test func onAnEightyColumnTerminalTheTableWrapsNoLine() throws {
+        let session = try TerminalSession(["snapshot", "local", "--top", "3"], width: 80, height: 60)
+        #expect(try session.waitForExit() == 0)
+        let screen = try session.screen()
+        #expect(screen.contains { $0.hasPrefix("MOUNT ") && $0.contains("FILESYSTEM") && $0.hasSuffix("WRITE") })
+        // tmux joins a wrapped line back with -J: none is wider than the terminal.
+        let joined = try session.tmux(["capture-pane", "-p", "-J", "-t", "0"]).split(separator: "\n")
+        #expect(joined.allSatisfy { $0.count <= 80 }, "\(joined.filter { $0.count > 80 })")
+    }
+
     @Test func aTerminalTableIsTheDefaultOnlyOnATerminal() throws {
         // Piped, the default is JSON so that scripts get data.
         let piped = try CLI.run(["snapshot"])
@@ -75,15 +125,7 @@ import Testing
     @Test func anSSHConfigAliasResolvesHostUserPortAndKey() throws {
         let server = try SSHTestServer.shared()
         let config = NSTemporaryDirectory() + "hostscope-cli-config-\(UUID().uuidString)"
-        try """
-        Host web1 other
-            HostName \(server.host)
-            Port \(server.port)
-            User \(server.user)
-            IdentityFile \(server.keyPath)
-            IdentitiesOnly yes
-            UserKnownHostsFile \(server.knownHostsPath)
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try server.configBlock("web1 other").write(toFile: config, atomically: true, encoding: .utf8)
         let result = try CLI.run(["snapshot", "web1", "-F", config, "-o", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try JSONParser.parse(result.stdout)["host"] == "web1")

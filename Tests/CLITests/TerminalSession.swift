@@ -13,7 +13,14 @@ final class TerminalSession {
     let directory: String
 
     /// Starts `arguments` (hostscope's, the binary is prepended) on a `width`×`height` terminal.
-    init(_ arguments: [String], width: Int, height: Int, environment: [String: String] = [:]) throws {
+    convenience init(_ arguments: [String], width: Int, height: Int, environment: [String: String] = [:]) throws {
+        try self.init(
+            command: ([CLI.binary] + arguments).map(CLI.shellQuoted).joined(separator: " "), width: width,
+            height: height, environment: environment)
+    }
+
+    /// Starts a shell command line (`bash --norc -i`, a pipeline) on a `width`×`height` terminal.
+    init(command: String, width: Int, height: Int, environment: [String: String] = [:]) throws {
         directory = NSTemporaryDirectory() + "hostscope-pty-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/tmux.sock"
@@ -22,7 +29,6 @@ final class TerminalSession {
         where key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
             exports += "export \(key)=\(CLI.shellQuoted(value))\n"
         }
-        let command = ([CLI.binary] + arguments).map(CLI.shellQuoted).joined(separator: " ")
         // The command runs in the foreground of the terminal, as typed at a prompt; the shell records the mode
         // around it.
         let script = """

@@ -1,4 +1,6 @@
+import AgentTracing
 import Foundation
+import HostscopeCore
 import Storage
 import TestSupport
 import Testing
@@ -34,7 +36,19 @@ import Testing
         #expect(snapshot.status == 0, "\(snapshot.stderr)")
         #expect(snapshot.stderr.isEmpty)
 
-        let list = try CLI.run(["trace", "list", "--db", database])
+        // By default, one row per trace: the snapshot, its root span, host and span count.
+        let traces = try CLI.run(["trace", "list", "--db", database])
+        #expect(traces.status == 0, "\(traces.stderr)")
+        let traceRows = traces.stdout.split(separator: "\n").map(String.init)
+        #expect(traceRows.first?.hasPrefix("START (UTC)") == true)
+        #expect(traceRows.count == 3, "\(traces.stdout)")
+        #expect(traceRows[1].contains("collect snapshot") && traceRows[1].contains(server.target))
+        #expect(traceRows[1].hasSuffix(" 7"))
+        #expect(traceRows.last == "1 trace(s), newest first; 0 span(s) dropped before reaching the database")
+        let traceID = try #require(
+            traceRows[1].split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first)
+
+        let list = try CLI.run(["trace", "list", "--spans", "--db", database])
         #expect(list.status == 0, "\(list.stderr)")
         let rows = list.stdout.split(separator: "\n").map(String.init)
         #expect(rows.first?.hasPrefix("TIME (UTC)") == true)
@@ -42,12 +56,29 @@ import Testing
         #expect(rows.filter { $0.contains("ssh exec") && $0.hasSuffix(" 0") }.count == 2)
         #expect(rows.last == "7 span(s), newest first; 0 span(s) dropped before reaching the database")
 
-        let errorsOnly = try CLI.run(["trace", "list", "--errors", "--db", database])
+        let errorsOnly = try CLI.run(["trace", "list", "--spans", "--errors", "--db", database])
         #expect(
             errorsOnly.stdout.hasSuffix("0 span(s), newest first; 0 span(s) dropped before reaching the database\n"))
-        let sshOnly = try CLI.run(["trace", "list", "--kind", "ssh", "--since", "10m", "--db", database])
+        let noFailedTrace = try CLI.run(["trace", "list", "--errors", "--db", database])
+        #expect(
+            noFailedTrace.stdout.hasSuffix("0 trace(s), newest first; 0 span(s) dropped before reaching the database\n")
+        )
+        let sshOnly = try CLI.run(["trace", "list", "--spans", "--kind", "ssh", "--since", "10m", "--db", database])
         #expect(!sshOnly.stdout.contains("collect snapshot"))
         #expect(sshOnly.stdout.contains("ssh handshake"))
+        // A trace holding an ssh span is listed by its root.
+        let sshTraces = try CLI.run(["trace", "list", "--kind", "ssh", "--db", database])
+        #expect(sshTraces.stdout.contains("collect snapshot"))
+
+        // The trace by a prefix of its id: every span with its offset and bar, nested by parent.
+        let whole = try CLI.run(["trace", "show", String(traceID), "--db", database])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(whole.stdout.hasPrefix("trace \(traceID)"))
+        #expect(whole.stdout.contains("  collect snapshot  "))
+        #expect(whole.stdout.contains("    ssh connect \(server.target)"))
+        #expect(whole.stdout.contains("      ssh handshake"))
+        #expect(whole.stdout.contains("+0.000 ms") || whole.stdout.contains("+0.0 ms"))
+        #expect(whole.stdout.contains("█"))
 
         let flat = try CLI.run(["trace", "export", "--format", "spans", "--db", database])
         #expect(flat.status == 0)
@@ -57,9 +88,10 @@ import Testing
         let rootID = try #require(root["span_id"] as? String)
 
         // A prefix is enough; the tree shows the children, the details every attribute.
-        let show = try CLI.run(["trace", "show", String(rootID.prefix(6)), "--db", database])
+        let show = try CLI.run(["trace", "show", String(rootID.prefix(10)), "--db", database])
         #expect(show.status == 0, "\(show.stderr)")
-        #expect(show.stdout.contains("▶ collect snapshot  \(rootID)"))
+        #expect(show.stdout.contains("\(rootID.prefix(12))  ▶ collect snapshot"))
+        #expect(show.stdout.contains("span \(rootID)  collect snapshot"))
         #expect(show.stdout.contains("    ssh connect \(server.target)"))
         #expect(show.stdout.contains("      ssh handshake"))
         #expect(show.stdout.contains("    ssh exec"))
@@ -98,7 +130,7 @@ import Testing
             environment: ["HOSTSCOPE_DB": database])
         #expect(watch.status == 0, "\(watch.stderr)")
         let list = try CLI.run(
-            ["trace", "list", "--errors", "--kind", "snapshot"], environment: ["HOSTSCOPE_DB": database])
+            ["trace", "list", "--spans", "--errors", "--kind", "snapshot"], environment: ["HOSTSCOPE_DB": database])
         let failed = list.stdout.split(separator: "\n").filter { $0.contains("collect snapshot") }
         // A host key not trusted backs off: the second tick waits it out, with no collection.
         #expect(failed.count == 1, "\(list.stdout)")
@@ -121,10 +153,10 @@ import Testing
         _ = try Self.snapshot(server, database: database)
         let unknown = try CLI.run(["trace", "show", "0000000000000000", "--db", database])
         #expect(unknown.status == 1)
-        #expect(unknown.stderr.contains("no span with id 0000000000000000"))
+        #expect(unknown.stderr.contains("no trace or span with id 0000000000000000"))
         let notHex = try CLI.run(["trace", "show", "xyz", "--db", database])
         #expect(notHex.status == 1)
-        #expect(notHex.stderr.contains("not a span id"))
+        #expect(notHex.stderr.contains("not a trace or span id"))
     }
 
     // MARK: - push
@@ -170,7 +202,7 @@ import Testing
                 #expect(request["content_type"] as? String == "application/x-protobuf")
                 #expect(request["content_encoding"] as? String == "gzip")
                 // The push's own request is a span in the database now, listed with the HTTP spans...
-                let list = try CLI.run(["trace", "list", "--kind", "http", "--db", database])
+                let list = try CLI.run(["trace", "list", "--spans", "--kind", "http", "--db", database])
                 #expect(list.stdout.contains("POST"))
                 #expect(list.stdout.contains("127.0.0.1"))
                 // ...but a later push leaves it out: pushes do not feed on each other.
@@ -457,7 +489,8 @@ import Testing
             #expect(report.status == 0, "\(report.output)")
             #expect(report.orphans == 0)
         }
-        let list = try CLI.run(["trace", "list", "--kind", "snapshot"], environment: ["HOSTSCOPE_DB": database])
+        let list = try CLI.run(
+            ["trace", "list", "--spans", "--kind", "snapshot"], environment: ["HOSTSCOPE_DB": database])
         #expect(list.stdout.split(separator: "\n").filter { $0.contains("collect snapshot") }.count == 2)
     }
 
@@ -493,10 +526,64 @@ import Testing
         let ticks = lines.filter { !$0.contains("skipped: the previous tick") }.count
         #expect(lines.count >= 3)
         let list = try CLI.run(
-            ["trace", "list", "--kind", "snapshot", "--limit", "1000"], environment: ["HOSTSCOPE_DB": database])
+            ["trace", "list", "--spans", "--kind", "snapshot", "--limit", "1000"],
+            environment: ["HOSTSCOPE_DB": database])
         let collections = list.stdout.split(separator: "\n").filter { $0.contains("collect snapshot") }
         // Every tick that produced a record was stored, the one in flight at SIGTERM included when it finished.
         #expect(collections.count >= ticks)
         #expect(collections.count <= ticks + 1)
+    }
+
+    // MARK: - On a terminal
+
+    /// A database holding the four traces of Fixtures/traces/sample-spans.ndjson.
+    static func sampleDatabase() async throws -> String {
+        let path = temporaryDatabase()
+        let url = Repository.fixtures.appendingPathComponent("traces/sample-spans.ndjson")
+        let spans = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map { line throws in
+            StoredSpan(try FinishedSpan(flatJSONLine: String(line)))
+        }
+        let database = try await StorageDatabase.open(at: path)
+        try await database.spans.insert(spans)
+        try await database.close()
+        return path
+    }
+
+    @Test func onAnEightyColumnTerminalTheListOfTracesAndAWaterfallFitAndMatchTheirGoldens() async throws {
+        let database = try await Self.sampleDatabase()
+        defer { Self.remove(database) }
+        let list = try TerminalSession(["trace", "list", "--db", database], width: 80, height: 24)
+        #expect(try list.waitForExit() == 0)
+        let listed = try list.screen().filter { !$0.isEmpty }
+        let expected = try goldenText("terminal/trace-list-80.txt").split(separator: "\n").map(String.init)
+        #expect(listed == expected + ["4 trace(s), newest first; 0 span(s) dropped before reaching the database"])
+
+        let show = try TerminalSession(["trace", "show", "4bf92f35", "--db", database], width: 80, height: 40)
+        #expect(try show.waitForExit() == 0)
+        let shown = try show.screen().joined(separator: "\n").trimmingCharacters(in: .newlines) + "\n"
+        #expect(
+            shown
+                == (try goldenText("terminal/trace-show-80.txt")).replacingOccurrences(
+                    of: " +\n", with: "\n", options: .regularExpression))
+        for session in [list, show] {
+            let joined = try session.tmux(["capture-pane", "-p", "-J", "-t", "0"]).split(separator: "\n")
+            #expect(joined.allSatisfy { $0.count <= 80 })
+        }
+    }
+
+    @Test func anIDPrefixThatNamesATraceAndASpanIsRefusedAndAnExactIDWins() async throws {
+        let database = try await Self.sampleDatabase()
+        defer { Self.remove(database) }
+        // "0" begins two span ids and a trace id; "0e0e" one trace id and no span id.
+        let ambiguous = try CLI.run(["trace", "show", "0", "--db", database])
+        #expect(ambiguous.status == 1)
+        #expect(ambiguous.stderr.contains("matches several") && ambiguous.stderr.contains("type more digits"))
+        let trace = try CLI.run(["trace", "show", "0e0e", "--db", database])
+        #expect(trace.status == 0, "\(trace.stderr)")
+        #expect(trace.stdout.hasPrefix("trace 0e0e4736a3ce929d4bf92f3577b34da6\ninvoke_agent hostscope"))
+        let span = try CLI.run(["trace", "show", "7d4e5f60c93f1b2a", "--db", database])
+        #expect(span.status == 0, "\(span.stderr)")
+        #expect(span.stdout.contains("▶ execute_tool grep"))
+        #expect(span.stdout.contains("span 7d4e5f60c93f1b2a  execute_tool grep"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import TestSupport
 import Testing
 
@@ -65,8 +66,10 @@ import Testing
             let flat = try CLI.run(["trace", "export", "--format", "spans"], environment: environment)
             let otlpExport = try CLI.run(
                 ["trace", "export", "--format", "otlp", "--output", exported], environment: environment)
-            let list = try CLI.run(["trace", "list", "--limit", "1000"], environment: environment)
+            let list = try CLI.run(["trace", "list", "--spans", "--limit", "1000"], environment: environment)
+            let traces = try CLI.run(["trace", "list", "--limit", "1000"], environment: environment)
             outputs += [flat.stdout, flat.stderr, otlpExport.stdout, otlpExport.stderr, list.stdout, list.stderr]
+            outputs += [traces.stdout, traces.stderr]
             let methods = flat.stdout.split(separator: "\n").compactMap { line -> String? in
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
                     return nil
@@ -122,8 +125,18 @@ import Testing
                 #expect(!text.contains(secret), "output \(index) holds secret \(secrets.firstIndex(of: secret)!)")
             }
         }
-        // The database holds the spans, so the file check above looked at real content.
-        let stored = try CLI.run(["trace", "list", "--kind", "ssh"], environment: environment)
+        // The database holds the spans, so the file check above looked at real content: their JSON, and the
+        // OTLP encodings stored beside it that a push sends as they are.
+        let stored = try CLI.run(["trace", "list", "--spans", "--kind", "ssh"], environment: environment)
         #expect(stored.stdout.contains("ssh connect"))
+        let opened = try await StorageDatabase.open(at: database, mode: .existingOnly)
+        let page = try await opened.spans.otlpPage(limit: 10_000)
+        try await opened.close()
+        let encoded = page.entries.filter { if case .encoded = $0 { true } else { false } }
+        #expect(encoded.count == page.entries.count && !encoded.isEmpty)
+        for secret in secrets {
+            #expect(page.spanBytes.firstRange(of: Array(secret.utf8)) == nil)
+            #expect(page.resources.allSatisfy { $0.firstRange(of: Array(secret.utf8)) == nil })
+        }
     }
 }

@@ -152,8 +152,11 @@ actor ReplayRunner: CommandRunner {
 
     @Test(arguments: ProbeFixture.all())
     func aOneOffSnapshotMatchesItsGolden(_ fixture: ProbeFixture) async throws {
-        let record = try await collector(fixture, outputs: ["snapshot.txt"]).snapshot()
+        let outputs = ["snapshot.txt"] + (fixture.exists("snapshot-details.txt") ? ["snapshot-details.txt"] : [])
+        let runner = try replay(fixture, outputs: outputs)
+        let record = await collector(fixture, runner: runner).snapshot()
         if case .failure(let failure) = record { Issue.record("\(fixture.name): \(failure.message)") }
+        #expect(await runner.isExhausted, "\(fixture.name): a recorded output was not asked for")
         try check(stable(record).jsonValue.prettyJSONString + "\n", against: "snapshot.json", in: fixture)
     }
 

@@ -258,9 +258,14 @@ actor RecordingRunner: CommandRunner {
         try await Task.sleep(for: .seconds(2))
         _ = try snapshot(await collector.tick())
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        for (index, name) in ["detect.txt", "snapshot.txt", "tick-1.txt", "tick-2.txt"].enumerated() {
+        // Named as Fixtures/probes/README.md lists them: a details command belongs to the probe before it.
+        var probes = ["detect", "snapshot", "tick-1", "tick-2"][...]
+        var last = ""
+        for (index, run) in await recorder.runs.enumerated() {
+            let isDetails = run.command.contains(":cmdline; grep")
+            if !isDetails { last = probes.popFirst() ?? "extra-\(index)" }
             try await recorder.normalizedOutput(index).write(
-                toFile: target + "/" + name, atomically: true, encoding: .utf8)
+                toFile: target + "/" + last + (isDetails ? "-details" : "") + ".txt", atomically: true, encoding: .utf8)
         }
         try "\(busy.processIdentifier) \(idle.processIdentifier)\n".write(
             toFile: target + "/kept-pids", atomically: true, encoding: .utf8)

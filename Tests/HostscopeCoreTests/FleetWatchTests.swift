@@ -243,6 +243,54 @@ extension SnapshotRecord {
         withExtendedLifetime(listener) {}
     }
 
+    @Test func hostsWaitingBehindManySilentHostsForAHandshakeSlotHaveARecordEveryTickAndConnectInTurn() async throws {
+        // Three times as many hosts that never complete a TCP handshake as the engine lets connect at
+        // once: each holds a slot for its whole connect timeout, and the good hosts queue behind them.
+        let server = try SSHTestServer.shared()
+        let listener = try LoopbackListener()
+        let slots = SSHEngine.shared.handshakes.limit
+        let silent = (0..<(3 * slots)).map { index in
+            ResolvedHost.ssh(
+                SSHConnectionOptions(
+                    displayName: "silent-\(index)", hostName: "127.0.0.1", port: listener.port, user: "x",
+                    knownHostsFiles: []))
+        }
+        let good = (0..<3).map { harnessHost(server, name: "good-\($0)") }
+        let interval = Duration.seconds(2)
+        let watch = FleetWatch(plan: WatchPlan(hosts: silent + good, interval: interval, count: 6))
+        let arrivals = Lock<[(record: SnapshotRecord, at: Date)]>([])
+        let subscription = watch.subscribe(buffer: 100_000)
+        let reader = Task {
+            for await event in subscription {
+                if case .record(let record) = event { arrivals.withLock { $0.append((record, Date())) } }
+            }
+        }
+        await watch.run()
+        await reader.value
+        let received = arrivals.withLock { $0 }
+        for host in (silent + good).map(\.displayName) {
+            let records = received.filter { $0.record.host == host }
+            #expect(records.count == 6, "\(host): \(records.count) records")
+            // A tick waits for its connect no longer than its budget (80 % of the interval): its record
+            // comes within the interval, whatever the line for slots looks like. (A second of slack for a
+            // busy machine.)
+            for (record, at) in records {
+                let late = at.timeIntervalSince(record.slot ?? at)
+                #expect(late < interval.inSeconds + 1, "\(host): a record \(late) s after its slot: \(record)")
+            }
+        }
+        for host in good.map(\.displayName) {
+            let records = received.filter { $0.record.host == host }.map(\.record)
+            // Waiting in line shows as timeouts naming the line; then the host is up for good.
+            #expect(records.last?.isSnapshot == true, "\(host): \(records)")
+            for case .failure(let failure) in records {
+                #expect(failure.kind == .timeout && failure.message.contains("not connected after"), "\(failure)")
+            }
+        }
+        #expect(received.filter { $0.record.host.hasPrefix("silent-") }.allSatisfy { !$0.record.isSnapshot })
+        withExtendedLifetime(listener) {}
+    }
+
     @Test func aHostWhoseSSHDStopsAndComesBackRecovers() async throws {
         let server = try SSHTestServer.startDedicated()
         defer { server.stop() }

@@ -84,7 +84,10 @@ let csvText = zip(fieldText, Gen.element(of: [",", "\"", "\r", "\n", "\r\n", "\"
             #expect(row["warnings"] == warnings.joined(separator: "; "))
             #expect(row["memory.total_bytes"].flatMap { UInt64($0) } == bytes)
             #expect(row["memory.used_bytes"].flatMap { UInt64($0) } == bytes / 2)
-            #expect(row["uptime_seconds"].flatMap { Double($0) } == figure)
+            // Seconds keep two decimals in CSV: the figure to within half a hundredth.
+            let uptime = try #require(row["uptime_seconds"].flatMap { Double($0) })
+            #expect(abs(uptime - figure) <= 0.005 + abs(figure) * 1e-15, "\(figure) became \(uptime)")
+            #expect(row["uptime_seconds"]?.split(separator: ".").last?.count == 2)
             #expect(row["timestamp"].flatMap(RFC3339.parse) == Date(timeIntervalSince1970: 1_764_000_000.5))
         }
     }

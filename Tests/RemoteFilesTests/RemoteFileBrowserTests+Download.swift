@@ -110,10 +110,15 @@ extension RemoteFileBrowserTests {
             }
         }
         #expect(failure?.code == .connectionLost)
-        #expect(failure?.message.contains("run the same command again to resume") == true)
+        #expect(failure?.message.contains("the connection dropped while downloading") == true)
         #expect(!FileManager.default.fileExists(atPath: final))
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: partial)[.size] as? UInt64)
         #expect(kept > 0 && kept < 24 << 20)
+        // The error says what was kept, in the line the command line prints.
+        #expect(failure?.partial == PartialDownload(path: partial, bytes: kept, size: 24 << 20))
+        #expect(
+            failure?.partial?.line
+                == "partial kept: \(partial) (\(kept) of \(24 << 20) bytes); run the same command again to resume")
 
         let result = try await withBrowser { browser, _ in try await browser.download(RemotePath(path), to: final) }
         #expect(result.resumedFrom == kept)
@@ -121,6 +126,41 @@ extension RemoteFileBrowserTests {
         #expect(result.sha256Hex == expected)
         #expect(try sha256(ofFile: final) == expected)
         #expect(!FileManager.default.fileExists(atPath: partial))
+        source.remove()
+    }
+
+    @Test func aCancelledDownloadIsInterruptedWithItsPartialBytesKeptForTheNextRun() async throws {
+        let source = try FilesTestTree(prefix: "hostscope-get-cancel")
+        let path = try source.makeRandomFile("big.bin", size: 24 << 20)
+        let local = try localDirectory()
+        let final = local + "/big.bin"
+        let partial = RemoteFileBrowser.partialPath(for: final)
+        let failure = try await withBrowser { browser, _ in
+            await remoteFilesError {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    let started = Lock(false)
+                    var options = DownloadOptions()
+                    // Past 4 MiB the download waits (at most 30 s) for the cancellation, so it cannot finish first.
+                    options.progress = { done, _ in
+                        guard done > 4 << 20, !started.withLock({ $0 }) else { return }
+                        started.withLock { $0 = true }
+                        let deadline = ContinuousClock.now + .seconds(30)
+                        while !Task.isCancelled, ContinuousClock.now < deadline { usleep(1000) }
+                    }
+                    group.addTask { _ = try await browser.download(RemotePath(path), to: final, options: options) }
+                    try await waitUntil("part of the download") { started.withLock { $0 } }
+                    group.cancelAll()
+                    try await group.next()
+                }
+            }
+        }
+        #expect(failure?.code == .interrupted)
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: partial)[.size] as? UInt64)
+        #expect(failure?.partial == PartialDownload(path: partial, bytes: kept, size: 24 << 20))
+        #expect(!FileManager.default.fileExists(atPath: final))
+        let result = try await withBrowser { browser, _ in try await browser.download(RemotePath(path), to: final) }
+        #expect(result.resumedFrom == kept)
+        #expect(try sha256(ofFile: final) == (try sha256(ofFile: path)))
         source.remove()
     }
 

@@ -168,4 +168,55 @@ func harnessOptions(
         let text = String(decoding: result.stdout, as: UTF8.self)
         #expect(text.contains("timer:(keepalive"), "\(text)")
     }
+
+    @Test func commandsWaitingOnTheHostAfterKeepalivesCostTheIOThreadAlmostNothing() async throws {
+        let server = try SSHTestServer.shared()
+        var options = harnessOptions(server)
+        options.keepaliveInterval = .seconds(1)
+        // An engine of its own, so that its one I/O thread can be told from the others and timed.
+        let before = Set(threadIDs())
+        let engine = SSHEngine(threads: 1)
+        let thread = try #require(
+            threadIDs().first { !before.contains($0) && threadName($0) == "ssh io 0" }, "the engine's I/O thread")
+        let session = try await SSHSession.connect(options, engine: engine)
+        let shell = session.openShell()
+        _ = try await shell.run("true", timeout: .seconds(10))
+        // Real time must pass for keepalives to go out (one a second).
+        try await Task.sleep(for: .seconds(2.5))
+        let start = try #require(cpuNanoseconds(ofThread: thread))
+        async let probe = shell.run("sleep 2; echo shell", timeout: .seconds(20))
+        let exec = try await session.exec("sleep 2; echo exec", timeout: .seconds(20))
+        let script = try await probe
+        let used = try #require(cpuNanoseconds(ofThread: thread)) - start
+        #expect(String(decoding: script.stdout, as: UTF8.self) == "shell\n")
+        #expect(String(decoding: exec.stdout, as: UTF8.self) == "exec\n")
+        // Waiting on the socket costs the thread microseconds; reading over and over data that is not
+        // there (as a keepalive's queued reply once made it do) takes all the CPU it is given, a tenth
+        // of a second in two even on a machine with dozens of runnable processes.
+        #expect(used < 50_000_000, "the I/O thread used \(used / 1_000_000) ms of CPU in 2 s of waiting")
+        shell.close()
+        await session.close()
+    }
+}
+
+/// The thread ids of this process.
+private func threadIDs() -> [Int] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { Int($0) }
+}
+
+private func threadName(_ id: Int) -> String? {
+    (try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8))?
+        .trimmingCharacters(in: .newlines)
+}
+
+/// The CPU time a thread of this process has used, from the scheduler's exact account
+/// (`se.sum_exec_runtime`, in milliseconds with a fraction); the tick-sampled `utime` misses short runs.
+private func cpuNanoseconds(ofThread id: Int) -> Int? {
+    guard let text = try? String(contentsOfFile: "/proc/self/task/\(id)/sched", encoding: .utf8) else { return nil }
+    for line in text.split(separator: "\n") where line.hasPrefix("se.sum_exec_runtime") {
+        guard let value = line.split(separator: ":").last.flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) })
+        else { return nil }
+        return Int(value * 1_000_000)
+    }
+    return nil
 }

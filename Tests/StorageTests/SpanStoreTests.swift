@@ -157,6 +157,65 @@ import Testing
         #expect(ranged.last?.startUnixNano == Self.base + 199_000_000)
     }
 
+    @Test func pushPagesCarryStoredEncodingsAndTheJSONOfOlderSpansAndLeaveOutExportRequests() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await StorageDatabase.fresh(in: directory)
+        let resources: [[UInt8]] = [[0x0a, 0x03, 0x0a, 0x01, 0x61], [0x0a, 0x03, 0x0a, 0x01, 0x62]]
+        var spans: [StoredSpan] = []
+        for index in 0..<700 {
+            var span = Self.span(String(format: "%016x", index + 1), start: Int64(index / 3))
+            if index % 7 != 0 {
+                // Every seventh as a hostscope before schema 5 stored it: JSON only.
+                let message = [UInt8(0x2a), 0x05] + Array(String(format: "s%04d", index).utf8)
+                span.protobuf = StoredSpan.Protobuf(span: message, resource: resources[index % 5 == 0 ? 1 : 0])
+                span.isExportRequest = index % 7 == 1
+            }
+            spans.append(span)
+        }
+        try await database.spans.insert(spans.shuffled())
+
+        // Each span read back as (its index in `spans`, its entry, its page); spans of one start come in row order.
+        var read: [(index: Int, entry: OTLPSpanPage.Entry, page: OTLPSpanPage)] = []
+        var cursor: SpanCursor?
+        var pages = 0
+        repeat {
+            let page = try await database.spans.otlpPage(after: cursor, limit: 64)
+            #expect(page.entries.count <= 64)
+            #expect(Set(page.resources).count == page.resources.count, "each resource once per page")
+            for entry in page.entries {
+                switch entry {
+                case .encoded(let range, _):
+                    let digits = String(decoding: page.spanBytes[range].dropFirst(3), as: UTF8.self)
+                    read.append((Int(digits) ?? -1, entry, page))
+                case .flat(let json):
+                    let id = json.dropFirst(#"{"span_id":""#.count).prefix(16)
+                    read.append(((Int(id, radix: 16) ?? 0) - 1, entry, page))
+                }
+            }
+            cursor = page.next
+            pages += 1
+        } while cursor != nil
+        let expected = spans.indices.filter { $0 % 7 != 1 }
+        #expect(read.map(\.index).sorted() == expected, "every span once, but export requests")
+        #expect(read.map { $0.index / 3 } == read.map { $0.index / 3 }.sorted(), "oldest first")
+        #expect(pages == (expected.count + 63) / 64)
+        for got in read where spans.indices.contains(got.index) {
+            let span = spans[got.index]
+            switch got.entry {
+            case .encoded(_, let resource):
+                #expect(got.index % 7 != 0)
+                #expect(got.page.resources[resource] == span.protobuf?.resource)
+            case .flat(let json):
+                #expect(got.index % 7 == 0)
+                #expect(json == span.json)
+            }
+        }
+
+        let ranged = try await database.spans.otlpPage(since: Self.date(100), until: Self.date(109), limit: 100)
+        #expect(ranged.entries.count == expected.count(where: { (300..<330).contains($0) }))
+        #expect(ranged.next == nil)
+    }
+
     @Test func pruneRemovesExactlyTheSpansThatStartedBeforeTheCutoff() async throws {
         let directory = try TemporaryDirectory()
         let database = try await StorageDatabase.fresh(in: directory)
@@ -169,5 +228,61 @@ import Testing
         #expect(try await database.spans.count() == 100)
         let oldest = try await database.spans.page(limit: 1).spans.first
         #expect(oldest?.startUnixNano == Self.base + Int64(SpanStore.pruneChunk) * 1_000_000)
+    }
+
+    @Test func theTracesOfTheNewestMatchingSpansComeBackWithAllTheirSpans() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await StorageDatabase.fresh(in: directory)
+        // Three traces of three spans each, their spans interleaved in time; only trace 2 has an error.
+        var spans: [StoredSpan] = []
+        for index in 0..<9 {
+            let trace = "0af7651916cd43dd8448eb211c80319\(index % 3)"
+            spans.append(
+                Self.span(
+                    "000000000000000\(index)", trace: trace, name: index % 3 == 2 ? "collect snapshot" : "exec",
+                    kind: index % 3 == 2 ? "snapshot" : "ssh", start: Int64(index),
+                    status: index == 5 ? .error : .ok, host: index % 3 == 1 ? "db1" : "web1"))
+        }
+        try await database.spans.insert(spans)
+        let newest = try await database.spans.recentTraceIDs(SpanFilter(limit: 2))
+        #expect(newest == ["0af7651916cd43dd8448eb211c803192", "0af7651916cd43dd8448eb211c803191"])
+        #expect(try await database.spans.recentTraceIDs(SpanFilter(limit: 10)).count == 3)
+        #expect(
+            try await database.spans.recentTraceIDs(SpanFilter(errorsOnly: true, limit: 10))
+                == ["0af7651916cd43dd8448eb211c803192"])
+        #expect(
+            try await database.spans.recentTraceIDs(SpanFilter(host: "db1", limit: 10))
+                == ["0af7651916cd43dd8448eb211c803191"])
+        #expect(
+            try await database.spans.recentTraceIDs(SpanFilter(since: Self.date(7), limit: 10))
+                == ["0af7651916cd43dd8448eb211c803192", "0af7651916cd43dd8448eb211c803191"])
+        let traces = try await database.spans.traces(newest)
+        #expect(traces.count == 2)
+        #expect(
+            traces["0af7651916cd43dd8448eb211c803192"]?.map(\.spanID) == [
+                "0000000000000002", "0000000000000005", "0000000000000008",
+            ])
+    }
+
+    @Test func idsAreLookedUpAmongSpansAndTracesByPrefix() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await StorageDatabase.fresh(in: directory)
+        try await database.spans.insert([
+            Self.span("abcd000000000001", trace: "abce0000000000000000000000000001", start: 1),
+            Self.span("abcd000000000002", trace: "abce0000000000000000000000000001", start: 2),
+            Self.span("1234000000000003", trace: "ffff0000000000000000000000000002", start: 3),
+        ])
+        let both = try await database.spans.ids(matching: "ABC")
+        #expect(both.spans == ["abcd000000000001", "abcd000000000002"])
+        #expect(both.traces == ["abce0000000000000000000000000001"], "a trace is named once however many spans it has")
+        let trace = try await database.spans.ids(matching: "ff")
+        #expect(trace.spans.isEmpty && trace.traces == ["ffff0000000000000000000000000002"])
+        do {
+            _ = try await database.spans.ids(matching: "xyz")
+            Issue.record("a prefix that is not hex was accepted")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("not a trace or span id"))
+        }
     }
 }

@@ -33,4 +33,27 @@ import Testing
             #expect(message.contains("/"), "\(line)")
         }
     }
+
+    @Test func tabOffersTheCommandsALineStartsAndTheExportFormats() {
+        #expect(ChatInput.completions(for: "/s") == ["/stop", "/system", "/sessions"])
+        #expect(ChatInput.completions(for: "/sess") == ["/sessions"])
+        #expect(ChatInput.completions(for: "") == ChatInput.commandNames)
+        #expect(ChatInput.completions(for: "/export ") == ["md", "json"])
+        #expect(ChatInput.completions(for: "/export j") == ["json"])
+        #expect(ChatInput.completions(for: "/export json /tmp/") == [])
+        #expect(ChatInput.completions(for: "/zz") == [])
+        #expect(ChatInput.completions(for: "why /se") == [])
+        #expect(ChatInput.completions(for: "//se") == [])
+        #expect(ChatInput.completions(for: "a pasted\n/se") == [])
+    }
+
+    @Test func everyCommandTabOffersIsOneTheParserKnows() {
+        for name in ChatInput.commandNames {
+            let parsed = ChatInput.parse(name + " 1")
+            if case .invalid(let message) = parsed, message.hasPrefix("no command") {
+                Issue.record("\(name) is offered but not known")
+            }
+            #expect(ChatInput.helpText.contains(name), "\(name) is missing from /help")
+        }
+    }
 }

@@ -39,6 +39,20 @@ public struct SSHTestServer: Sendable {
     /// `user@127.0.0.1:port`, the form the command line accepts.
     public var target: String { "\(user)@\(host):\(port)" }
 
+    /// An ssh_config `Host` block that reaches this server as `names` (`web1 other`): its address, port, user, a key
+    /// (the harness's unless `identity` says) used alone, known_hosts (the harness's unless `knownHosts` says), and
+    /// `extra` lines.
+    public func configBlock(
+        _ names: String, identity: String? = nil, knownHosts: String? = nil, extra: [String] = []
+    ) -> String {
+        let lines =
+            [
+                "HostName \(host)", "Port \(port)", "User \(user)", "IdentityFile \(identity ?? keyPath)",
+                "IdentitiesOnly yes", "UserKnownHostsFile \(knownHosts ?? knownHostsPath)",
+            ] + extra
+        return "Host \(names)\n" + lines.map { "    " + $0 + "\n" }.joined()
+    }
+
     /// The shared server, started on first use.
     public static func shared() throws -> SSHTestServer {
         try started.get()

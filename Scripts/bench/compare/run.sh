@@ -33,18 +33,21 @@ measure=Scripts/bench/watch/measure.py
 bash Scripts/sshd-harness.sh start "$work/harness" >/dev/null
 bash Scripts/bench/alias_config.sh "$hosts" "$work/harness" >"$work/ssh_config"
 "$new" snapshot 'fleet-*' -F "$work/ssh_config" -o ndjson --db "$work/template.sqlite" >/dev/null
-python3 Scripts/bench/otlp/make_spans.py "$work/template.sqlite" "$work/spans.sqlite" "${SPANS:-50000}"
+# The same spans in a file of schema 4 too: a base build from before schema 5 refuses the newer file (one that
+# knows schema 5 adds its columns to the older file once, on first open).
+python3 Scripts/bench/otlp/make_spans.py "$work/template.sqlite" "$work/spans.sqlite" "${SPANS:-50000}" \
+    --schema-4 "$work/spans-base.sqlite"
 
 for round in $(seq 1 "$rounds"); do
     if ((round % 2)); then order="base new"; else order="new base"; fi
     for build in $order; do
-        if [[ $build == base ]]; then bin=$base; else bin=$new; fi
+        if [[ $build == base ]]; then bin=$base spans=$work/spans-base.sqlite; else bin=$new spans=$work/spans.sqlite; fi
         run="$work/$build-$round"
         python3 $measure "$run-snapshot.json" -- "$bin" snapshot 'fleet-*' -F "$work/ssh_config" -o ndjson \
             --db "$run-snapshot.sqlite" >"$run-snapshot.ndjson"
         python3 $measure "$run-watch.json" -- "$bin" watch 'fleet-*' -F "$work/ssh_config" --every 2s \
             --for "${seconds}s" -o "$run-watch.ndjson" --db "$run-watch.sqlite"
-        python3 $measure "$run-export.json" -- "$bin" trace export --format otlp --db "$work/spans.sqlite" \
+        python3 $measure "$run-export.json" -- "$bin" trace export --format otlp --db "$spans" \
             --output "$run-export.jsonl"
     done
 done

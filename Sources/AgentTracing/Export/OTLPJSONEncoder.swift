@@ -116,11 +116,18 @@ struct SpanTruncation {
             next.maximumLinks = min(maximumLinks, span.links.count) / 2
         } else if min(maximumAttributes, span.attributes.count) > 0 {
             next.maximumAttributes = min(maximumAttributes, span.attributes.count) / 2
+        } else if maximumStringBytes > Self.shortestStringBytes {
+            // What is left are the span's own strings (name, trace state, status message), each of which can
+            // grow sixfold when escaped: cut them further rather than break the line limit.
+            next.maximumStringBytes = maximumStringBytes / 2
         } else {
             return nil
         }
         return next
     }
+
+    /// The shortest a string is ever cut to: the truncation marker alone, about this long.
+    static let shortestStringBytes = 16
 }
 
 /// Fills lines span by span and decides where one line ends.
@@ -144,12 +151,39 @@ private struct LineWriter {
     }
 
     /// `{"resource":{…},"scopeSpans":[{"scope":{…},"spans":[`, written once per resource.
+    ///
+    /// A resource's attributes come from the user's environment (`OTEL_RESOURCE_ATTRIBUTES`) and can be of
+    /// any length; the header keeps within a quarter of a line, its longest values cut and then its last
+    /// attributes dropped and counted, so that three quarters are always left for spans.
     func resourceHeader(_ resource: TraceResource) -> [UInt8] {
+        var truncation = SpanTruncation.none
+        var bytes = resourceHeader(resource, truncation)
+        while bytes.count > encoder.maximumLineBytes / 4 {
+            if truncation.maximumStringBytes == .max {
+                truncation.maximumStringBytes = encoder.maximumLineBytes / 8
+            } else if truncation.maximumStringBytes > SpanTruncation.shortestStringBytes {
+                truncation.maximumStringBytes /= 2
+            } else if min(truncation.maximumAttributes, resource.attributes.count) > 0 {
+                truncation.maximumAttributes = min(truncation.maximumAttributes, resource.attributes.count) / 2
+            } else {
+                break
+            }
+            bytes = resourceHeader(resource, truncation)
+        }
+        return bytes
+    }
+
+    private func resourceHeader(_ resource: TraceResource, _ truncation: SpanTruncation) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.appendRaw("{\"resource\":{")
-        if !resource.attributes.isEmpty {
+        let attributes = resource.attributes.prefix(truncation.maximumAttributes)
+        if !attributes.isEmpty {
             bytes.appendRaw("\"attributes\":")
-            bytes.appendOTLPAttributes(resource.attributes[...], truncation: .none)
+            bytes.appendOTLPAttributes(attributes, truncation: truncation)
+        }
+        if attributes.count < resource.attributes.count {
+            bytes.appendRaw(attributes.isEmpty ? "\"droppedAttributesCount\":" : ",\"droppedAttributesCount\":")
+            bytes.appendDecimal(UInt64(resource.attributes.count - attributes.count))
         }
         bytes.appendRaw("},\"scopeSpans\":[{\"scope\":{\"name\":")
         bytes.appendJSONString(encoder.scope.name)

@@ -80,6 +80,49 @@ public struct TraceTree: Sendable, Equatable {
         return TraceTree(ancestors: ancestors, focus: node(for: target, seen: &seen), missingAncestorID: missing)
     }
 
+    /// Every span of the trace of `spans[0]` as trees under its roots (the spans whose parent is not among
+    /// them), roots and children by start time: the whole trace, for `trace show TRACE_ID`. Spans of other
+    /// traces are ignored.
+    public static func forest(_ spans: [FinishedSpan]) -> [Node] {
+        guard let first = spans.first else { return [] }
+        var byID: [SpanID: FinishedSpan] = [:]
+        for span in spans where span.traceID == first.traceID && byID[span.spanID] == nil { byID[span.spanID] = span }
+        let ordered = byID.values.sorted { ($0.startNanoseconds, $0.spanID) < ($1.startNanoseconds, $1.spanID) }
+        var childrenByParent: [SpanID: [FinishedSpan]] = [:]
+        var roots: [FinishedSpan] = []
+        for span in ordered {
+            if let parent = span.parentSpanID, byID[parent] != nil, parent != span.spanID {
+                childrenByParent[parent, default: []].append(span)
+            } else {
+                roots.append(span)
+            }
+        }
+        var seen: Set<SpanID> = []
+        func node(for span: FinishedSpan) -> Node {
+            var result = Node(span: span)
+            for child in childrenByParent[span.spanID] ?? [] where seen.insert(child.spanID).inserted {
+                result.children.append(node(for: child))
+            }
+            return result
+        }
+        var forest: [Node] = []
+        for root in roots where seen.insert(root.spanID).inserted { forest.append(node(for: root)) }
+        // Spans on a cycle of parents (corrupt input only) have no root: each becomes one.
+        for span in ordered where seen.insert(span.spanID).inserted { forest.append(node(for: span)) }
+        return forest
+    }
+
+    /// The rows of `forest`, depth-first.
+    public static func lines(of forest: [Node]) -> [Line] {
+        var result: [Line] = []
+        func visit(_ node: Node, depth: Int) {
+            result.append(Line(depth: depth, span: node.span, isFocus: false))
+            for child in node.children { visit(child, depth: depth + 1) }
+        }
+        for root in forest { visit(root, depth: 0) }
+        return result
+    }
+
     /// The tree as rows, depth-first, ancestors first: what `trace show` indents and prints.
     public var lines: [Line] {
         var result = ancestors.enumerated().map { Line(depth: $0.offset, span: $0.element, isFocus: false) }

@@ -144,35 +144,38 @@ public actor HostCollector {
                 let nonce = ProbeOutput.makeNonce()
                 let output = try await run(LinuxToolsProbe.command(sampleSeconds: options.sampleSeconds, nonce: nonce))
                 try LinuxToolsProbe.build(
-                    into: &snapshot, output: ProbeOutput(output.stdoutText, nonce: nonce),
+                    into: &snapshot, output: ProbeOutput(bytes: output.stdout, nonce: nonce),
                     sampleSeconds: options.sampleSeconds, topProcesses: options.topProcesses)
                 appendStderr(output, to: &snapshot)
             case .proc, .busybox:
                 let nonce = ProbeOutput.makeNonce()
                 let seconds = sampled ? options.sampleSeconds : nil
+                // Command lines and owners are asked for afterwards, for the processes listed only
+                // (``withProcessDetails``): on a host with a thousand processes, reading every one's
+                // made most of the probe's output and a third of its work on the host.
                 let command =
                     route == .busybox
-                    ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: sampled)
-                    : LinuxProcProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: sampled)
+                    ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: false)
+                    : LinuxProcProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: false)
                 let output = try await run(command)
-                let result = try LinuxProcProbe.parse(ProbeOutput(output.stdoutText, nonce: nonce), platform: platform)
-                let current = result.samples[result.samples.count - 1]
+                let result = try LinuxProcProbe.parse(
+                    ProbeOutput(bytes: output.stdout, nonce: nonce), platform: platform)
+                var current = result.samples[result.samples.count - 1]
                 let previous = sampled ? (result.samples.count > 1 ? result.samples[0] : nil) : previousSample
                 LinuxSnapshotBuilder.build(
                     into: &snapshot, result: result, previous: previous, current: current,
                     topProcesses: options.topProcesses)
-                if !sampled {
-                    previousSample = current
-                    snapshot.processes = await withProcessDetails(
-                        snapshot.processes, sample: current, platform: platform)
-                }
+                current.keepForNextSample()
+                if !sampled { previousSample = current }
+                snapshot.processes = await withProcessDetails(
+                    snapshot.processes, ticks: current.tickTable, platform: platform)
                 appendStderr(output, to: &snapshot)
             case .macos:
                 let nonce = ProbeOutput.makeNonce()
                 let output = try await run(
                     MacProbe.command(sampleSeconds: options.sampleSeconds, sampled: sampled, nonce: nonce))
                 let result = try MacProbe.parse(
-                    ProbeOutput(output.stdoutText, nonce: nonce), sampleSeconds: options.sampleSeconds)
+                    ProbeOutput(bytes: output.stdout, nonce: nonce), sampleSeconds: options.sampleSeconds)
                 let current = result.samples[result.samples.count - 1]
                 let previous = sampled ? (result.samples.count > 1 ? result.samples[0] : nil) : previousMacSample
                 MacSnapshotBuilder.build(
@@ -201,23 +204,23 @@ public actor HostCollector {
         }
     }
 
-    /// Fills in the command line and owner of `processes` (a tick's list), from the details of
-    /// earlier ticks where the pid still has the same start time, else by asking the host. A
+    /// Fills in the command line and owner of `processes` (the list of a tick or of a one-off
+    /// snapshot), from the details of earlier ticks where the pid still has the same start time, else
+    /// by asking the host. A
     /// failure to ask leaves the rows as they are (`[comm]`, no user): the snapshot stands.
-    private func withProcessDetails(_ processes: [ProcessStats], sample: LinuxCounterSample, platform: HostPlatform)
+    private func withProcessDetails(_ processes: [ProcessStats], ticks: ProcessTickTable, platform: HostPlatform)
         async -> [ProcessStats]
     {
-        let starts = Dictionary(sample.processes.map { ($0.pid, $0.startTimeTicks) }, uniquingKeysWith: { a, _ in a })
-        knownDetails = knownDetails.filter { starts[$0.key] == $0.value.start }
+        knownDetails = knownDetails.filter { ticks.ticks(of: $0.key)?.startTimeTicks == $0.value.start }
         let missing = processes.map(\.pid).filter { knownDetails[$0] == nil }
         if !missing.isEmpty {
             let nonce = ProbeOutput.makeNonce()
             if let output = try? await run(ProcessDetailsProbe.command(pids: missing, nonce: nonce)),
                 let details = try? ProcessDetailsProbe.parse(
-                    ProbeOutput(output.stdoutText, nonce: nonce), platform: platform)
+                    ProbeOutput(bytes: output.stdout, nonce: nonce), platform: platform)
             {
                 for (pid, detail) in details {
-                    if let start = starts[pid] { knownDetails[pid] = (start, detail) }
+                    if let start = ticks.ticks(of: pid)?.startTimeTicks { knownDetails[pid] = (start, detail) }
                 }
             }
         }
@@ -233,7 +236,7 @@ public actor HostCollector {
     private func detectPlatform() async throws -> HostPlatform {
         if let platform { return platform }
         let output = try await run(HostPlatform.detectionCommand)
-        let detected = try HostPlatform.parse(ProbeOutput(output.stdoutText))
+        let detected = try HostPlatform.parse(ProbeOutput(bytes: output.stdout))
         platform = detected
         return detected
     }

@@ -64,7 +64,7 @@ public enum LinuxProcProbe {
             throw ParseError(
                 source: "probe", message: "output ended early (no end marker): the host cut the command short")
         }
-        let sampleTexts = output.sections(named: "sample")
+        let sampleTexts = output.sectionBytes(named: "sample")
         guard !sampleTexts.isEmpty else {
             throw ParseError(source: "probe", message: "no /proc samples in the output: is this a Linux host?")
         }
@@ -126,15 +126,16 @@ public enum LinuxProcProbe {
 
         let owners = Self.owners(output.section("owners") ?? "", platform: platform)
         let detailed = output.section("owners") != nil
-        if let current = result.samples.last {
+        result.pageSize = platform.pageSize
+        // Without details (a watch tick) there is nothing to join to the samples: the builder takes
+        // resident sizes from them, and commands and owners come later for the processes listed.
+        if detailed, let current = result.samples.last {
             result.processTable = current.processes.map { sample in
-                // Without details (a watch tick) the command is left empty: filled in later for
-                // the processes listed, else shown as [comm].
                 ProcessStats(
                     pid: sample.pid, ppid: sample.ppid, user: owners[sample.pid],
                     rssBytes: ProcPidStatParser.rssBytes(
                         sample, pageSize: platform.pageSize, warnings: &result.warnings),
-                    command: commandLines[sample.pid] ?? (detailed ? "[\(sample.comm)]" : ""))
+                    command: commandLines[sample.pid] ?? "[\(sample.comm)]")
             }
         }
 
@@ -344,6 +345,8 @@ public struct LinuxCounterSample: Sendable, Equatable {
     public var network: [NetworkInterfaceStats] = []
     public var disks: [DiskIOCounters] = []
     public var processes: [ProcessSample] = []
+    /// The processes' ticks alone, once ``keepForNextSample()`` dropped the rest.
+    public private(set) var processTicks: ProcessTickTable?
 
     public init(
         uptimeSeconds: Double, cpu: CPUCounters, network: [NetworkInterfaceStats] = [], disks: [DiskIOCounters] = [],
@@ -355,6 +358,15 @@ public struct LinuxCounterSample: Sendable, Equatable {
         self.disks = disks
         self.processes = processes
     }
+
+    /// The ticks of every process, for the CPU shares of a later sample.
+    public var tickTable: ProcessTickTable { processTicks ?? ProcessTickTable(processes) }
+
+    /// Keeps only what the next sample's deltas need: the processes become a ``ProcessTickTable``.
+    public mutating func keepForNextSample() {
+        processTicks = tickTable
+        processes = []
+    }
 }
 
 /// Everything one run of the probe yielded.
@@ -364,8 +376,10 @@ public struct LinuxProbeResult: Sendable {
     public var memory: MemoryStats?
     public var load: LoadAverage?
     public var disks: [DiskStats]?
-    /// Owners, resident sizes and command lines by pid.
+    /// Owners, resident sizes and command lines by pid, when the probe read them (a one-off snapshot).
     public var processTable: [ProcessStats]?
+    /// The host's page size, for resident sizes counted in pages.
+    public var pageSize: UInt64 = 4096
     /// The probe's own shell; it and its children are left out of the process list.
     public var probePID: Int?
     public var warnings: [String] = []

@@ -60,7 +60,7 @@ public enum LinuxSnapshotBuilder {
 
         snapshot.processes = topProcessList(
             result: result, previous: previous, current: current, elapsed: elapsed,
-            totalMemory: result.memory?.totalBytes, count: topProcesses)
+            totalMemory: result.memory?.totalBytes, count: topProcesses, warnings: &snapshot.warnings)
         snapshot.warnings.append(contentsOf: result.warnings)
     }
 
@@ -82,71 +82,93 @@ public enum LinuxSnapshotBuilder {
     /// The probe's shell and every process under it (df in a subshell of a pipeline is the
     /// shell's grandchild): their work is the probe's, not the host's.
     static func probeProcesses(root: Int?, in processes: [ProcessSample]) -> Set<Int> {
+        Set(probeProcessList(root: root, in: processes))
+    }
+
+    /// ``probeProcesses(root:in:)`` as a short array: a handful of pids, checked against every process.
+    static func probeProcessList(root: Int?, in processes: [ProcessSample]) -> [Int] {
         guard let root else { return [] }
-        var found: Set<Int> = [root]
+        var found = [root]
         // The probe's tree is two or three levels deep: a pass per level, no index built.
         var grew = true
         while grew {
             grew = false
             for process in processes where found.contains(process.ppid) && !found.contains(process.pid) {
-                found.insert(process.pid)
+                found.append(process.pid)
                 grew = true
             }
         }
         return found
     }
 
-    /// The processes using most CPU over the interval (then most memory), with `ps`'s user and
-    /// command line joined to the kernel's tick counts by pid.
+    /// The processes using most CPU over the interval (then most memory, then the lowest pid), with
+    /// the user and command line of the probe's process table joined by pid where it read them.
+    ///
+    /// The few kept are picked in one pass (a running list of the best `count`), and the earlier
+    /// sample is looked up in its ``ProcessTickTable``: a host with thousands of processes costs a
+    /// comparison or two per process, with no sort and no hashing.
     static func topProcessList(
         result: LinuxProbeResult, previous: LinuxCounterSample?, current: LinuxCounterSample, elapsed: Double?,
-        totalMemory: UInt64?, count: Int
+        totalMemory: UInt64?, count: Int, warnings: inout [String]
     ) -> [ProcessStats] {
         guard count > 0 else { return [] }
-        // Plain values only while ranking (no strings to retain): rows are built for the kept few.
-        var earlierTicks: [Int: (start: UInt64, cpu: UInt64)] = [:]
-        earlierTicks.reserveCapacity(previous?.processes.count ?? 0)
-        for sample in previous?.processes ?? [] where earlierTicks[sample.pid] == nil {
-            earlierTicks[sample.pid] = (sample.startTimeTicks, sample.cpuTicks)
-        }
+        let earlier = previous?.tickTable
         let processes = current.processes
-        let listedRows = result.processTable ?? []
+        let listedRows = result.processTable
         // The proc probe lists owners and commands in the sample's own order; other tables are
         // joined by pid.
-        let aligned = listedRows.count == processes.count && zip(listedRows, processes).allSatisfy { $0.pid == $1.pid }
+        let aligned =
+            listedRows.map { rows in
+                rows.count == processes.count && zip(rows, processes).allSatisfy { $0.pid == $1.pid }
+            } ?? false
         let table =
-            aligned ? [:] : Dictionary(listedRows.map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
-        func listedRow(_ index: Int) -> ProcessStats? { aligned ? listedRows[index] : table[processes[index].pid] }
-        let probe = probeProcesses(root: result.probePID, in: processes)
-        var ranked: [(cpu: Double?, rss: UInt64?, pid: Int, index: Int)] = []
-        ranked.reserveCapacity(processes.count)
-        for (index, sample) in processes.enumerated() where !probe.contains(sample.pid) {
-            var cpu: Double?
-            if let elapsed, let before = earlierTicks[sample.pid], before.start == sample.startTimeTicks,
-                sample.cpuTicks >= before.cpu
-            {
-                cpu = Double(sample.cpuTicks - before.cpu) / ticksPerSecond / elapsed * 100
-            }
-            ranked.append((cpu, listedRow(index)?.rssBytes, sample.pid, index))
+            aligned || listedRows == nil
+            ? [:] : Dictionary((listedRows ?? []).map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
+        func listedRow(_ index: Int) -> ProcessStats? {
+            guard let listedRows else { return nil }
+            return aligned ? listedRows[index] : table[processes[index].pid]
         }
-        func precedes(_ left: (cpu: Double?, rss: UInt64?, pid: Int), _ right: (cpu: Double?, rss: UInt64?, pid: Int))
-            -> Bool
-        {
+        typealias Ranked = (cpu: Double?, rss: UInt64?, pid: Int, index: Int)
+        func precedes(_ left: Ranked, _ right: Ranked) -> Bool {
             let leftCPU = left.cpu ?? -1
             let rightCPU = right.cpu ?? -1
             if leftCPU != rightCPU { return leftCPU > rightCPU }
             if (left.rss ?? 0) != (right.rss ?? 0) { return (left.rss ?? 0) > (right.rss ?? 0) }
             return left.pid < right.pid
         }
-        if ranked.isEmpty, let listed = result.processTable {
+        let probe = probeProcessList(root: result.probePID, in: processes)
+        var best: [Ranked] = []
+        best.reserveCapacity(count + 1)
+        var ranked = 0
+        for (index, sample) in processes.enumerated() where !probe.contains(sample.pid) {
+            ranked += 1
+            var cpu: Double?
+            if let elapsed, let before = earlier?.ticks(of: sample.pid), before.startTimeTicks == sample.startTimeTicks,
+                sample.cpuTicks >= before.cpuTicks
+            {
+                cpu = Double(sample.cpuTicks - before.cpuTicks) / ticksPerSecond / elapsed * 100
+            }
+            let rss =
+                listedRows == nil
+                ? ProcPidStatParser.rssBytes(sample, pageSize: result.pageSize, warnings: &warnings)
+                : listedRow(index)?.rssBytes
+            let candidate: Ranked = (cpu, rss, sample.pid, index)
+            if best.count == count, let last = best.last, !precedes(candidate, last) { continue }
+            var position = best.count
+            while position > 0 && precedes(candidate, best[position - 1]) { position -= 1 }
+            best.insert(candidate, at: position)
+            if best.count > count { best.removeLast() }
+        }
+        if ranked == 0, let listed = result.processTable {
             // No /proc/PID/stat (a restricted /proc): fall back to ps alone, without CPU.
             let rows = listed.filter { $0.pid != result.probePID && $0.ppid != result.probePID }
             return Array(
-                rows.sorted { precedes(($0.cpuPercent, $0.rssBytes, $0.pid), ($1.cpuPercent, $1.rssBytes, $1.pid)) }
-                    .prefix(count))
+                rows.sorted {
+                    precedes(($0.cpuPercent, $0.rssBytes, $0.pid, 0), ($1.cpuPercent, $1.rssBytes, $1.pid, 0))
+                }
+                .prefix(count))
         }
-        ranked.sort { precedes(($0.cpu, $0.rss, $0.pid), ($1.cpu, $1.rss, $1.pid)) }
-        return ranked.prefix(count).map { entry in
+        return best.map { entry in
             let sample = processes[entry.index]
             let listed = listedRow(entry.index)
             let command = listed.map(\.command).flatMap { $0.isEmpty ? nil : $0 } ?? "[\(sample.comm)]"

@@ -1,5 +1,4 @@
 import Foundation
-import OrderedJSON
 import ValueFormats
 
 /// RFC 4180 CSV of snapshot records.
@@ -8,7 +7,25 @@ import ValueFormats
 /// header never changes mid-file however interfaces and mounts come and go; per-disk and
 /// per-interface figures go to the long layout, one row per figure. Unknown values are empty
 /// fields. An error record is a wide row with `error` (its kind) and `error_message` filled.
+///
+/// Figures are written to the precision they mean (``Decimals``): a percentage as `12.35`, a rate as
+/// `51234.50`, bytes and counts as integers, so a spreadsheet shows what the host measured rather
+/// than the binary tail of a division. JSON keeps the figures unrounded.
 public enum SnapshotCSV {
+    /// How many decimals each kind of figure keeps in CSV (fixed: `12.50`, `0.00`), rounded to nearest.
+    public enum Decimals {
+        /// Percentages (0–100): a hundredth of a percent is finer than any sampling interval resolves.
+        public static let percent = 2
+        /// Rates in bytes per second: a hundredth of a byte per second.
+        public static let rate = 2
+        /// Load averages, with the two decimals `/proc/loadavg` prints.
+        public static let load = 2
+        /// Seconds (uptime), with the two decimals `/proc/uptime` prints.
+        public static let seconds = 2
+        /// Milliseconds (a collection's duration): to the microsecond.
+        public static let milliseconds = 3
+    }
+
     /// The wide layout's columns, in order.
     public static let wideColumns: [String] = [
         "timestamp", "host", "error",
@@ -54,28 +71,29 @@ public enum SnapshotCSV {
         case .snapshot(let snapshot):
             let cpu = snapshot.cpu
             let memory = snapshot.memory
-            let disks = snapshot.disks
-            let network = snapshot.network.filter { $0.interface != "lo" && !$0.interface.hasPrefix("lo0") }
             values = [RFC3339.format(snapshot.collectedAt), snapshot.host, ""]
             values += [
                 cpu?.busyPercent, cpu?.activePercent, cpu?.userPercent, cpu?.nicePercent, cpu?.systemPercent,
                 cpu?.iowaitPercent, cpu?.irqPercent, cpu?.softirqPercent, cpu?.stealPercent, cpu?.idlePercent,
-            ].map(number)
+            ].map(percent)
             values.append(cpu?.cores.map(String.init) ?? "")
             values += [
                 memory?.totalBytes, memory?.usedBytes, memory?.availableBytes, memory?.freeBytes,
                 memory?.buffersBytes, memory?.cachedBytes,
             ].map(integer)
-            values.append(number(memory?.usedPercent))
+            values.append(percent(memory?.usedPercent))
             values += [memory?.swapTotalBytes, memory?.swapUsedBytes].map(integer)
-            values += [snapshot.load?.one, snapshot.load?.five, snapshot.load?.fifteen, snapshot.uptimeSeconds].map(
-                number)
-            values.append(number(disks.compactMap(\.usedPercent).max()))
-            values.append(number(sum(disks.map(\.readBytesPerSecond))))
-            values.append(number(sum(disks.map(\.writeBytesPerSecond))))
-            values.append(number(sum(network.map(\.rxBytesPerSecond))))
-            values.append(number(sum(network.map(\.txBytesPerSecond))))
-            values += [snapshot.collector, number(snapshot.durationMs), snapshot.warnings.joined(separator: "; "), ""]
+            values += [snapshot.load?.one, snapshot.load?.five, snapshot.load?.fifteen].map {
+                fixed($0, Decimals.load)
+            }
+            values.append(fixed(snapshot.uptimeSeconds, Decimals.seconds))
+            values.append(percent(snapshot.fullestDiskUsedPercent))
+            values += [snapshot.diskReadRate, snapshot.diskWriteRate].map(rate)
+            values += [snapshot.networkReceiveRate, snapshot.networkTransmitRate].map(rate)
+            values += [
+                snapshot.collector, fixed(snapshot.durationMs, Decimals.milliseconds),
+                snapshot.warnings.joined(separator: "; "), "",
+            ]
         }
         if slotColumn { values.append(record.slot.map { RFC3339.format($0) } ?? "") }
         return values.map(field).joined(separator: ",") + "\r\n"
@@ -95,25 +113,25 @@ public enum SnapshotCSV {
             row("disk", disk.mount, "size_bytes", integer(disk.sizeBytes))
             row("disk", disk.mount, "used_bytes", integer(disk.usedBytes))
             row("disk", disk.mount, "available_bytes", integer(disk.availableBytes))
-            row("disk", disk.mount, "used_percent", number(disk.usedPercent))
+            row("disk", disk.mount, "used_percent", percent(disk.usedPercent))
             row("disk", disk.mount, "inodes_total", integer(disk.inodesTotal))
             row("disk", disk.mount, "inodes_used", integer(disk.inodesUsed))
-            row("disk", disk.mount, "read_bytes_per_second", number(disk.readBytesPerSecond))
-            row("disk", disk.mount, "write_bytes_per_second", number(disk.writeBytesPerSecond))
+            row("disk", disk.mount, "read_bytes_per_second", rate(disk.readBytesPerSecond))
+            row("disk", disk.mount, "write_bytes_per_second", rate(disk.writeBytesPerSecond))
         }
         for interface in snapshot.network {
             let name = interface.interface
             row("network", name, "rx_bytes", integer(interface.rxBytes))
             row("network", name, "tx_bytes", integer(interface.txBytes))
-            row("network", name, "rx_bytes_per_second", number(interface.rxBytesPerSecond))
-            row("network", name, "tx_bytes_per_second", number(interface.txBytesPerSecond))
+            row("network", name, "rx_bytes_per_second", rate(interface.rxBytesPerSecond))
+            row("network", name, "tx_bytes_per_second", rate(interface.txBytesPerSecond))
             row("network", name, "rx_errors", integer(interface.rxErrors))
             row("network", name, "tx_errors", integer(interface.txErrors))
             row("network", name, "rx_dropped", integer(interface.rxDropped))
             row("network", name, "tx_dropped", integer(interface.txDropped))
         }
         for core in snapshot.cpu?.perCore ?? [] {
-            row("cpu", String(core.core), "busy_percent", number(core.busyPercent))
+            row("cpu", String(core.core), "busy_percent", percent(core.busyPercent))
         }
         return out
     }
@@ -126,20 +144,23 @@ public enum SnapshotCSV {
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    private static func number(_ value: Double?) -> String {
+    /// `value` with exactly `decimals` decimals, rounded to nearest (`12.35`, `0.00`); empty when unknown or not
+    /// finite. A value that rounds to zero is written `0.00`, never `-0.00`.
+    public static func fixed(_ value: Double?, _ decimals: Int) -> String {
         guard let value, value.isFinite else { return "" }
-        var bytes: [UInt8] = []
-        JSONWriter.appendDouble(value, into: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        // printf rounds the exact binary value correctly and always writes a point, whatever the locale.
+        let text = String(format: "%.*f", decimals, value)
+        guard text.hasPrefix("-"),
+            text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") })
+        else { return text }
+        return String(text.dropFirst())
     }
+
+    private static func percent(_ value: Double?) -> String { fixed(value, Decimals.percent) }
+
+    private static func rate(_ value: Double?) -> String { fixed(value, Decimals.rate) }
 
     private static func integer(_ value: UInt64?) -> String {
         value.map(String.init) ?? ""
-    }
-
-    /// The sum of the known values, or `nil` when none is known (a first tick's rates).
-    private static func sum(_ values: [Double?]) -> Double? {
-        let known = values.compactMap { $0 }
-        return known.isEmpty ? nil : known.reduce(0, +)
     }
 }

@@ -83,46 +83,53 @@ public enum ProcPidStatParser {
         var close = bytes.count - 1
         while close > open && bytes[close] != UInt8(ascii: ")") { close -= 1 }
         guard close > open else { return nil }
-        // The fields after comm, as byte ranges; only the first `minimumTail` matter.
-        var tail: [Range<Int>] = []
-        tail.reserveCapacity(minimumTail)
-        var start: Int?
-        var index = close + 1
-        while index < bytes.count && tail.count < minimumTail {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") {
-                if let begin = start {
-                    tail.append(begin..<index)
-                    start = nil
+        // The fields after comm, as byte ranges; only the first `minimumTail` matter. They sit in
+        // stack memory: this runs for every process of the host on every tick.
+        return try withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: minimumTail) {
+            (tail) throws(ParseError) -> ProcessSample? in
+            var count = 0
+            var start: Int?
+            var index = close + 1
+            while index < bytes.count && count < minimumTail {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") {
+                    if let begin = start {
+                        tail.initializeElement(at: count, to: begin..<index)
+                        count += 1
+                        start = nil
+                    }
+                } else if start == nil {
+                    start = index
                 }
-            } else if start == nil {
-                start = index
+                index += 1
             }
-            index += 1
-        }
-        if let begin = start, tail.count < minimumTail { tail.append(begin..<bytes.count) }
-        guard tail.count >= minimumTail else { return nil }
-        func number(_ position: Int, _ name: String) throws(ParseError) -> UInt64 {
-            guard let value = decimal(UnsafeBufferPointer(rebasing: bytes[tail[position]])) else {
+            if let begin = start, count < minimumTail {
+                tail.initializeElement(at: count, to: begin..<bytes.count)
+                count += 1
+            }
+            guard count >= minimumTail else { return nil }
+            func number(_ position: Int, _ name: String) throws(ParseError) -> UInt64 {
+                guard let value = decimal(UnsafeBufferPointer(rebasing: bytes[tail[position]])) else {
+                    throw ParseError(
+                        source: source, message: "\(name) `\(text(tail[position]))` of pid \(pid) is not a number",
+                        line: line)
+                }
+                return value
+            }
+            // Offsets in `tail` are proc(5) field numbers minus 3 (pid, comm, then state at 3).
+            // The kernel prints pids below 2^22 and 64-bit tick counts; a file that does not is not read.
+            guard let ppid = Int(exactly: try number(1, "ppid")) else {
                 throw ParseError(
-                    source: source, message: "\(name) `\(text(tail[position]))` of pid \(pid) is not a number",
-                    line: line)
+                    source: source, message: "ppid `\(text(tail[1]))` of pid \(pid) is out of range", line: line)
             }
-            return value
+            guard let cpuTicks = UInt64.checkedSum(try number(11, "utime"), try number(12, "stime")) else {
+                throw ParseError(source: source, message: "utime + stime of pid \(pid) is out of range", line: line)
+            }
+            return ProcessSample(
+                pid: pid, comm: text((open + 1)..<close), state: text(tail[0]), ppid: ppid, cpuTicks: cpuTicks,
+                rssPages: try number(21, "rss"), startTimeTicks: try number(19, "starttime"),
+                virtualBytes: try number(20, "vsize"))
         }
-        // Offsets in `tail` are proc(5) field numbers minus 3 (pid, comm, then state at 3).
-        // The kernel prints pids below 2^22 and 64-bit tick counts; a file that does not is not read.
-        guard let ppid = Int(exactly: try number(1, "ppid")) else {
-            throw ParseError(
-                source: source, message: "ppid `\(text(tail[1]))` of pid \(pid) is out of range", line: line)
-        }
-        guard let cpuTicks = UInt64.checkedSum(try number(11, "utime"), try number(12, "stime")) else {
-            throw ParseError(source: source, message: "utime + stime of pid \(pid) is out of range", line: line)
-        }
-        return ProcessSample(
-            pid: pid, comm: text((open + 1)..<close), state: text(tail[0]), ppid: ppid, cpuTicks: cpuTicks,
-            rssPages: try number(21, "rss"), startTimeTicks: try number(19, "starttime"),
-            virtualBytes: try number(20, "vsize"))
     }
 
     /// A non-negative decimal, blanks around it allowed; `nil` for anything else.

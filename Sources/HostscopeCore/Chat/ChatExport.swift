@@ -9,7 +9,7 @@ import ValueFormats
 /// Both are made from the stored form, which holds no credential, so an export cannot leak an API key.
 public enum ChatExport {
     /// The formats a conversation is written in.
-    public enum Format: String, Sendable, Equatable {
+    public enum Format: String, Sendable, Equatable, CaseIterable {
         /// Markdown, for people.
         case markdown = "md"
         /// `hostscope.chat/1` JSON, for programs.

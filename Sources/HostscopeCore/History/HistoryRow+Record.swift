@@ -11,7 +11,7 @@ extension HistoryRow {
             self.init(
                 host: record.host, collectedAt: record.collectedAt, kind: .snapshot,
                 cpuBusyPercent: snapshot.cpu?.busyPercent, memoryUsedPercent: snapshot.memory?.usedPercent,
-                load1m: snapshot.load?.one, diskMaxUsedPercent: snapshot.disks.compactMap(\.usedPercent).max(),
+                load1m: snapshot.load?.one, diskMaxUsedPercent: snapshot.fullestDiskUsedPercent,
                 json: record.jsonValue.jsonString)
         case .failure(let failure):
             self.init(

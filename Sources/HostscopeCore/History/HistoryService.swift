@@ -49,6 +49,28 @@ public struct HistoryService: Sendable {
         }
     }
 
+    /// The records of `host` (as ``read(host:since:until:pageSize:_:)`` selects them) summarised per host: the
+    /// smallest, mean, largest and last of each figure, the samples and the errors. Memory stays bounded by the
+    /// number of hosts, however long the range.
+    ///
+    /// - Throws: ``CoreError`` as ``read(host:since:until:pageSize:_:)``.
+    public func summarize(host: String?, since: Date? = nil, until: Date? = nil) async throws(CoreError)
+        -> HistorySummary
+    {
+        var hosts: [String: HostHistorySummary] = [:]
+        var unreadable = 0
+        try await read(host: host, since: since, until: until) { page in
+            for stored in page {
+                guard let record = try? stored.record() else {
+                    unreadable += 1
+                    continue
+                }
+                hosts[stored.host, default: HostHistorySummary(host: stored.host)].add(record)
+            }
+        }
+        return HistorySummary(hosts: hosts.values.sorted { $0.host < $1.host }, unreadable: unreadable)
+    }
+
     /// Every host with history, with its first and last record.
     public func hosts() async throws(CoreError) -> [HostSummary] {
         try await access.with { database throws(CoreError) in

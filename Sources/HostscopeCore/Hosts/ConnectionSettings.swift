@@ -27,6 +27,13 @@ public struct ConnectionSettings: Sendable {
     public var configWarning: (@Sendable (String) -> Void)?
     /// Told when a host key is added to known_hosts, in `ssh`'s words.
     public var hostKeyRecorded: (@Sendable (String) -> Void)?
+    /// Whether a host key that known_hosts does not hold may be recorded (`--accept-new-host-key`,
+    /// `StrictHostKeyChecking accept-new`); `false` leaves known_hosts as it is whatever the config says (shell
+    /// completion, which must change nothing).
+    public var recordsHostKeys = true
+    /// Told each step of reaching a host and each command run there (`-v`): the command's
+    /// ``Diagnostics/debug``, which the resolver hands to every session it configures.
+    public var debug: (@Sendable (String) -> Void)?
 
     public init() {}
 
@@ -63,6 +70,13 @@ public struct HostResolver: Sendable {
         if let warn = settings.configWarning {
             for warning in config.warnings { warn(warning.description) }
         }
+        if let debug = settings.debug {
+            let files = config.filePaths
+            debug(
+                files.isEmpty
+                    ? "no ssh_config file to read (\(settings.configFile ?? "~/.ssh/config, /etc/ssh/ssh_config"))"
+                    : "read ssh_config \(files.joined(separator: ", "))")
+        }
     }
 
     /// Expands arguments (hosts, `'db-*'` patterns, hosts-file entries) and resolves each.
@@ -82,6 +96,7 @@ public struct HostResolver: Sendable {
         overrides.identityFiles = settings.identityFiles
         if let file = settings.knownHostsFile { overrides.userKnownHostsFiles = [file] }
         if settings.acceptNewHostKey { overrides.strictHostKeyChecking = .acceptNew }
+        if !settings.recordsHostKeys { overrides.strictHostKeyChecking = .yes }
         overrides.connectTimeout = settings.connectTimeout
         overrides.proxyJump = settings.jump
         // The target and every jump host on the way to it get their options the same way.
@@ -114,6 +129,19 @@ public struct HostResolver: Sendable {
         options.revokedHostKeysFiles = host.revokedHostKeysFiles
         if let notice = settings.hostKeyRecorded {
             options.hostKeyRecorded = { recorded in notice(recorded.notice) }
+        }
+        if let debug = settings.debug {
+            options.verbose = debug
+            debug(
+                "\(displayName): "
+                    + (host.appliedBlocks.isEmpty
+                        ? "no ssh_config block applies"
+                        : "ssh_config \(host.appliedBlocks.joined(separator: ", "))"))
+            let keys = options.identityFiles.isEmpty ? "none" : options.identityFiles.joined(separator: ", ")
+            let agent = options.agentSocket.map { "the agent at \($0)" } ?? "no agent"
+            debug(
+                "\(displayName): user \(options.user), host \(options.hostName) port \(options.port); keys: \(keys); "
+                    + "\(agent); known_hosts: \(options.knownHostsFiles.joined(separator: ", "))")
         }
         return options
     }

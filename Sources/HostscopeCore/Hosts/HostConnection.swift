@@ -1,5 +1,6 @@
 public import HostStats
 public import SSHTransport
+import Synchronization
 import ValueFormats
 
 /// One host's SSH session, kept between commands and reopened when it breaks.
@@ -10,6 +11,10 @@ import ValueFormats
 public actor HostConnection: CommandRunner {
     public let options: SSHConnectionOptions
     private let maxChannels: Int
+    /// How long a command waits for the session to connect (a slot of the engine's handshake gate, then
+    /// the connect itself) before it fails with a `timeout`; `nil` waits as long as the connect takes.
+    /// The connect goes on either way, keeping its place in line, and the next command waits for it.
+    public let connectWait: Duration?
     private var session: SSHSession?
     private var connecting: Task<SSHSession, any Error>?
     /// The long-lived shell probes run in, and the session it belongs to.
@@ -25,27 +30,77 @@ public actor HostConnection: CommandRunner {
     /// Whether a live session is open now.
     public var isConnected: Bool { session?.isAlive ?? false }
 
-    public init(options: SSHConnectionOptions, maxChannels: Int = 10) {
+    public init(options: SSHConnectionOptions, maxChannels: Int = 10, connectWait: Duration? = nil) {
         self.options = options
         self.maxChannels = maxChannels
+        self.connectWait = connectWait
     }
 
     /// The live session, connecting first if there is none or the last one broke.
+    ///
+    /// With a ``connectWait``, a caller that waited that long gets a `timeout` error while the connect
+    /// goes on: a watch's tick then has its record on time even when hundreds of hosts connect at once,
+    /// and the host's next tick takes the session the moment it is up.
     public func connectedSession() async throws -> SSHSession {
         if let session, session.isAlive { return session }
-        if let connecting { return try await connecting.value }
-        session = nil
-        let task = Task { [options, maxChannels] in try await SSHTracing.connect(options, maxChannels: maxChannels) }
-        connecting = task
-        defer { connecting = nil }
-        do {
-            let fresh = try await task.value
-            session = fresh
-            lastConnectionInfo = fresh.info
-            connects += 1
+        let task: Task<SSHSession, any Error>
+        if let connecting {
+            task = connecting
+        } else {
+            session = nil
+            task = Task { [options, maxChannels] in try await SSHTracing.connect(options, maxChannels: maxChannels) }
+            connecting = task
+        }
+        let outcome: Result<SSHSession, any Error>
+        if let connectWait {
+            guard let finished = await Self.result(of: task, waitingAtMost: connectWait) else {
+                let gate = SSHEngine.shared.handshakes.counts
+                throw CollectionError(
+                    .timeout,
+                    "\(options.displayName): not connected after \(FleetWatch.describe(connectWait.inSeconds)) (\(gate.running) "
+                        + "connects under way, \(gate.waiting) waiting for one of the \(SSHEngine.shared.handshakes.limit) "
+                        + "slots); the attempt goes on, and the next tick uses it")
+            }
+            outcome = finished
+        } else {
+            outcome = await task.result
+        }
+        if connecting == task { connecting = nil }
+        switch outcome {
+        case .success(let fresh):
+            if session !== fresh, fresh.isAlive {
+                session = fresh
+                lastConnectionInfo = fresh.info
+                connects += 1
+            }
             return fresh
-        } catch {
+        case .failure(let error):
             throw Self.classify(error)
+        }
+    }
+
+    /// The outcome of `task`, or `nil` once `limit` passed (or the caller was cancelled) first; the task
+    /// itself is left to finish.
+    private static func result(of task: Task<SSHSession, any Error>, waitingAtMost limit: Duration) async -> Result<
+        SSHSession, any Error
+    >? {
+        let race = FirstAnswer<Result<SSHSession, any Error>>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<SSHSession, any Error>?, Never>) in
+                race.wait(continuation)
+                let timer = Task {
+                    try? await Task.sleep(for: limit)
+                    race.answer(nil)
+                }
+                Task {
+                    let outcome = await task.result
+                    timer.cancel()
+                    race.answer(outcome)
+                }
+            }
+        } onCancel: {
+            race.answer(nil)
         }
     }
 
@@ -86,8 +141,10 @@ public actor HostConnection: CommandRunner {
         }
     }
 
-    /// Closes the session, if any.
+    /// Closes the session, if any, and gives up a connect still waiting for its slot.
     public func close() async {
+        connecting?.cancel()
+        connecting = nil
         probeShell?.shell.close()
         probeShell = nil
         let current = session
@@ -126,5 +183,34 @@ public actor HostConnection: CommandRunner {
         default: kind = .command
         }
         return CollectionError(kind, error.message)
+    }
+}
+
+/// The first of several answers to one waiting continuation; later answers are dropped, and an answer
+/// given before the wait starts is kept for it.
+private final class FirstAnswer<Value: Sendable>: Sendable {
+    private struct State: ~Copyable {
+        var continuation: CheckedContinuation<Value?, Never>?
+        var early: Value??
+    }
+    private let state = Lock(State(continuation: nil, early: nil))
+
+    func wait(_ continuation: CheckedContinuation<Value?, Never>) {
+        let early: Value?? = state.withLock { state in
+            if let early = state.early { return .some(early) }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(returning: early) }
+    }
+
+    func answer(_ value: Value?) {
+        let waiting: CheckedContinuation<Value?, Never>? = state.withLock { state in
+            guard state.early == nil else { return nil }
+            state.early = .some(value)
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        waiting?.resume(returning: value)
     }
 }

@@ -69,12 +69,14 @@ public struct SnapshotService: Sendable {
 extension ResolvedHost {
     /// What runs a host's commands: this machine's shell, or a session to the host (to be closed by the
     /// caller).
-    func commandRunner() -> (runner: any CommandRunner, connection: HostConnection?) {
+    ///
+    /// - Parameter connectWait: how long a command waits for the session to connect (``HostConnection/connectWait``).
+    func commandRunner(connectWait: Duration? = nil) -> (runner: any CommandRunner, connection: HostConnection?) {
         switch self {
         case .local:
             return (LocalCommandRunner(), nil)
         case .ssh(let options):
-            let connection = HostConnection(options: options)
+            let connection = HostConnection(options: options, connectWait: connectWait)
             return (connection, connection)
         }
     }

@@ -1,5 +1,6 @@
 import AgentTracing
 import HostStats
+import SSHTransport
 import Tracing
 import ValueFormats
 
@@ -47,6 +48,26 @@ enum CommandTracing {
                 throw error
             }
         }
+    }
+
+    /// What `-v` says of a finished command: its first line (a probe is a script whose first line names it), how
+    /// long it took and how it ended.
+    static func debugLine(_ command: String, _ host: String, _ result: SSHExecResult) -> String {
+        let lines = command.split(separator: "\n", omittingEmptySubsequences: true)
+        var shown = String((lines.first ?? "").prefix(120))
+        if lines.count > 1 || shown.count < (lines.first?.count ?? 0) {
+            shown += " … (\(command.utf8.count) bytes)"
+        }
+        let ending =
+            if let signal = result.exitSignal {
+                "killed by signal \(signal)"
+            } else if let status = result.exitStatus {
+                "exit \(status)"
+            } else {
+                "no exit status"
+            }
+        let took = Int(result.duration.inMilliseconds.rounded())
+        return "\(host): ran `\(shown)` in \(took) ms, \(ending), \(result.stdoutBytes) bytes of output"
     }
 
     /// Sets the request side: the host and the (shortened) command line.

@@ -61,6 +61,9 @@ enum SSHTracing {
             span.setAttribute("hostscope.ssh.exec.channel", value: .string(channel))
             do {
                 let result = try await body()
+                if let verbose = options.verbose {
+                    verbose(CommandTracing.debugLine(command, options.displayName, result))
+                }
                 CommandTracing.record(
                     CommandTracing.Outcome(
                         exitStatus: result.exitStatus, exitSignal: result.exitSignal, stdoutBytes: result.stdoutBytes,

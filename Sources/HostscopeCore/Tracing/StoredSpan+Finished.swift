@@ -2,7 +2,8 @@ public import AgentTracing
 public import Storage
 
 extension StoredSpan {
-    /// A finished span as the database stores it: its flat JSON plus the columns `trace list` filters on.
+    /// A finished span as the database stores it: its flat JSON, the columns `trace list` filters on, and its
+    /// OTLP protobuf encoding, which `trace push` sends as it is.
     public init(_ span: FinishedSpan) {
         self.init(
             traceID: span.traceID.hex, spanID: span.spanID.hex, parentSpanID: span.parentSpanID?.hex, name: span.name,
@@ -11,7 +12,11 @@ extension StoredSpan {
             statusCode: SpanStatusCode(rawValue: span.status.code.rawValue) ?? .unset,
             host: SpanCategory.host(of: span),
             service: span.resource.attributes["service.name"]?.stringValue,
-            json: FlatSpanEncoder().string(span))
+            json: FlatSpanEncoder().string(span),
+            protobuf: Protobuf(
+                span: OTLPProtobufEncoder.encodedSpan(span),
+                resource: OTLPProtobufEncoder.encodedResource(span.resource)),
+            isExportRequest: span.isExportRequest)
     }
 
     /// The span back from its stored flat JSON.

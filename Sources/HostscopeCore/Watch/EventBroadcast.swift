@@ -47,15 +47,19 @@ final class EventBroadcast<Event: Sendable>: Sendable {
 
     /// Hands `event` to every subscriber.
     func yield(_ event: Event) {
+        // Subscribers are changed in place through their index: iterating `keys` while writing through
+        // the dictionary would copy it, and with it every buffer, on each event.
         let woken = state.withLock { state -> [CheckedContinuation<Event?, Never>] in
             var woken: [CheckedContinuation<Event?, Never>] = []
-            for id in state.subscribers.keys {
-                if let waiter = state.subscribers[id]?.waiter {
-                    state.subscribers[id]?.waiter = nil
+            var index = state.subscribers.startIndex
+            while index != state.subscribers.endIndex {
+                if let waiter = state.subscribers.values[index].waiter {
+                    state.subscribers.values[index].waiter = nil
                     woken.append(waiter)
                 } else {
-                    Self.enqueue(event, into: &state.subscribers[id]!)
+                    Self.enqueue(event, into: &state.subscribers.values[index])
                 }
+                state.subscribers.formIndex(after: &index)
             }
             return woken
         }
@@ -67,11 +71,13 @@ final class EventBroadcast<Event: Sendable>: Sendable {
         let woken = state.withLock { state -> [CheckedContinuation<Event?, Never>] in
             state.finished = true
             var woken: [CheckedContinuation<Event?, Never>] = []
-            for id in state.subscribers.keys {
-                if let waiter = state.subscribers[id]?.waiter {
-                    state.subscribers[id]?.waiter = nil
+            var index = state.subscribers.startIndex
+            while index != state.subscribers.endIndex {
+                if let waiter = state.subscribers.values[index].waiter {
+                    state.subscribers.values[index].waiter = nil
                     woken.append(waiter)
                 }
+                state.subscribers.formIndex(after: &index)
             }
             return woken
         }
@@ -93,18 +99,18 @@ final class EventBroadcast<Event: Sendable>: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Event?, Never>) in
                 let ready = state.withLock { state -> (Event?, Bool) in
-                    guard var subscriber = state.subscribers[id] else { return (nil, true) }
-                    defer { state.subscribers[id] = subscriber }
-                    if subscriber.missed > 0 {
-                        let count = subscriber.missed
-                        subscriber.missed = 0
+                    // In place: a copy of the subscriber taken out would make the pop copy its whole buffer.
+                    guard let index = state.subscribers.index(forKey: id) else { return (nil, true) }
+                    if state.subscribers.values[index].missed > 0 {
+                        let count = state.subscribers.values[index].missed
+                        state.subscribers.values[index].missed = 0
                         return (overflow(count), true)
                     }
-                    if let event = subscriber.buffer.popFirst() { return (event, true) }
+                    if let event = state.subscribers.values[index].buffer.popFirst() { return (event, true) }
                     if state.finished || Task.isCancelled {
                         return (nil, true)
                     }
-                    subscriber.waiter = continuation
+                    state.subscribers.values[index].waiter = continuation
                     return (nil, false)
                 }
                 if ready.1 { continuation.resume(returning: ready.0) }

@@ -346,7 +346,10 @@ public final class FleetWatch: Sendable {
         var options = plan.collector
         options.commandTimeout = min(options.commandTimeout, plan.tickBudget)
         let name = host.displayName
-        let (runner, connection) = tuned(host).commandRunner()
+        // A tick waits for its host's connect no longer than its budget: with hundreds of hosts
+        // connecting at once, one may wait for a handshake slot across several ticks, and each of those
+        // gets its record on time while the connect keeps its place in line.
+        let (runner, connection) = tuned(host).commandRunner(connectWait: plan.tickBudget)
         let clock = clock
         let collector = HostCollector(host: name, runner: runner, options: options, now: { clock.now() })
         var backoff = ReconnectBackoff(initial: plan.interval, maximum: plan.maximumBackoff, jitter: 0.2)

@@ -160,7 +160,11 @@ public final class RecordFileWriter: Sendable {
     private func write(_ record: SnapshotRecord, _ progress: inout Progress) throws(RecordWriteError) {
         switch format {
         case .ndjson:
-            try append(Array((record.jsonValue.jsonString + "\n").utf8))
+            var line: [UInt8] = []
+            line.reserveCapacity(8192)
+            JSONWriter().write(record.jsonValue, into: &line)
+            line.append(UInt8(ascii: "\n"))
+            try append(line)
         case .csv:
             var text = ""
             if !progress.headerWritten {

@@ -64,10 +64,10 @@ extension RemoteFileBrowser {
     {
         try await traced("get", path) { recorder in
             let (file, resolved, attributes) = try await openRegularFile(path)
+            let finalPath = Self.finalLocalPath(destination, remoteName: resolved.display.lastComponent)
             do {
                 let result = try await download(
-                    file, resolved, attributes: attributes, destination: destination, options: options,
-                    recorder: recorder)
+                    file, resolved, attributes: attributes, to: finalPath, options: options, recorder: recorder)
                 await file.close()
                 return result
             } catch {
@@ -77,12 +77,30 @@ extension RemoteFileBrowser {
         }
     }
 
+    /// Downloads the regular file at `resolved` (an entry of a walk, checked again as it is opened) to exactly
+    /// `finalPath`, as ``download(_:to:options:)`` does.
+    func download(_ resolved: Resolved, to finalPath: String, options: DownloadOptions) async throws
+        -> (DownloadResult, SFTPAttributes)
+    {
+        try await traced("get", resolved.display) { recorder in
+            let (file, attributes) = try await openVerifiedFile(resolved, followFinalLink: false)
+            do {
+                let result = try await download(
+                    file, resolved, attributes: attributes, to: finalPath, options: options, recorder: recorder)
+                await file.close()
+                return (result, attributes)
+            } catch {
+                await file.close()
+                throw error
+            }
+        }
+    }
+
     private func download(
-        _ file: SFTPFile, _ resolved: Resolved, attributes: SFTPAttributes, destination: String,
+        _ file: SFTPFile, _ resolved: Resolved, attributes: SFTPAttributes, to finalPath: String,
         options: DownloadOptions, recorder: SpanRecorder
     ) async throws -> DownloadResult {
         let size = attributes.size ?? 0
-        let finalPath = Self.finalLocalPath(destination, remoteName: resolved.display.lastComponent)
         let partialPath = Self.partialPath(for: finalPath)
         let local = LocalPartialFile(
             path: partialPath, finalPath: finalPath, host: host, mode: Self.localMode(remote: attributes.mode))
@@ -142,15 +160,30 @@ extension RemoteFileBrowser {
                 options.progress?(offset, size)
                 if offset >= size { break }
             }
-        } catch let error as RemoteFilesError {
+        } catch {
+            // What was written stays for the next attempt, which resumes from it; an empty file is no use.
             local.closeKeeping()
-            if error.code == .connectionLost || error.code == .timeout {
+            let partial = offset > 0 ? PartialDownload(path: partialPath, bytes: offset, size: size) : nil
+            if partial == nil { local.discard() }
+            let shown = resolved.display.escaped
+            switch error {
+            case let error as RemoteFilesError where error.code == .connectionLost || error.code == .timeout:
                 throw RemoteFilesError(
                     error.code,
-                    "\(host): the connection dropped while downloading \(resolved.display.escaped) after \(offset) of \(size) bytes; \(finalPath) was not created, and the \(offset) bytes are kept in \(partialPath): run the same command again to resume"
-                )
+                    "\(host): the connection dropped while downloading \(shown) after \(offset) of \(size) bytes; \(finalPath) was not created",
+                    partial: partial)
+            case var error as RemoteFilesError:
+                error.partial = partial
+                throw error
+            case is CancellationError:
+                guard partial != nil else { throw error }
+                throw RemoteFilesError(
+                    .interrupted,
+                    "the download of \(shown) from \(host) was interrupted after \(offset) of \(size) bytes; \(finalPath) was not created",
+                    partial: partial)
+            default:
+                throw error
             }
-            throw error
         }
         if offset < size {
             local.discard()

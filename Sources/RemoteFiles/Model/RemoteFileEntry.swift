@@ -62,6 +62,19 @@ public struct RemoteFileEntry: Sendable, Equatable {
         }
     }
 
+    /// The mark `ls -F` (`--classify`) puts after the name: `/` a directory, `@` a link, `*` an executable
+    /// regular file (any execute bit), `|` a FIFO, `=` a socket, nothing otherwise.
+    public var typeIndicator: String {
+        switch detailedType {
+        case .directory: "/"
+        case .symlink: "@"
+        case .fifo: "|"
+        case .socket: "="
+        case .file: (mode ?? 0) & 0o111 != 0 ? "*" : ""
+        default: ""
+        }
+    }
+
     /// `drwxr-xr-x`-style type and permissions.
     public var permissionsText: String {
         let typeCharacter: Character =

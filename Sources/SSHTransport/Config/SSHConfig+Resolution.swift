@@ -109,6 +109,8 @@ struct ResolutionState {
     var ignoreUnknown = FirstValue<String>()
     var canonicalizeHostname = FirstValue<Bool>()
     var otherDirectives: [SSHConfigDirective] = []
+    /// The `Host` and `Match` lines whose blocks applied, each once.
+    var appliedBlocks: [String] = []
 
     init(environment: SSHConfigEnvironment, originalHost: String) {
         self.environment = environment
@@ -124,6 +126,10 @@ struct ResolutionState {
             switch node {
             case .host(let line):
                 active = !neverMatch && line.applies(to: pass.host)
+                if active {
+                    let patterns = line.entries.map { ($0.negated ? "!" : "") + $0.pattern }
+                    noteBlock("Host " + patterns.joined(separator: " "), line.location)
+                }
             case .match(let line):
                 // `ssh` evaluates every `Match` line, also where its outcome cannot matter, and a `final` in
                 // any of them asks for the second pass.
@@ -132,6 +138,9 @@ struct ResolutionState {
                 }
                 let applies = try line.applies(to: matchSubject(pass))
                 active = !neverMatch && applies
+                if active {
+                    noteBlock("Match " + line.directive.arguments.joined(separator: " "), line.directive.location)
+                }
             case .setting(let setting, let directive):
                 if active {
                     try apply(setting, directive)
@@ -148,6 +157,11 @@ struct ResolutionState {
                 }
             }
         }
+    }
+
+    private mutating func noteBlock(_ header: String, _ location: SSHConfigLocation) {
+        let text = "\(header) (\(location))"
+        if !appliedBlocks.contains(text) { appliedBlocks.append(text) }
     }
 
     /// What a `Match` line reached now is evaluated against: the settings obtained so far, as in `ssh`.
@@ -305,7 +319,7 @@ struct ResolutionState {
             agent = .socket(value)
         }
 
-        return SSHHostConfig(
+        var config = SSHHostConfig(
             hostName: remoteHost,
             user: user,
             port: port,
@@ -328,6 +342,8 @@ struct ResolutionState {
             otherDirectives: otherDirectives,
             origins: origins
         )
+        config.appliedBlocks = appliedBlocks
+        return config
     }
 
     /// The `%` tokens (and `${VAR}`) of path keywords, OpenSSH's `DEFAULT_CLIENT_PERCENT_EXPAND_ARGS`.

@@ -42,6 +42,8 @@ public struct SSHHostConfig: Sendable, Hashable {
     public var otherDirectives: [SSHConfigDirective]
     /// The line each applied setting came from, by lower-case keyword (`"port"`), for messages.
     public var origins: [String: SSHConfigLocation]
+    /// The `Host` and `Match` lines whose blocks applied, in reading order: `Host web1 (~/.ssh/config line 3)`.
+    public var appliedBlocks: [String] = []
 
     /// Settings given directly rather than resolved, with `ssh`'s defaults for the rest except the identity
     /// files, which default to none; `SSHConfig.resolve` is how a user's host is normally turned into one.

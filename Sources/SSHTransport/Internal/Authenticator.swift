@@ -98,8 +98,15 @@ final class Authenticator {
                     libssh2Code: error.code)
             }
             methods = Set(String(cString: listed).split(separator: ",").map(String.init))
+            options.verbose?(
+                "\(options.displayName): the server accepts \(String(cString: listed)) for \(options.user)")
             if methods.contains("publickey") {
                 identityFiles = options.identityFiles.compactMap { PrivateKeyFile.inspect($0) }
+                if let verbose = options.verbose {
+                    for path in options.identityFiles where !identityFiles.contains(where: { $0.path == path }) {
+                        verbose("\(options.displayName): no key in \(Self.tilde(path)), skipped")
+                    }
+                }
                 stage = options.agentSocket != nil ? .agentStart : .keyFile(0)
             } else {
                 stage = .passwordChoice
@@ -113,13 +120,13 @@ final class Authenticator {
             libssh2_agent_set_identity_path(handle, socket)
             // The agent is a local socket: connecting and listing its keys do not wait on the network.
             guard libssh2_agent_connect(handle) == 0 else {
-                attempts.append(Attempt(source: "ssh-agent", outcome: "cannot connect to \(socket)"))
+                record(Attempt(source: "ssh-agent", outcome: "cannot connect to \(socket)"))
                 freeAgent()
                 return nil
             }
             agentConnected = true
             guard libssh2_agent_list_identities(handle) == 0 else {
-                attempts.append(Attempt(source: "ssh-agent", outcome: "cannot list its keys"))
+                record(Attempt(source: "ssh-agent", outcome: "cannot list its keys"))
                 freeAgent()
                 return nil
             }
@@ -135,7 +142,7 @@ final class Authenticator {
             var identity: UnsafeMutablePointer<libssh2_agent_publickey>?
             let status = libssh2_agent_get_identity(agent, &identity, agentPrevious)
             guard status == 0, let identity else {
-                attempts.append(
+                record(
                     Attempt(
                         source: "ssh-agent",
                         outcome: agentOffered == 0
@@ -176,7 +183,7 @@ final class Authenticator {
             guard index < identityFiles.count else {
                 let missing = options.identityFiles.filter { path in !identityFiles.contains { $0.path == path } }
                 if !missing.isEmpty && identityFiles.isEmpty && options.agentSocket == nil {
-                    attempts.append(
+                    record(
                         Attempt(
                             source: "identity files",
                             outcome: "none found (\(missing.map(Self.tilde).joined(separator: ", ")))"))
@@ -192,7 +199,7 @@ final class Authenticator {
                 case .answered(let secret?):
                     passphrases[index] = secret
                 case .answered(nil):
-                    attempts.append(Attempt(source: Self.tilde(key.path), outcome: "encrypted and no passphrase given"))
+                    record(Attempt(source: Self.tilde(key.path), outcome: "encrypted and no passphrase given"))
                     stage = .keyFile(index + 1)
                     return nil
                 }
@@ -221,7 +228,7 @@ final class Authenticator {
                 outcome = "refused by the server"
                 if key.isRSA && serverRequiresSHA2 { rsaRejected = true }
             }
-            attempts.append(Attempt(source: Self.tilde(key.path), outcome: outcome))
+            record(Attempt(source: Self.tilde(key.path), outcome: outcome))
             stage = .keyFile(index + 1)
             return nil
 
@@ -239,7 +246,7 @@ final class Authenticator {
                         methods.contains("password")
                         ? .password(secret) : .interactive(InteractiveResponder(password: secret.reveal))
                 case .answered(nil):
-                    attempts.append(
+                    record(
                         methods.contains("password")
                             ? Attempt(source: "password", outcome: "none given; use --password-env VAR")
                             : Attempt(
@@ -248,7 +255,7 @@ final class Authenticator {
                 }
             } else {
                 if !methods.contains("password") && !methods.contains("publickey") && !interactive {
-                    attempts.append(
+                    record(
                         Attempt(
                             source: "server",
                             outcome:
@@ -270,7 +277,7 @@ final class Authenticator {
             stage = .finished
             if result == 0 { return .authenticated(method: "password") }
             try throwIfTransportBroken(session, result)
-            attempts.append(Attempt(source: "password", outcome: "refused"))
+            record(Attempt(source: "password", outcome: "refused"))
             return nil
 
         case .interactive(let responder):
@@ -286,12 +293,12 @@ final class Authenticator {
             if result == 0 { return .authenticated(method: "keyboard-interactive") }
             try throwIfTransportBroken(session, result)
             if let prompt = responder.unanswered.first {
-                attempts.append(
+                record(
                     Attempt(
                         source: "keyboard-interactive",
                         outcome: "the server asked \"\(prompt)\", which only a person can answer; use a key instead"))
             } else {
-                attempts.append(Attempt(source: "keyboard-interactive", outcome: "password refused"))
+                record(Attempt(source: "keyboard-interactive", outcome: "password refused"))
             }
             return nil
 
@@ -317,6 +324,12 @@ final class Authenticator {
         pendingSecret = request
         suppliedSecret = nil
         return .ask(request)
+    }
+
+    /// Remembers a failed attempt for the final error, and says it to `-v` as it happens.
+    private func record(_ attempt: Attempt) {
+        attempts.append(attempt)
+        options.verbose?("\(options.displayName): tried \(attempt.source): \(attempt.outcome)")
     }
 
     private func finalError() -> SSHError {

@@ -24,8 +24,9 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
     /// retries once another channel of the session closes.
     private(set) var refusedForCapacity = false
 
-    /// One read buffer per operation, reused for every read of both streams.
-    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The I/O thread's read buffer is used for every read (see ``attach(to:)``): a buffer of its own
+    /// would hold 64 KiB for each session of a large fleet.
+    private var reactor: IOReactor?
 
     /// - Parameter killOnTimeout: wrap the command so that it reports its pid and can be
     ///   killed on the host when it outlives its deadline or is cancelled.
@@ -61,6 +62,8 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
     var wantsChannel: Bool { machine.state == .opening && !refusedForCapacity && !bypassesChannelLimit }
     var holdsChannel: Bool { channel != nil }
 
+    func attach(to reactor: IOReactor) { self.reactor = reactor }
+
     func requestCancel() { cancellation.set() }
 
     func retryChannel() { refusedForCapacity = false }
@@ -75,7 +78,7 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
 
     func hasQueuedData() -> Bool {
         guard let channel, machine.state == .reading else { return false }
-        return libssh2_poll_channel_read(channel, 0) != 0 || libssh2_poll_channel_read(channel, 1) != 0
+        return LibSSH2.hasQueuedData(channel, stream: 0) || LibSSH2.hasQueuedData(channel, stream: 1)
     }
 
     func expire() {
@@ -185,10 +188,11 @@ final class ExecOperation: LoopOperation, @unchecked Sendable {
 
     /// Reads both streams until libssh2 has nothing more for this channel right now.
     private func readAvailable(_ session: OpaquePointer) -> Advance {
+        guard let reactor else { return .blocked }
         var progressed = false
         for (streamID, stream) in [(Int32(0), ExecStateMachine.Stream.stdout), (1, .stderr)] {
             let outcome = LibSSH2.drain(
-                channel, stream: streamID, buffer: &buffer, queuedOnly: streamID == 1,
+                channel, stream: streamID, buffer: &reactor.readBuffer, queuedOnly: streamID == 1,
                 while: { machine.state == .reading }
             ) {
                 machine.received($0, on: stream)

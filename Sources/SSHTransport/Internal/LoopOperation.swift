@@ -40,11 +40,15 @@ protocol LoopOperation: AnyObject, Sendable {
     /// The pid of a process group to end on the host (a command past its deadline), handed
     /// out once.
     func takeKillRequest() -> Int?
+    /// Called on the I/O thread when the session takes the operation on, before its first step: the
+    /// thread's ``IOReactor/readBuffer`` serves the operation's reads.
+    func attach(to reactor: IOReactor)
 }
 
 extension LoopOperation {
     var isWaitingForConsumer: Bool { false }
     func takeKillRequest() -> Int? { nil }
+    func attach(to reactor: IOReactor) {}
 }
 
 /// A cancellation flag set from any thread and read by the session's I/O thread.

@@ -197,15 +197,22 @@ final class SessionLoop: @unchecked Sendable {
         case .direct:
             break
         }
-        try await engine.handshakes.enter()
-        defer { engine.handshakes.leave() }
-        let deadline = ContinuousClock.now + options.connectTimeout
+        // The name is resolved before a handshake slot is taken: a slow resolver holds up this host
+        // alone, not the connects waiting behind it.
         let addresses: [TCPConnector.Address]
         if let numeric = TCPConnector.numericAddresses(host: options.hostName, port: options.port) {
             addresses = numeric
         } else {
             addresses = try await resolveOffThread(options)
         }
+        if let verbose = options.verbose {
+            let listed = addresses.map(\.text).filter { $0 != options.hostName }
+            let resolved = listed.isEmpty ? "" : " (\(listed.joined(separator: ", ")))"
+            verbose("\(options.displayName): connecting to \(options.hostName)\(resolved) port \(options.port)")
+        }
+        try await engine.handshakes.enter()
+        defer { engine.handshakes.leave() }
+        let deadline = ContinuousClock.now + options.connectTimeout
         let loop = SessionLoop(
             options: options, maxChannels: maxChannels, reactor: engine.placeSession(), addresses: addresses,
             deadline: deadline)
@@ -224,6 +231,7 @@ final class SessionLoop: @unchecked Sendable {
     private static func connect(
         _ options: SSHConnectionOptions, through hop: SSHConnectionOptions, maxChannels: Int, engine: SSHEngine
     ) async throws -> (SessionLoop, SSHConnectionInfo) {
+        options.verbose?("\(options.displayName): going through jump host \(hop.hopDescription)")
         let lease: JumpLease
         do {
             lease = try await engine.jumps.lease(hop, keepalive: options.keepaliveInterval, engine: engine)
@@ -264,6 +272,7 @@ final class SessionLoop: @unchecked Sendable {
     ) async throws -> (SessionLoop, SSHConnectionInfo) {
         try await engine.handshakes.enter()
         defer { engine.handshakes.leave() }
+        options.verbose?("\(options.displayName): running ProxyCommand \(command.command)")
         let (process, socket) = try ProxyCommandProcess.spawn(command, displayName: options.displayName)
         let loop = SessionLoop(
             options: options, maxChannels: maxChannels, reactor: engine.placeSession(), carrier: .command(process),
@@ -423,6 +432,7 @@ final class SessionLoop: @unchecked Sendable {
 
             case .starting:
                 tcpDuration = connectStarted.duration(to: .now)
+                sayConnected()
                 if case .command(let process) = carrier, errorWatch == nil, process.errorDescriptor >= 0 {
                     let watch = reactor.watch(process.errorDescriptor, for: self)
                     reactor.update(watch, readable: true, writable: false)
@@ -455,6 +465,7 @@ final class SessionLoop: @unchecked Sendable {
                     return fail(error)
                 }
                 handshakeDuration = handshakeStarted.duration(to: .now)
+                sayHandshake()
                 authStarted = .now
                 phase = .authenticating(Authenticator(options: options, serverBanner: banner))
 
@@ -553,7 +564,11 @@ final class SessionLoop: @unchecked Sendable {
 
     private func finishConnecting(_ session: OpaquePointer, method: String) {
         if let interval = options.keepaliveInterval {
-            libssh2_keepalive_config(session, 1, UInt32(max(1, interval.components.seconds)))
+            // No reply asked for: libssh2 keeps every reply to a global request in the session's packet
+            // queue for good (a leak per keepalive, and a queue that `libssh2_poll_channel_read` reports
+            // as an error from then on). The reply told nothing anyway: libssh2 does not track it, and a
+            // dead peer is found by the socket's TCP keepalives and the commands' deadlines.
+            libssh2_keepalive_config(session, 0, UInt32(max(1, interval.components.seconds)))
             nextKeepalive = .now + interval
         }
         var info = SSHConnectionInfo(
@@ -563,10 +578,49 @@ final class SessionLoop: @unchecked Sendable {
             authDuration: authStarted.duration(to: .now))
         info.cipher = libssh2_session_methods(session, LIBSSH2_METHOD_CRYPT_SC).map { String(cString: $0) } ?? ""
         info.mac = libssh2_session_methods(session, LIBSSH2_METHOD_MAC_SC).map { String(cString: $0) } ?? ""
+        options.verbose?(
+            "\(options.displayName): authenticated as \(options.user) with \(method) in "
+                + "\(Self.milliseconds(info.authDuration)); cipher \(info.cipher), MAC \(info.mac)")
         phase = .running
         let continuation = connected
         connected = nil
         continuation?.resume(returning: info)
+    }
+
+    // MARK: - -v
+
+    private func sayConnected() {
+        guard let verbose = options.verbose else { return }
+        let took = Self.milliseconds(tcpDuration)
+        switch carrier {
+        case .tcp:
+            verbose("\(options.displayName): connected to \(remoteAddress) port \(options.port) in \(took)")
+        case .tunnel(let lease):
+            verbose(
+                "\(options.displayName): reached \(options.hostName) port \(options.port) through "
+                    + "\(lease.hopDescription) in \(took)")
+        case .command:
+            verbose("\(options.displayName): ProxyCommand started; talking SSH over its standard input and output")
+        }
+    }
+
+    private func sayHandshake() {
+        guard let verbose = options.verbose else { return }
+        verbose(
+            "\(options.displayName): server \(banner ?? "(no banner)"), handshake in \(Self.milliseconds(handshakeDuration))"
+        )
+        guard let verifiedKey else { return }
+        let key = "\(verifiedKey.keyType) \(verifiedKey.fingerprint)"
+        switch verifiedKey.status {
+        case .known(let file):
+            verbose("\(options.displayName): host key \(key) found in \(file) for \(options.knownHostsName)")
+        case .accepted(let file):
+            verbose("\(options.displayName): host key \(key) was not known; recorded in \(file)")
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        "\(Int(duration.inMilliseconds.rounded())) ms"
     }
 
     /// The handshake failed or timed out: over a `ProxyCommand`, its exit status and last words are
@@ -608,6 +662,7 @@ final class SessionLoop: @unchecked Sendable {
             }
             return (state.incoming, state.shutdownRequested, state.tunnel)
         }
+        for operation in incoming { operation.attach(to: reactor) }
         operations.append(contentsOf: incoming)
         if case .failed(let error)? = tunnelEvent {
             // The jump session broke: what is left of the stream ends with it.
@@ -640,6 +695,7 @@ final class SessionLoop: @unchecked Sendable {
             return ExecOperation.killer(pid: pid, displayName: options.displayName)
         }
         if !killers.isEmpty {
+            for killer in killers { killer.attach(to: reactor) }
             operations.append(contentsOf: killers)
             (error, yielded) = advanceAll(session)
             if let error { return end(error, graceful: false) }
@@ -951,7 +1007,7 @@ final class SessionLoop: @unchecked Sendable {
 
     func sftpHasQueuedData() -> Bool {
         guard let sftp, let channel = libssh2_sftp_get_channel(sftp.sftp) else { return false }
-        return libssh2_poll_channel_read(channel, 0) != 0
+        return LibSSH2.hasQueuedData(channel, stream: 0)
     }
 
     private func retryRefusedChannels() {

@@ -74,7 +74,9 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
     private var startDeadline: ContinuousClock.Instant?
     private var closeStarted: ContinuousClock.Instant?
     private let closeCancellation = CancellationFlag()
-    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The I/O thread's read buffer is used for every read (see ``attach(to:)``): a buffer of its own
+    /// would hold 64 KiB for each session of a large fleet.
+    private var reactor: IOReactor?
 
     init(displayName: String, startTimeout: Duration) {
         self.displayName = displayName
@@ -99,6 +101,8 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
 
     var hasEnded: Bool { queue.withLock { $0.ended != nil } }
     var hasStarted: Bool { queue.withLock { $0.started } }
+
+    func attach(to reactor: IOReactor) { self.reactor = reactor }
 
     func requestCancel() { closeCancellation.set() }
 
@@ -127,7 +131,7 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
 
     func hasQueuedData() -> Bool {
         guard let channel, phase == .running, current != nil else { return false }
-        return libssh2_poll_channel_read(channel, 0) != 0 || libssh2_poll_channel_read(channel, 1) != 0
+        return LibSSH2.hasQueuedData(channel, stream: 0) || LibSSH2.hasQueuedData(channel, stream: 1)
     }
 
     func expire() {
@@ -236,9 +240,10 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
     /// One pass of the running shell: start the next script, write its input, read its output.
     private func run(_ session: OpaquePointer) -> Advance {
         guard let channel else { return .blocked }
-        if var current {
+        // Taken out while it is worked on, so that its output buffer has one owner and grows in place
+        // (a copy left in `self.current` would make every read copy all the output so far).
+        if var current = current.take() {
             if current.request.cancellation.isSet || closeCancellation.isSet {
-                self.current = nil
                 current.request.continuation.resume(throwing: CancellationError())
                 killShell()
                 startClosing(
@@ -255,7 +260,10 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
                 if count == LibSSH2.eagain { break }
                 if count < 0 {
                     let code = Int32(truncatingIfNeeded: count)
-                    if LibSSH2.isFatalTransportError(code) { return .sessionBroken(broken(LibSSH2.lastError(session))) }
+                    if LibSSH2.isFatalTransportError(code) {
+                        self.current = current
+                        return .sessionBroken(broken(LibSSH2.lastError(session)))
+                    }
                     // The shell's stdin is closed: it has exited; its end is read below.
                     current.written = current.input.count
                     break
@@ -268,10 +276,10 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
             // counts as progress.
             var read = false
             if case .sessionBroken(let error) = readAvailable(session, into: &current.framing, progressed: &read) {
+                self.current = current
                 return .sessionBroken(error)
             }
             if current.framing.isFinished {
-                self.current = nil
                 let framing = current.framing
                 current.request.continuation.resume(
                     returning: SSHExecResult(
@@ -319,8 +327,11 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
     private func readAvailable(
         _ session: OpaquePointer, into framing: inout ShellRequestFraming, progressed: inout Bool
     ) -> Advance {
+        guard let reactor else { return .blocked }
         for (streamID, stream) in [(Int32(0), ShellRequestFraming.Stream.stdout), (1, .stderr)] {
-            let outcome = LibSSH2.drain(channel, stream: streamID, buffer: &buffer, queuedOnly: streamID == 1) {
+            let outcome = LibSSH2.drain(
+                channel, stream: streamID, buffer: &reactor.readBuffer, queuedOnly: streamID == 1
+            ) {
                 chunk in
                 if stream == .stderr && shellPID == nil {
                     scanForPID(chunk, into: &framing)

@@ -77,7 +77,7 @@ final class TunnelOperation: LoopOperation, @unchecked Sendable {
 
     func hasQueuedData() -> Bool {
         guard phase == .forwarding, let channel, pendingToTarget < Self.holdLimit else { return false }
-        return libssh2_poll_channel_read(channel, 0) != 0
+        return LibSSH2.hasQueuedData(channel, stream: 0)
     }
 
     func expire() {}
@@ -162,7 +162,7 @@ final class TunnelOperation: LoopOperation, @unchecked Sendable {
             case .broken(let code): return .sessionBroken(jump.brokenError((code, LibSSH2.lastError(session).message)))
             case .idle: break
             }
-            if libssh2_channel_eof(channel) != 0 && libssh2_poll_channel_read(channel, 0) == 0 {
+            if libssh2_channel_eof(channel) != 0 && !LibSSH2.hasQueuedData(channel, stream: 0) {
                 remoteClosed = true
                 progressed = true
             }

@@ -133,6 +133,20 @@ enum StorageSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("5-span-otlp") { db in
+            // Each span's OTLP protobuf encoding, written with the span, so that `trace push` sends stored bytes
+            // instead of reading the flat JSON back and encoding it again: otlp_span holds the fields of its
+            // `Span` message, otlp_resource those of its `Resource` message. Both are NULL for the spans stored
+            // before this migration, which a push reads from their JSON as before. export_request marks the
+            // spans of hostscope's own OTLP requests, which a push leaves out; older rows have 0 and are told
+            // apart by their JSON.
+            try db.execute(
+                sql: """
+                    ALTER TABLE span ADD COLUMN otlp_span BLOB;
+                    ALTER TABLE span ADD COLUMN otlp_resource BLOB;
+                    ALTER TABLE span ADD COLUMN export_request INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }()
 }

@@ -40,14 +40,15 @@ public struct SpanStore: Sendable {
                 sql: """
                     INSERT OR IGNORE INTO span
                         (trace_id, span_id, parent_span_id, name, kind, start_unix_nano, end_unix_nano, status_code,
-                         host, service, json)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                         host, service, json, otlp_span, otlp_resource, export_request)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             var inserted = 0
             for row in prepared {
                 try statement.execute(arguments: [
                     row.traceID, row.spanID, row.parentSpanID, row.name, row.kind, row.startUnixNano,
                     row.endUnixNano, row.statusCode.rawValue, row.host, row.service, row.json,
+                    row.protobuf.map { Data($0.span) }, row.protobuf.map { Data($0.resource) }, row.isExportRequest,
                 ])
                 inserted += db.changesCount
             }
@@ -69,11 +70,7 @@ public struct SpanStore: Sendable {
     public func recentPage(_ filter: SpanFilter, until: Date? = nil, after cursor: SpanCursor? = nil)
         async throws(StorageError) -> SpanPage
     {
-        guard filter.limit > 0 else {
-            throw StorageError(
-                code: .invalidArgument, message: "a span page needs a limit of at least 1, not \(filter.limit)",
-                path: database.path)
-        }
+        try checkPageLimit(filter.limit)
         let fetched = try await database.read { db in
             var conditions: [String] = []
             var arguments = StatementArguments()
@@ -103,8 +100,10 @@ public struct SpanStore: Sendable {
                 arguments += [SpanStatusCode.error.rawValue]
             }
             if let cursor {
-                conditions.append("(start_unix_nano < ? OR (start_unix_nano = ? AND id < ?))")
-                arguments += [cursor.startUnixNano, cursor.startUnixNano, cursor.id]
+                // A row value, which SQLite seeks to in the span_start index (whose entries end with the rowid);
+                // the equivalent OR of two conditions makes it walk the index from the start for every page.
+                conditions.append("(start_unix_nano, id) < (?, ?)")
+                arguments += [cursor.startUnixNano, cursor.id]
             }
             arguments += [filter.limit]
             let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
@@ -117,6 +116,77 @@ public struct SpanStore: Sendable {
             fetched.count == filter.limit
             ? fetched.last.map { SpanCursor(startUnixNano: $0.span.startUnixNano, id: $0.id) } : nil
         return SpanPage(spans: fetched.map(\.span), next: next)
+    }
+
+    /// The ids of the traces whose spans match `filter`, the trace with the newest such span first; at most
+    /// `filter.limit` traces. Spans are read newest first a page at a time until enough traces are found, so a
+    /// long history is never read whole.
+    public func recentTraceIDs(_ filter: SpanFilter) async throws(StorageError) -> [String] {
+        guard filter.limit > 0 else { return [] }
+        var page = filter
+        // A trace holds a handful of spans to a few hundred: read several per trace wanted.
+        page.limit = min(10_000, max(500, filter.limit * 20))
+        var found: [String] = []
+        var seen: Set<String> = []
+        var cursor: SpanCursor?
+        repeat {
+            let next = try await recentPage(page, after: cursor)
+            for span in next.spans where seen.insert(span.traceID).inserted {
+                found.append(span.traceID)
+                if found.count == filter.limit { return found }
+            }
+            cursor = next.next
+        } while cursor != nil
+        return found
+    }
+
+    /// Every stored span of each trace in `traceIDs`, by start time.
+    public func traces(_ traceIDs: [String]) async throws(StorageError) -> [String: [StoredSpan]] {
+        var result: [String: [StoredSpan]] = [:]
+        // SQLite takes at most 32,766 parameters; a listing asks for far fewer traces at a time.
+        for chunk in stride(from: 0, to: traceIDs.count, by: 500).map({ traceIDs[$0..<min($0 + 500, traceIDs.count)] })
+        {
+            let ids = chunk.map { $0.lowercased() }
+            let rows = try await database.read { db in
+                try Self.fetch(
+                    db,
+                    sql: """
+                        SELECT \(Self.columns) FROM span WHERE trace_id IN (\(ids.map { _ in "?" }.joined(separator: ",")))
+                        ORDER BY start_unix_nano, id
+                        """,
+                    arguments: StatementArguments(ids)
+                ).map(\.span)
+            }
+            for row in rows { result[row.traceID, default: []].append(row) }
+        }
+        return result
+    }
+
+    /// The ids of stored spans and of stored traces that are `idOrPrefix` or start with it, at most `limit` of
+    /// each, in id order: what `trace show` looks an id up by.
+    public func ids(matching idOrPrefix: String, limit: Int = 6) async throws(StorageError) -> (
+        spans: [String], traces: [String]
+    ) {
+        let prefix = idOrPrefix.lowercased()
+        guard !prefix.isEmpty, prefix.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            throw StorageError(
+                code: .invalidArgument,
+                message: "\"\(idOrPrefix)\" is not a trace or span id: expected hexadecimal digits", path: database.path
+            )
+        }
+        // Hex digits sort below "g", so [prefix, prefix + "g") is exactly the ids starting with it.
+        return try await database.read { db in
+            let spans = try String.fetchAll(
+                db, sql: "SELECT span_id FROM span WHERE span_id >= ? AND span_id < ? ORDER BY span_id LIMIT ?",
+                arguments: [prefix, prefix + "g", limit])
+            let traces = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT trace_id FROM span WHERE trace_id >= ? AND trace_id < ? ORDER BY trace_id LIMIT ?
+                    """,
+                arguments: [prefix, prefix + "g", limit])
+            return (spans, traces)
+        }
     }
 
     /// Every stored span of a trace, by start time.
@@ -164,26 +234,9 @@ public struct SpanStore: Sendable {
     public func page(
         since: Date? = nil, until: Date? = nil, after cursor: SpanCursor? = nil, limit: Int
     ) async throws(StorageError) -> SpanPage {
-        guard limit > 0 else {
-            throw StorageError(
-                code: .invalidArgument, message: "a span page needs a limit of at least 1, not \(limit)",
-                path: database.path)
-        }
+        try checkPageLimit(limit)
         let fetched = try await database.read { db in
-            var conditions: [String] = []
-            var arguments = StatementArguments()
-            if let since {
-                conditions.append("start_unix_nano >= ?")
-                arguments += [Self.nanoseconds(since)]
-            }
-            if let until {
-                conditions.append("start_unix_nano <= ?")
-                arguments += [Self.nanoseconds(until)]
-            }
-            if let cursor {
-                conditions.append("(start_unix_nano > ? OR (start_unix_nano = ? AND id > ?))")
-                arguments += [cursor.startUnixNano, cursor.startUnixNano, cursor.id]
-            }
+            var (conditions, arguments) = Self.rangeConditions(since: since, until: until, after: cursor)
             arguments += [limit]
             let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             return try Self.fetch(
@@ -227,6 +280,38 @@ public struct SpanStore: Sendable {
             total += deleted
             if deleted < Self.pruneChunk { return total }
         }
+    }
+
+    /// Refuses a page limit below 1.
+    func checkPageLimit(_ limit: Int) throws(StorageError) {
+        guard limit > 0 else {
+            throw StorageError(
+                code: .invalidArgument, message: "a span page needs a limit of at least 1, not \(limit)",
+                path: database.path)
+        }
+    }
+
+    /// The conditions (and their arguments) of spans that started in [`since`, `until`] after `cursor`, in the
+    /// order `ORDER BY start_unix_nano, id` walks.
+    static func rangeConditions(since: Date?, until: Date?, after cursor: SpanCursor?) -> (
+        conditions: [String], arguments: StatementArguments
+    ) {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+        if let since {
+            conditions.append("start_unix_nano >= ?")
+            arguments += [nanoseconds(since)]
+        }
+        if let until {
+            conditions.append("start_unix_nano <= ?")
+            arguments += [nanoseconds(until)]
+        }
+        if let cursor {
+            // A row value: see recentPage.
+            conditions.append("(start_unix_nano, id) > (?, ?)")
+            arguments += [cursor.startUnixNano, cursor.id]
+        }
+        return (conditions, arguments)
     }
 
     // MARK: - Rows

@@ -32,11 +32,32 @@ public struct StoredSpan: Sendable, Equatable {
     public var service: String?
     /// The flat span JSON (`--format spans`), stored as given.
     public var json: String
+    /// The span's OTLP protobuf encoding, when it was stored with one: the fields of its `Span` message and of
+    /// its `Resource` message, which `trace push` sends as they are. Spans stored by a hostscope before these
+    /// were kept have none, and reads other than a push leave them out.
+    public var protobuf: Protobuf?
+    /// Whether the span is one of hostscope's own OTLP export requests, which a push leaves out. Known for
+    /// spans stored with ``protobuf``; older spans say so in their JSON.
+    public var isExportRequest: Bool
+
+    /// A span's OTLP protobuf encoding, as stored beside its JSON.
+    public struct Protobuf: Sendable, Equatable {
+        /// The fields of the span's `Span` message (without its tag and length).
+        public var span: [UInt8]
+        /// The fields of its `Resource` message (without its tag and length).
+        public var resource: [UInt8]
+
+        public init(span: [UInt8], resource: [UInt8]) {
+            self.span = span
+            self.resource = resource
+        }
+    }
 
     /// A span to store; ids may be given in either case and are stored lower-case.
     public init(
         traceID: String, spanID: String, parentSpanID: String?, name: String, kind: String, startUnixNano: Int64,
-        endUnixNano: Int64, statusCode: SpanStatusCode, host: String?, service: String? = nil, json: String
+        endUnixNano: Int64, statusCode: SpanStatusCode, host: String?, service: String? = nil, json: String,
+        protobuf: Protobuf? = nil, isExportRequest: Bool = false
     ) {
         self.traceID = traceID
         self.spanID = spanID
@@ -49,6 +70,8 @@ public struct StoredSpan: Sendable, Equatable {
         self.host = host
         self.service = service
         self.json = json
+        self.protobuf = protobuf
+        self.isExportRequest = isExportRequest
     }
 
     /// End minus start, in nanoseconds.

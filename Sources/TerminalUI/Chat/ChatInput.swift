@@ -50,8 +50,31 @@ public enum ChatInput: Sendable, Equatable {
                          write the conversation to a file
         /new             start a new conversation
         /sessions        list stored conversations
+        /help            this list (Tab completes a command)
         /quit            leave (Ctrl-D too)
         """
+
+    /// The commands `Tab` completes, in the order ``helpText`` lists them.
+    public static let commandNames = [
+        "/stop", "/retry", "/model", "/system", "/tools", "/trace", "/inspect", "/export", "/new", "/sessions",
+        "/help", "/quit",
+    ]
+
+    /// What may replace the last word of `text` (a line up to the cursor) on `Tab`: the commands it starts, on an
+    /// empty line all of them, and the formats after `/export`; nothing in a message.
+    public static func completions(for text: String) -> [String] {
+        guard !text.contains("\n") else { return [] }
+        if text.isEmpty { return commandNames }
+        guard text.hasPrefix("/"), !text.hasPrefix("//") else { return [] }
+        guard let space = text.firstIndex(of: " ") else {
+            return commandNames.filter { $0.hasPrefix(text.lowercased()) }
+        }
+        let argument = text[text.index(after: space)...]
+        if text[..<space].lowercased() == "/export", !argument.contains(" ") {
+            return ExportFormat.allCases.map(\.rawValue).filter { $0.hasPrefix(argument.lowercased()) }
+        }
+        return []
+    }
 
     /// Parses a typed line. A line that starts with `/` is a command; `//text` sends `/text` as a message.
     public static func parse(_ line: String) -> ChatInput {

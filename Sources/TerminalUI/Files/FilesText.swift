@@ -7,16 +7,30 @@ import ValueFormats
 public enum FilesText {
     /// `-rw-r--r--  owner    group          12 2024-05-06T07:08:09Z name -> target`; names escaped,
     /// and the owner and group too: they are whatever text the server put in its long listing.
-    public static func longLine(_ entry: RemoteFileEntry) -> String {
+    ///
+    /// With `humanSizes`, the size as `ls -lh` prints it (`4.0K`, `12M`); with `classify`, the name marked
+    /// as `ls -lF` marks it (`/` directories, `*` executables, `|` FIFOs, `=` sockets; a link shows its
+    /// target instead, as stored).
+    public static func longLine(_ entry: RemoteFileEntry, humanSizes: Bool = false, classify: Bool = false) -> String {
         let owner = entry.owner.map(TerminalText.sanitize) ?? entry.uid.map(String.init) ?? "?"
         let group = entry.group.map(TerminalText.sanitize) ?? entry.gid.map(String.init) ?? "?"
-        let size = entry.size.map(String.init) ?? "?"
+        let size = entry.size.map { humanSizes ? FigureText.humanSize($0) : String($0) } ?? "?"
         let time = entry.jsonObject["mtime"]?.stringValue ?? "?"
         var line =
             entry.permissionsText + "  " + pad(owner, 8) + " " + pad(group, 8) + " "
-            + String(repeating: " ", count: max(0, 12 - size.count)) + size + " " + time + " " + entry.escapedName
-        if let target = entry.linkTarget { line += " -> " + EscapedText.encode(target) }
+            + TerminalText.padded(size, to: humanSizes ? 5 : 12, right: true) + " " + time + " " + entry.escapedName
+        if let target = entry.linkTarget {
+            line += " -> " + EscapedText.encode(target)
+        } else if classify {
+            line += entry.typeIndicator
+        }
         return line
+    }
+
+    /// The name as `ls` prints it, with `classify` marked as `ls -F` marks it (`/` directories, `@` links,
+    /// `*` executables, `|` FIFOs, `=` sockets).
+    public static func shortLine(_ entry: RemoteFileEntry, classify: Bool = false) -> String {
+        entry.escapedName + (classify ? entry.typeIndicator : "")
     }
 
     public static func stat(_ entry: RemoteFileEntry) -> String {

@@ -22,7 +22,7 @@ public enum TransferProgress {
             }
         }
         let room = max(8, width - 1 - figures.count)
-        return fitted(name, to: room) + figures
+        return TerminalText.truncateStart(name, to: room) + figures
     }
 
     /// `m:ss`, or `h:mm:ss` from an hour on.
@@ -32,10 +32,5 @@ public enum TransferProgress {
         let rest = seconds % 60
         let padded = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
         return hours > 0 ? "\(hours):\(padded(minutes)):\(padded(rest))" : "\(minutes):\(padded(rest))"
-    }
-
-    private static func fitted(_ name: String, to room: Int) -> String {
-        guard name.count > room else { return name }
-        return "…" + name.suffix(room - 1)
     }
 }

@@ -17,55 +17,54 @@ public enum SnapshotTable {
 
     static func render(_ snapshot: Snapshot, width: Int) -> String {
         var lines: [String] = []
-        var header = TerminalText.sanitize(snapshot.host)
+        var system = TerminalText.sanitize(snapshot.host)
+        var header: [String] = []
         if let os = snapshot.os {
-            header += "  " + TerminalText.sanitize(os.name ?? os.family)
-            if let kernel = os.kernel { header += " · kernel " + TerminalText.sanitize(kernel) }
-            if let arch = os.arch { header += " " + TerminalText.sanitize(arch) }
+            system += "  " + TerminalText.sanitize(os.name ?? os.family)
+            var kernel: [String] = []
+            if let name = os.kernel { kernel.append("kernel " + TerminalText.sanitize(name)) }
+            if let arch = os.arch { kernel.append(TerminalText.sanitize(arch)) }
+            header.append(system)
+            if !kernel.isEmpty { header.append(kernel.joined(separator: " ")) }
+        } else {
+            header.append(system)
         }
-        header += " · up " + FigureText.uptime(snapshot.uptimeSeconds)
+        header.append("up " + FigureText.uptime(snapshot.uptimeSeconds))
         if let load = snapshot.load {
-            header += String(format: " · load %.2f %.2f %.2f", load.one, load.five, load.fifteen)
+            header.append(String(format: "load %.2f %.2f %.2f", load.one, load.five, load.fifteen))
         }
-        lines.append(header)
+        lines += TerminalText.wrapped(header, width: width, indent: "  ")
 
         if let cpu = snapshot.cpu {
-            var line = "CPU   " + FigureText.percent(cpu.busyPercent) + " busy"
+            var busy = "CPU   " + FigureText.percent(cpu.busyPercent) + " busy"
             if cpu.busyPercent != nil {
                 // macOS reports no iowait or steal: leave them out rather than show a false 0.0.
                 let shares = [
                     ("user", cpu.userPercent), ("system", cpu.systemPercent), ("iowait", cpu.iowaitPercent),
                     ("steal", cpu.stealPercent),
                 ].compactMap { name, value in value.map { name + " " + String(format: "%.1f", $0) } }
-                if !shares.isEmpty { line += " (" + shares.joined(separator: ", ") + ")" }
+                if !shares.isEmpty { busy += " (" + shares.joined(separator: ", ") + ")" }
             }
-            if let cores = cpu.cores { line += " · \(cores) core\(cores == 1 ? "" : "s")" }
-            if let sample = cpu.sampleMs { line += String(format: " · over %.0f ms", sample) }
-            lines.append(line)
+            var parts = [busy]
+            if let cores = cpu.cores { parts.append("\(cores) core\(cores == 1 ? "" : "s")") }
+            if let sample = cpu.sampleMs { parts.append(String(format: "over %.0f ms", sample)) }
+            lines += TerminalText.wrapped(parts, width: width, indent: "      ")
         }
         if let memory = snapshot.memory {
-            var line = "MEM   " + FigureText.bytes(memory.usedBytes) + " used of " + FigureText.bytes(memory.totalBytes)
-            line += " (" + FigureText.percent(memory.usedPercent) + ")"
-            line += " · available " + FigureText.bytes(memory.availableBytes)
+            var parts = [
+                "MEM   " + FigureText.bytes(memory.usedBytes) + " used of " + FigureText.bytes(memory.totalBytes) + " ("
+                    + FigureText.percent(memory.usedPercent) + ")",
+                "available " + FigureText.bytes(memory.availableBytes),
+            ]
             if let swapTotal = memory.swapTotalBytes {
-                line += " · swap " + FigureText.bytes(memory.swapUsedBytes) + " of " + FigureText.bytes(swapTotal)
+                parts.append("swap " + FigureText.bytes(memory.swapUsedBytes) + " of " + FigureText.bytes(swapTotal))
             }
-            lines.append(line)
+            lines += TerminalText.wrapped(parts, width: width, indent: "      ")
         }
 
         if !snapshot.disks.isEmpty {
             lines.append("")
-            var rows = [["MOUNT", "FILESYSTEM", "TYPE", "SIZE", "USED", "AVAIL", "USE%", "READ", "WRITE"]]
-            for disk in snapshot.disks {
-                rows.append([
-                    TerminalText.sanitize(disk.mount), TerminalText.sanitize(disk.filesystem),
-                    TerminalText.sanitize(disk.type ?? "-"), FigureText.bytes(disk.sizeBytes),
-                    FigureText.bytes(disk.usedBytes), FigureText.bytes(disk.availableBytes),
-                    FigureText.percent(disk.usedPercent), FigureText.rate(disk.readBytesPerSecond),
-                    FigureText.rate(disk.writeBytesPerSecond),
-                ])
-            }
-            lines += columns(rows, rightAligned: [3, 4, 5, 6, 7, 8], width: width, flexible: 1)
+            lines += diskTable(snapshot.disks, width: width)
         }
         if !snapshot.network.isEmpty {
             lines.append("")
@@ -99,6 +98,70 @@ public enum SnapshotTable {
             for warning in snapshot.warnings { lines.append("warning: " + TerminalText.sanitize(warning)) }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The filesystems, within `width` columns: the figures as `df -h` prints them (`20G`, `148K/s`) when the
+    /// binary units (`19.5 GiB`) leave too little room, then the mount point shortened in its middle
+    /// (`/var/lib/…/merged`), the filesystem from its start (`…vg0-root`) and the type at its end.
+    static func diskTable(_ disks: [DiskStats], width: Int) -> [String] {
+        let header = ["MOUNT", "FILESYSTEM", "TYPE", "SIZE", "USED", "AVAIL", "USE%", "READ", "WRITE"]
+        let names = disks.map {
+            [
+                TerminalText.sanitize($0.mount), TerminalText.sanitize($0.filesystem),
+                TerminalText.sanitize($0.type ?? "-"),
+            ]
+        }
+        func figures(compact: Bool) -> [[String]] {
+            disks.map { disk in
+                let size = { (value: UInt64?) in
+                    compact ? value.map(FigureText.humanSize) ?? "-" : FigureText.bytes(value)
+                }
+                let rate = { (value: Double?) in compact ? FigureText.humanRate(value) : FigureText.rate(value) }
+                return [
+                    size(disk.sizeBytes), size(disk.usedBytes), size(disk.availableBytes),
+                    FigureText.percent(disk.usedPercent), rate(disk.readBytesPerSecond), rate(disk.writeBytesPerSecond),
+                ]
+            }
+        }
+        func widths(_ rows: [[String]]) -> [Int] {
+            (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        }
+        var rows = zip(names, figures(compact: false)).map { $0 + $1 }
+        var columnWidths = widths(rows)
+        let separators = 2 * (header.count - 1)
+        if columnWidths.reduce(0, +) + separators > width {
+            rows = zip(names, figures(compact: true)).map { $0 + $1 }
+            columnWidths = widths(rows)
+        }
+        // What the names may take once the figures have theirs.
+        let room = width - separators - columnWidths[3...].reduce(0, +)
+        var (mount, filesystem, type) = (columnWidths[0], columnWidths[1], columnWidths[2])
+        if mount + filesystem + type > room {
+            // Types are short words (ext4, tmpfs, devtmpfs, overlay); a longer one is cut at its end.
+            type = max(header[2].count, min(type, 8))
+            let names = max(header[0].count + header[1].count, room - type)
+            if mount + filesystem > names {
+                filesystem = max(header[1].count, min(filesystem, names * 2 / 5))
+                mount = max(header[0].count, names - filesystem)
+                // A mount column narrower than its share leaves the rest to the filesystem.
+                if columnWidths[0] < mount {
+                    mount = columnWidths[0]
+                    filesystem = max(header[1].count, names - mount)
+                }
+            }
+        }
+        columnWidths[0] = mount
+        columnWidths[1] = filesystem
+        columnWidths[2] = type
+        return ([header] + rows).map { row in
+            var cells = row
+            cells[0] = TerminalText.truncateMiddle(cells[0], to: mount)
+            cells[1] = TerminalText.truncateStart(cells[1], to: filesystem)
+            cells[2] = TerminalText.truncate(cells[2], to: type)
+            return cells.enumerated().map { column, cell in
+                TerminalText.padded(cell, to: columnWidths[column], right: column >= 3)
+            }.joined(separator: "  ")
+        }
     }
 
     /// Aligns rows into columns two spaces apart; the `flexible` column is cut so the line fits

@@ -131,7 +131,7 @@ extension FleetTopModel {
             line.column(Self.sparkline(host.memoryHistory, width: columns.spark), columns.spark, stale ?? .cyan)
         }
         line.column(snapshot?.load.map { String(format: "%.2f", $0.one) } ?? "-", 6, stale, right: true)
-        let disk = snapshot?.disks.compactMap(\.usedPercent).max()
+        let disk = snapshot?.fullestDiskUsedPercent
         line.column(disk.map { String(format: "%.0f%%", $0) } ?? "-", 5, stale ?? Self.threshold(disk), right: true)
         line.column(snapshot.flatMap(Self.networkRate).map(Self.compactBytes) ?? "-", 10, stale, right: true)
         let age = snapshot.map { Self.age(now.timeIntervalSince($0.collectedAt)) } ?? "-"

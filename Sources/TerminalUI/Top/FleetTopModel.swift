@@ -215,7 +215,7 @@ public struct FleetTopModel: Sendable {
         case .cpu: return snapshot.cpu?.busyPercent
         case .memory: return snapshot.memory?.usedPercent
         case .load: return snapshot.load?.one
-        case .disk: return snapshot.disks.compactMap(\.usedPercent).max()
+        case .disk: return snapshot.fullestDiskUsedPercent
         case .network: return Self.networkRate(snapshot)
         }
     }

@@ -111,7 +111,7 @@ public enum FleetTopView {
             line += " mem " + FleetTopModel.percent(snapshot.memory?.usedPercent) + "%"
             line += " load " + (snapshot.load.map { String(format: "%.2f", $0.one) } ?? "-")
             line +=
-                " disk " + (snapshot.disks.compactMap(\.usedPercent).max().map { String(format: "%.0f%%", $0) } ?? "-")
+                " disk " + (snapshot.fullestDiskUsedPercent.map { String(format: "%.0f%%", $0) } ?? "-")
             line += " net " + (FleetTopModel.networkRate(snapshot).map { FleetTopModel.compactBytes($0) + "/s" } ?? "-")
             return line
         }

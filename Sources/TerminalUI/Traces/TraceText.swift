@@ -1,6 +1,6 @@
 public import AgentTracing
 import Foundation
-import HostscopeCore
+public import HostscopeCore
 public import Storage
 import ValueFormats
 
@@ -27,48 +27,127 @@ public enum TraceText {
                 duration(UInt64(max(0, stored.durationNanoseconds))), status(stored.statusCode), exit,
             ])
         }
+        let line = columns(header, rows, width: width, rightAligned: [4])
+        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+
+    /// How a row of the `trace list` tables is laid out: every column as wide as its widest cell, except the
+    /// name and host (columns 2 and 3), which give way when the terminal is narrow; cells two spaces apart,
+    /// no trailing blanks.
+    private static func columns(_ header: [String], _ rows: [[String]], width: Int, rightAligned: Set<Int>)
+        -> ([String]) -> String
+    {
         var widths = header.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
         }
-        // The name and host columns give way when the terminal is narrow.
         let fixed = widths.enumerated().filter { $0.offset != 2 && $0.offset != 3 }.map(\.element).reduce(0, +)
         let room = max(24, width - fixed - 2 * (header.count - 1))
         if widths[2] + widths[3] > room {
-            widths[3] = min(widths[3], max(8, room / 3))
-            widths[2] = max(10, room - widths[3])
+            widths[3] = min(widths[3], max(header[3].count, room / 3))
+            widths[2] = max(header[2].count, room - widths[3])
         }
-        func line(_ cells: [String]) -> String {
-            var parts: [String] = []
-            for (index, cell) in cells.enumerated() {
-                let text = TerminalText.truncate(cell, to: widths[index])
-                let padded = index == 4 ? pad(text, widths[index], right: true) : pad(text, widths[index], right: false)
-                parts.append(padded)
-            }
-            return String(parts.joined(separator: "  ").reversed().drop(while: { $0 == " " }).reversed())
+        let finalWidths = widths
+        return { cells in
+            let line = cells.enumerated().map { index, cell in
+                TerminalText.padded(
+                    TerminalText.truncate(cell, to: finalWidths[index]), to: finalWidths[index],
+                    right: rightAligned.contains(index))
+            }.joined(separator: "  ")
+            return String(line.reversed().drop(while: { $0 == " " }).reversed())
         }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
     }
 
-    /// The `trace show` output: the tree, then the span in full, then failed spans below it in full.
-    public static func show(_ tree: TraceTree, traceSize: Int) -> String {
+    /// The `trace list` table of traces: start, trace id (enough digits for `trace show`), root span, host,
+    /// duration and span count, and below a failed trace's row, the error that explains it.
+    public static func traces(_ traces: [TraceOverview], width: Int) -> String {
+        let header = ["START (UTC)", "TRACE", "ROOT SPAN", "HOST", "DURATION", "SPANS"]
+        var rows: [[String]] = []
+        var errors: [String?] = []
+        for trace in traces {
+            let root = trace.root
+            rows.append([
+                TimeText.utc(RFC3339.format(nanosecondsSince1970: trace.startNanoseconds, precision: .seconds)),
+                String(trace.traceID.hex.prefix(12)),
+                (trace.rootIsPartial ? "… " : "") + TerminalText.sanitize(root.name),
+                TerminalText.sanitize(SpanCategory.host(of: root) ?? ""), duration(trace.durationNanoseconds),
+                String(trace.spanCount),
+            ])
+            errors.append(
+                trace.error.map { failed in
+                    var text = "  error"
+                    if trace.errorCount > 1 { text += " (\(trace.errorCount) spans)" }
+                    text += ": " + TerminalText.sanitize(failed.name)
+                    if let message = failed.status.message, !message.isEmpty {
+                        text += ": " + TerminalText.sanitize(message)
+                    }
+                    return TerminalText.truncate(text, to: width)
+                })
+        }
+        let line = columns(header, rows, width: width, rightAligned: [4, 5])
+        var out = line(header) + "\n"
+        for (row, error) in zip(rows, errors) {
+            out += line(row) + "\n"
+            if let error { out += error + "\n" }
+        }
+        return out
+    }
+
+    /// `trace show TRACE_ID`: a line about the trace, its spans as a waterfall nested by parent, then every
+    /// failed span in full.
+    public static func show(_ trace: WholeTrace, width: Int) -> String {
+        let summary = trace.summary
+        var out = "trace \(summary.traceID.hex)\n"
+        var about = [TerminalText.sanitize(summary.root.name)]
+        if let host = SpanCategory.host(of: summary.root) { about.append(TerminalText.sanitize(host)) }
+        about.append(
+            "started "
+                + TimeText.utc(RFC3339.format(nanosecondsSince1970: summary.startNanoseconds, precision: .milliseconds))
+                + " UTC")
+        about.append(duration(summary.durationNanoseconds))
+        about.append("\(summary.spanCount) span\(summary.spanCount == 1 ? "" : "s")")
+        if summary.errorCount > 0 { about.append("\(summary.errorCount) failed") }
+        if summary.rootIsPartial, let parent = summary.root.parentSpanID {
+            about.append("its root \(parent.hex) is not stored")
+        }
+        out += TerminalText.wrapped(about, width: width, indent: "  ").joined(separator: "\n") + "\n\n"
+        out +=
+            waterfall(
+                TraceTree.lines(of: trace.forest), start: summary.startNanoseconds, end: summary.endNanoseconds,
+                width: width
+            ).joined(separator: "\n") + "\n"
+        var failed: [FinishedSpan] = []
+        func collect(_ node: TraceTree.Node) {
+            if node.span.status.code == .error { failed.append(node.span) }
+            node.children.forEach(collect)
+        }
+        trace.forest.forEach(collect)
+        for span in failed { out += "\n" + details(span) }
+        return out
+    }
+
+    /// `trace show SPAN_ID`: the span's ancestors and descendants as a waterfall measured from the trace's
+    /// start, then the span in full, then failed spans below it in full.
+    public static func show(_ found: SpanInTrace, width: Int) -> String {
+        show(
+            found.tree, traceSize: found.traceSize, width: width,
+            extent: found.traceEndNanoseconds > 0 ? (found.traceStartNanoseconds, found.traceEndNanoseconds) : nil)
+    }
+
+    /// The `trace show` output for a span's tree: the waterfall of its ancestors and descendants, the span in
+    /// full, then failed spans below it in full. Offsets are measured from the earliest span shown unless
+    /// `extent` gives the trace's start and end.
+    public static func show(
+        _ tree: TraceTree, traceSize: Int, width: Int = Output.terminalWidth, extent: (UInt64, UInt64)? = nil
+    ) -> String {
         var out = "trace \(tree.focus.span.traceID.hex) (\(traceSize) span(s) stored)\n"
         if let missing = tree.missingAncestorID {
             out += "  (parent \(missing.hex) is not stored)\n"
         }
-        for line in tree.lines {
-            let span = line.span
-            let marker = line.isFocus ? "▶ " : "  "
-            var text = String(repeating: "  ", count: line.depth) + marker + TerminalText.sanitize(span.name)
-            text += "  " + span.spanID.hex
-            text += "  " + duration(span.durationNanoseconds)
-            text += "  " + status(span.status)
-            if let code = span.attributes["process.exit.code"]?.intValue { text += "  exit \(code)" }
-            if let host = span.attributes["hostscope.host"]?.stringValue, line.depth == 0 || line.isFocus {
-                text += "  " + TerminalText.sanitize(host)
-            }
-            out += text + "\n"
-        }
+        let lines = tree.lines
+        let start = extent?.0 ?? lines.map(\.span.startNanoseconds).min() ?? 0
+        let end = extent?.1 ?? lines.map(\.span.endNanoseconds).max() ?? start
+        out += "\n" + waterfall(lines, start: start, end: end, width: width).joined(separator: "\n") + "\n"
         out += "\n" + details(tree.focus.span)
         var failed: [FinishedSpan] = []
         func collect(_ node: TraceTree.Node) {
@@ -82,6 +161,64 @@ public enum TraceText {
             out += "\n" + details(span)
         }
         return out
+    }
+
+    /// Rows of spans, each with its id, name indented by depth (`▶` marks the span asked for), offset from
+    /// `start`, duration, status and a bar placing it in [`start`, `end`], scaled to what `width` leaves.
+    static func waterfall(_ lines: [TraceTree.Line], start: UInt64, end: UInt64, width: Int) -> [String] {
+        let total = max(end, start + 1) - start
+        let names = lines.map { line in
+            String(repeating: "  ", count: line.depth) + (line.isFocus ? "▶ " : "")
+                + TerminalText.sanitize(line.span.name)
+        }
+        let offsets = lines.map { "+" + duration(max(start, $0.span.startNanoseconds) - start) }
+        let durations = lines.map { duration($0.span.durationNanoseconds) }
+        // A command's outcome says more than its status: `exit 0`, `exit 2`, `SIGKILL`.
+        let statuses = lines.map { line in
+            if let code = line.span.attributes["process.exit.code"]?.intValue { return "exit \(code)" }
+            if let signal = line.span.attributes["hostscope.process.exit.signal"]?.stringValue { return "SIG" + signal }
+            return status(line.span.status)
+        }
+        // As many digits as `trace list --spans` shows: enough for `trace show` in a database of millions.
+        let idWidth = 12
+        let offsetWidth = max("OFFSET".count, offsets.map(\.count).max() ?? 0)
+        let durationWidth = max("DURATION".count, durations.map(\.count).max() ?? 0)
+        let statusWidth = max("STATUS".count, statuses.map(\.count).max() ?? 0)
+        let fixed = idWidth + offsetWidth + durationWidth + statusWidth + 2 * 5
+        // The bar takes two fifths of what is left (at least 10 columns), the names the rest, up to their length.
+        let left = max(20, width - fixed)
+        let longest = max("NAME".count, names.map(\.count).max() ?? 0)
+        var barWidth = max(10, left * 2 / 5)
+        let nameWidth = min(longest, max(4, left - barWidth))
+        barWidth = max(10, left - nameWidth)
+
+        func bar(_ span: FinishedSpan) -> String {
+            let from = Double(max(start, span.startNanoseconds) - start) / Double(total)
+            let to = Double(max(start, span.endNanoseconds) - start) / Double(total)
+            let first = min(barWidth - 1, max(0, Int((from * Double(barWidth)).rounded(.down))))
+            let last = min(barWidth, max(first + 1, Int((to * Double(barWidth)).rounded(.up))))
+            return String(repeating: " ", count: first) + String(repeating: "█", count: last - first)
+        }
+        let scale = "0 … " + duration(total)
+        let header = [
+            TerminalText.padded("SPAN", to: idWidth), TerminalText.padded("NAME", to: nameWidth),
+            TerminalText.padded("OFFSET", to: offsetWidth, right: true),
+            TerminalText.padded("DURATION", to: durationWidth, right: true),
+            TerminalText.padded("STATUS", to: statusWidth),
+            scale.count <= barWidth ? TerminalText.padded(scale, to: barWidth, right: true) : "TIMELINE",
+        ]
+        var rows = [header.joined(separator: "  ")]
+        for (index, line) in lines.enumerated() {
+            rows.append(
+                [
+                    String(line.span.spanID.hex.prefix(idWidth)),
+                    TerminalText.padded(TerminalText.truncate(names[index], to: nameWidth), to: nameWidth),
+                    TerminalText.padded(offsets[index], to: offsetWidth, right: true),
+                    TerminalText.padded(durations[index], to: durationWidth, right: true),
+                    TerminalText.padded(statuses[index], to: statusWidth), bar(line.span),
+                ].joined(separator: "  "))
+        }
+        return rows.map { String($0.reversed().drop(while: { $0 == " " }).reversed()) }
     }
 
     /// One span in full: ids, times, status, resource, every attribute and event.
@@ -169,10 +306,5 @@ public enum TraceText {
         case .ok: "ok"
         case .error: "error"
         }
-    }
-
-    private static func pad(_ text: String, _ width: Int, right: Bool) -> String {
-        let padding = String(repeating: " ", count: max(0, width - text.count))
-        return right ? padding + text : text + padding
     }
 }

@@ -13,15 +13,17 @@ import ValueFormats
 /// timeline rows, a status line per turn, and the slash commands of ``ChatInput``.
 ///
 /// Ctrl-C stops the running answer (not the program); Ctrl-D or `/quit` leaves. Lines typed while an answer
-/// streams are read too: `/stop` stops it.
+/// streams are read too: `/stop` stops it. On a terminal the input is edited (``EditedInputLines``); from a pipe it
+/// is read a line at a time (``InputLines``).
 struct ChatConsole {
     let chat: ChatConversation
     private let styled = Output.stdoutIsTerminal
-    private let lines = InputLines()
+    private let lines: any ChatLineSource
     private let state = ConsoleState()
 
-    init(chat: ChatConversation) {
+    init(chat: ChatConversation, lines: any ChatLineSource) {
         self.chat = chat
+        self.lines = lines
     }
 
     /// What the signal handler needs to know: the answer streaming now, a countdown to skip.
@@ -53,18 +55,19 @@ struct ChatConsole {
             } else if let countdown {
                 countdown.cancel()
             } else if number == SIGINT {
-                Output.write("\n(Ctrl-C stops an answer; /quit or Ctrl-D leaves)\n" + Self.prompt)
+                // Between answers; where input is edited, the editor draws the next prompt itself.
+                let prompt = lines.drawsPrompt ? "" : Self.prompt
+                Output.write("\n(Ctrl-C stops an answer; /quit or Ctrl-D leaves)\n" + prompt)
             }
             if number == SIGTERM { lines.close() }
         }
         defer { signals.cancel() }
         await greet()
         while true {
-            Output.write(Self.prompt)
             let queued = state.withLock { $0.typedAhead.isEmpty ? nil : $0.typedAhead.removeFirst() }
-            if let queued { Output.write(queued + "\n") }
+            if let queued { Output.write(Self.prompt + queued + "\n") }
             var next = queued
-            if next == nil { next = await lines.next() }
+            if next == nil { next = await lines.line(prompt: Self.prompt) }
             guard let line = next else {
                 Output.write("\n")
                 break
@@ -151,7 +154,7 @@ struct ChatConsole {
         state.withLock { $0.streaming = session }
         // While the answer streams, typed lines are read too, so that /stop works; others wait for the answer.
         let watcher = Task { [state, lines] in
-            while !Task.isCancelled, let line = await lines.next(untilCancelled: true) {
+            while !Task.isCancelled, let line = await lines.typedLine() {
                 switch ChatInput.parse(line) {
                 case .stop: await session.stop()
                 case .empty: break
@@ -307,9 +310,26 @@ struct ChatConsole {
     }
 }
 
+/// Where the chat's lines come from.
+protocol ChatLineSource: Sendable {
+    /// Whether ``line(prompt:)`` draws the prompt itself (else it is written before the line is read).
+    var drawsPrompt: Bool { get }
+    /// Starts reading.
+    func startReading()
+    /// The next line after `prompt`, or `nil` at the end of input.
+    func line(prompt: String) async -> String?
+    /// A line typed while an answer streams; `nil` at the end of input or when the calling task is cancelled while
+    /// waiting (a line that arrives afterwards stays for the next reader).
+    func typedLine() async -> String?
+    /// Ends input as if Ctrl-D was typed.
+    func close()
+}
+
 /// Lines from standard input, read on a thread of their own so that the chat can wait for them without
-/// holding a thread of the cooperative pool.
-final class InputLines: Sendable {
+/// holding a thread of the cooperative pool: input from a pipe or a file, or a terminal that cannot edit.
+final class InputLines: ChatLineSource {
+    var drawsPrompt: Bool { false }
+
     private enum Outcome: Sendable, Equatable {
         case line(String)
         case end
@@ -355,9 +375,13 @@ final class InputLines: Sendable {
         waiter?.resume(returning: line.map(Outcome.line) ?? .end)
     }
 
-    /// The next line, or `nil` at end of input.
-    func next() async -> String? {
-        await next(untilCancelled: false)
+    func line(prompt: String) async -> String? {
+        Output.write(prompt)
+        return await next(untilCancelled: false)
+    }
+
+    func typedLine() async -> String? {
+        await next(untilCancelled: true)
     }
 
     /// The next line; with `untilCancelled`, `nil` also when the calling task is cancelled while waiting (a line

@@ -19,7 +19,10 @@ struct ChatCommand: AsyncParsableCommand {
         commandName: "chat",
         abstract: "Ask a language model about a host; it answers by calling read-only tools on that host.",
         discussion: """
-            Without --message, opens an interactive chat on the terminal (type /help there). With \
+            Without --message, opens an interactive chat on the terminal (type /help there): lines are edited \
+            with the usual Emacs keys, ↑ and ↓ walk the history of earlier chats \
+            ($XDG_DATA_HOME/hostscope/chat-history, no line starting with a space or holding a secret), Tab \
+            completes a slash command, a paste is one message, and Ctrl-D on an empty line leaves. With \
             --message, runs one turn and prints the answer, or with --jsonl the event stream, one JSON \
             object per line: text, tool_call, tool_result (each with trace_id and span_id), usage, error, \
             done.
@@ -55,7 +58,8 @@ struct ChatCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The host the tools reach (an ssh_config alias, user@host:port or local).", valueName: "host"))
+            "The host the tools reach (an ssh_config alias, user@host:port or local).", valueName: "host"),
+        completion: Completions.host)
     var host: String?
 
     @Option(help: "openai, anthropic, openrouter or gateway (default: openai, or the provider of --resume).")
@@ -207,7 +211,7 @@ struct ChatCommand: AsyncParsableCommand {
                 if let message {
                     return await Self.answer(message, in: conversation, jsonl: jsonl)
                 }
-                await ChatConsole(chat: conversation).run()
+                await ChatConsole(chat: conversation, lines: Self.inputLines(persistsHistory: !noHistory)).run()
                 return 0
             }
         } catch {
@@ -216,6 +220,20 @@ struct ChatCommand: AsyncParsableCommand {
         if status != 0 {
             throw ExitCode(status)
         }
+    }
+
+    /// Where the interactive chat reads its lines: an editor when standard input and output are a terminal that
+    /// can show one (``FleetTopView/isCapable(environment:)``), else plain lines (scripts pipe into the chat).
+    static func inputLines(persistsHistory: Bool) -> any ChatLineSource {
+        let environment = ProcessInfo.processInfo.environment
+        if FleetTopView.isCapable(environment: environment),
+            TerminalModes.remember(0, undoingAtExit: EditedInputLines.leavePasteMode),
+            let edited = EditedInputLines(
+                historyPath: ChatInputHistory.defaultPath(environment: environment), persistsHistory: persistsHistory)
+        {
+            return edited
+        }
+        return InputLines()
     }
 
     /// `chat sessions`: stored conversations, most recent first.

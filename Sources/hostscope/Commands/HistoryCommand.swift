@@ -47,7 +47,9 @@ struct HistoryCommand: AsyncParsableCommand {
             Reads the SQLite history that `hostscope watch` writes (it may be running meanwhile) and \
             prints its records oldest first: error records included, so gaps stay visible. JSON and \
             NDJSON are the hostscope.snapshot/1 objects exactly as watch produced them; CSV has the \
-            columns of `snapshot --format csv`.
+            columns of `snapshot --format csv`. On a terminal without --format, a table per host shows \
+            the range and the samples, and the smallest, mean, largest and last value of each figure \
+            (CPU busy, memory used, load, the fullest disk, network rates) and the errors; a pipe gets CSV.
 
             HOST is a host as watch named it, a glob such as 'db-*' (quote it), or all; without HOST \
             every host is printed. --since and --until take a duration back from now (2h, 30m, 7d) \
@@ -57,7 +59,7 @@ struct HistoryCommand: AsyncParsableCommand {
             (~/.local/share/hostscope/hostscope.sqlite when XDG_DATA_HOME is unset).
             """)
 
-    @Argument(help: "Host, glob pattern or all (default: all).")
+    @Argument(help: "Host, glob pattern or all (default: all).", completion: Completions.host)
     var host: String?
 
     @Option(
@@ -69,7 +71,9 @@ struct HistoryCommand: AsyncParsableCommand {
 
     @Option(
         name: [.customShort("f"), .customLong("format")],
-        help: ArgumentHelp("csv, json (one array) or ndjson (one record per line) (default: csv).", valueName: "format")
+        help: ArgumentHelp(
+            "csv, json (one array) or ndjson (one record per line) (default: a summary table on a terminal, else csv).",
+            valueName: "format")
     )
     var chosenFormat: HistoryFormat?
 
@@ -96,9 +100,27 @@ struct HistoryCommand: AsyncParsableCommand {
         }
     }
 
+    /// Whether the figures are summarised in a table: on a terminal, when no format was asked for.
+    var summaryTable: Bool { chosenFormat == nil && formatAlias == nil && Output.stdoutIsTerminal }
+
     func run() async throws {
         let now = Date()
         let history = HistoryService(settings: try .command(database: database))
+        if summaryTable {
+            let summary: HistorySummary
+            do {
+                summary = try await history.summarize(
+                    host: host, since: since?.resolve(now: now), until: until?.resolve(now: now))
+            } catch {
+                throw Output.fail(error)
+            }
+            Output.write(HistoryTable.render(summary, width: Output.terminalWidth))
+            if summary.unreadable > 0 {
+                throw Output.fail(
+                    "\(summary.unreadable) stored record(s) could not be read and were left out", .failure)
+            }
+            return
+        }
         var output = PageWriter()
         switch (format, csvLayout) {
         case (.csv, .wide): output.append(SnapshotCSV.wideHeader)

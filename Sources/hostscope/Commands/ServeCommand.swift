@@ -32,7 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
             Logs are JSON lines on stderr.
             """)
 
-    @Argument(help: "Hosts or ~/.ssh/config patterns to watch.")
+    @Argument(help: "Hosts or ~/.ssh/config patterns to watch.", completion: Completions.host)
     var hosts: [String] = []
 
     @Option(
@@ -110,15 +110,6 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let address = ListenAddress(listen)!
         let token = try readToken(listening: address)
-        let definition = FleetDefinition(
-            arguments: hosts, hostsFile: hostsFile, settings: connection.settings(attended: false))
-        let fleet: ResolvedFleet
-        do {
-            fleet = try definition.resolve()
-        } catch {
-            throw Output.fail(error.message, .usage)
-        }
-
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = JSONLogHandler(label: label)
@@ -127,11 +118,27 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "hostscope.serve")
         // The core's remarks become log lines: stderr carries nothing else.
-        let diagnostics = Diagnostics(
+        var remarks = Diagnostics(
             warning: { logger.warning("\($0)") }, error: { logger.error("\($0)") }, note: { logger.notice("\($0)") })
+        // -v asks for each connection step: info lines, which the default --log-level shows without the libraries'
+        // own debug lines.
+        if connection.verbose {
+            remarks.debug = { message in logger.info(Logger.Message(stringLiteral: message)) }
+        }
+        let diagnostics = remarks
+        var connectionSettings = connection.settings(attended: false)
+        connectionSettings.debug = diagnostics.debug
+
+        let definition = FleetDefinition(arguments: hosts, hostsFile: hostsFile, settings: connectionSettings)
+        let fleet: ResolvedFleet
+        do {
+            fleet = try definition.resolve()
+        } catch {
+            throw Output.fail(error.message, .usage)
+        }
+
         var settings = try CoreSettings.command(
-            database: watchOptions.database, storesHistory: !watchOptions.noHistory,
-            connection: connection.settings(attended: false),
+            database: watchOptions.database, storesHistory: !watchOptions.noHistory, connection: connectionSettings,
             tracing: tracing, signals: [.traces, .metrics])
         settings.diagnostics = diagnostics
 

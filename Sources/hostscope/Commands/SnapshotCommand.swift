@@ -32,7 +32,7 @@ struct SnapshotCommand: AsyncParsableCommand {
             4 authentication, 5 host key, 6 collection, 7 timeout (the first failing host's).
             """)
 
-    @Argument(help: "Hosts to snapshot (default: local).")
+    @Argument(help: "Hosts to snapshot (default: local).", completion: Completions.host)
     var hosts: [String] = []
 
     @Option(

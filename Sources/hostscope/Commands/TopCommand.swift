@@ -28,7 +28,7 @@ struct TopCommand: AsyncParsableCommand {
             watch).
             """)
 
-    @Argument(help: "Hosts or ~/.ssh/config patterns to watch (default: local).")
+    @Argument(help: "Hosts or ~/.ssh/config patterns to watch (default: local).", completion: Completions.host)
     var hosts: [String] = []
 
     @Option(

@@ -53,11 +53,19 @@ extension SpanCategory: ExpressibleByArgument {}
 struct TraceListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "Show recent spans, newest first.",
+        abstract: "Show recent traces, newest first; --spans lists their spans one per line.",
         discussion: """
-            Columns: start time (UTC), span id (enough digits for `trace show`), name, host, duration, \
-            status and, for commands, the exit code. The footer says how many spans were lost before \
-            reaching the database (overwritten in memory because the writer fell behind).
+            A trace is one piece of work and every span it caused: a snapshot of a host, a chat turn, a \
+            files command. Columns: start time (UTC), trace id (enough digits for `trace show`), the root \
+            span's name, host, duration and span count; below a failed trace, the error that explains it \
+            (the root's, else the earliest failed span's). The filters select the traces that hold a \
+            matching span.
+
+            --spans lists the spans themselves instead: start time (UTC), span id, name, host, duration, \
+            status and, for commands, the exit code.
+
+            The footer says how many spans were lost before reaching the database (overwritten in memory \
+            because the writer fell behind).
             """)
 
     @Option(
@@ -72,13 +80,16 @@ struct TraceListCommand: AsyncParsableCommand {
     @Option(help: "ssh, sftp, http, chat, tool, snapshot, exec or other.")
     var kind: SpanCategory?
 
-    @Flag(help: "Only spans with error status.")
+    @Flag(help: "Only spans with error status (with traces: traces that hold one).")
     var errors = false
 
     @Option(help: ArgumentHelp("Only executions of this chat tool.", valueName: "name"))
     var tool: String?
 
-    @Option(help: "At most this many spans.")
+    @Flag(help: "List the matching spans one per line instead of traces.")
+    var spans = false
+
+    @Option(help: "At most this many traces (or spans with --spans).")
     var limit: Int = 50
 
     @OptionGroup var database: TraceDatabaseOption
@@ -88,47 +99,80 @@ struct TraceListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let recent: RecentSpans
+        let since = since?.resolve(now: Date())
+        let traces = try database.traces
+        if spans {
+            let recent: RecentSpans
+            do {
+                recent = try await traces.recent(
+                    since: since, host: host, kind: kind, errorsOnly: errors, tool: tool, limit: limit)
+            } catch {
+                throw Output.fail(error)
+            }
+            Output.write(TraceText.list(recent.spans, width: Output.terminalWidth))
+            Output.write(footer(recent.spans.count, "span(s)", dropped: recent.droppedSpans))
+            return
+        }
+        let recent: RecentTraces
         do {
-            recent = try await database.traces.recent(
-                since: since?.resolve(now: Date()), host: host, kind: kind, errorsOnly: errors, tool: tool,
-                limit: limit)
-        } catch let error as CoreError {
+            recent = try await traces.recentTraces(
+                since: since, host: host, kind: kind, errorsOnly: errors, tool: tool, limit: limit)
+        } catch {
             throw Output.fail(error)
         }
-        Output.write(TraceText.list(recent.spans, width: Output.terminalWidth))
-        var footer = "\(recent.spans.count) span(s), newest first"
-        if recent.spans.count == limit { footer += " (--limit \(limit) reached)" }
-        footer += "; \(recent.droppedSpans) span(s) dropped before reaching the database"
-        Output.write(footer + "\n")
+        Output.write(TraceText.traces(recent.traces, width: Output.terminalWidth))
+        Output.write(footer(recent.traces.count, "trace(s)", dropped: recent.droppedSpans))
+        if recent.unreadableSpans > 0 {
+            Output.warning("\(recent.unreadableSpans) span(s) of these traces could not be read and were left out")
+        }
+    }
+}
+
+extension TraceListCommand {
+    /// `7 span(s), newest first; 0 span(s) dropped before reaching the database`.
+    func footer(_ count: Int, _ noun: String, dropped: Int64) -> String {
+        var footer = "\(count) \(noun), newest first"
+        if count == limit { footer += " (--limit \(limit) reached)" }
+        return footer + "; \(dropped) span(s) dropped before reaching the database\n"
     }
 }
 
 struct TraceShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show a span with its parent chain and children, all attributes and events.",
+        abstract: "Show a trace as a waterfall, or a span with its parent chain, children, attributes and events.",
         discussion: """
-            SPAN_ID may be any unique prefix of the id `trace list` shows. Spans with error status \
-            below it are shown in full too, so the stderr of the command that failed a snapshot is \
-            one command away.
+            ID may be a trace id or a span id, or any unique prefix of one (`trace list` shows trace ids, \
+            `trace list --spans` span ids). Each span is shown with its offset from the trace's start, its \
+            duration, its status and a bar placing it in the trace, nested under its parent. For a span, its \
+            attributes and events follow; spans with error status below it (or, for a trace, anywhere in it) \
+            are shown in full too, so the stderr of the command that failed a snapshot is one command away.
             """)
 
-    @Argument(help: ArgumentHelp("The span id, or a unique prefix of it.", valueName: "span-id"))
-    var spanID: String
+    @Argument(help: ArgumentHelp("A trace or span id, or a unique prefix of one.", valueName: "id"))
+    var id: String
 
     @OptionGroup var database: TraceDatabaseOption
 
     func run() async throws {
-        let found: SpanInTrace
+        let found: TraceShowTarget
         do {
-            found = try await database.traces.span(spanID)
+            found = try await database.traces.show(id)
         } catch let error as CoreError {
             throw Output.fail(error)
         }
-        Output.write(TraceText.show(found.tree, traceSize: found.traceSize))
-        if found.unreadableSpans > 0 {
-            Output.warning("\(found.unreadableSpans) span(s) of this trace could not be read")
+        let width = Output.terminalWidth
+        let unreadable: Int
+        switch found {
+        case .trace(let trace):
+            Output.write(TraceText.show(trace, width: width))
+            unreadable = trace.unreadableSpans
+        case .span(let span):
+            Output.write(TraceText.show(span, width: width))
+            unreadable = span.unreadableSpans
+        }
+        if unreadable > 0 {
+            Output.warning("\(unreadable) span(s) of this trace could not be read")
         }
     }
 }
@@ -348,58 +392,18 @@ struct TracePushCommand: AsyncParsableCommand {
         let settings = try TracingOptions.export(arguments, signals: [.traces])
         settings.warnings.forEach(Output.warning)
         guard let otlp = settings.traces else { throw Output.fail("trace push needs --endpoint URL", .usage) }
-        let resourceAttributes = try TracingOptions.resourceAttributes()
-        let store = try await database.open()
         let now = Date()
         // Spans this push records (its own requests) start after `now` and are not pushed by it.
-        let until = until?.resolve(now: now) ?? now
-        let tracing = await TraceRuntime.start(TraceSetup(databasePath: database.path), diagnostics: Output.diagnostics)
-        let exporter = OTLPHTTPExporter(
-            endpoint: otlp.endpoint, scope: TraceRuntime.scope, encoding: otlp.encoding,
-            compression: otlp.compression, timeouts: otlp.timeouts, userAgent: TraceRuntime.userAgent)
-        let deadline = ContinuousClock.now + timeout.duration
-        var result = OTLPExportResult()
-        var skipped = 0
-        var found = 0
-        var failure: String?
+        let push = TracePush(
+            otlp: otlp, resourceAttributes: try TracingOptions.resourceAttributes(), since: since?.resolve(now: now),
+            until: until?.resolve(now: now) ?? now, batchSize: batchSize, timeout: timeout.duration)
+        let outcome: TracePushOutcome
         do {
-            let dropped = UInt64(max(0, try await store.meta.integer(SpanPersister.droppedSpansKey) ?? 0))
-            var batch: [FinishedSpan] = []
-            let batchSize = batchSize
-            // One batch is on its way while the next is read and decoded: the database and the receiver work
-            // at the same time, in order, and no more than two batches are held.
-            var sending: Task<OTLPExportResult, Never>?
-            func send(_ spans: [FinishedSpan]) async {
-                if let previous = sending { result.merge(await previous.value) }
-                sending = nil
-                guard result.failure == nil else { return }
-                sending = Task { await exporter.export(spans, droppedSpanCount: dropped, deadline: deadline) }
-            }
-            for try await row in store.spans.spans(since: since?.resolve(now: now), until: until, pageSize: batchSize) {
-                guard var span = try? row.finishedSpan() else {
-                    skipped += 1
-                    continue
-                }
-                // An earlier push's or export's own requests: sending them would make every push feed the next.
-                if span.isExportRequest { continue }
-                if !resourceAttributes.isEmpty { span.resource = span.resource.merging(resourceAttributes) }
-                batch.append(span)
-                found += 1
-                if batch.count == batchSize {
-                    await send(batch)
-                    batch.removeAll(keepingCapacity: true)
-                    if result.failure != nil { break }
-                }
-            }
-            if !batch.isEmpty { await send(batch) }
-            if let last = sending { result.merge(await last.value) }
-        } catch {
-            failure = error.message
+            outcome = try await database.traces.push(push, diagnostics: Output.diagnostics)
+        } catch let error as CoreError {
+            throw Output.fail(error)
         }
-        await exporter.shutdown()
-        await tracing.finish(reportingTo: Output.diagnostics)
-        try? await store.close()
-        if let failure { throw Output.fail(failure, .failure) }
+        let (found, skipped, result) = (outcome.found, outcome.skipped, outcome.result)
 
         let place = otlp.endpoint.redactedURL
         if found == 0 {

@@ -42,7 +42,7 @@ struct WatchCommand: AsyncParsableCommand {
             valid, exit 0).
             """)
 
-    @Argument(help: "Hosts or ~/.ssh/config patterns to watch.")
+    @Argument(help: "Hosts or ~/.ssh/config patterns to watch.", completion: Completions.host)
     var hosts: [String] = []
 
     @Option(

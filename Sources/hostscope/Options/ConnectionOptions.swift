@@ -10,6 +10,8 @@ protocol ConnectionOptionStyle {
     static var sshConfigNames: NameSpecification { get }
     /// `-l` and `--user`, or `--user` alone.
     static var userNames: NameSpecification { get }
+    /// `-v` and `--verbose`, or `--verbose` alone.
+    static var verboseNames: NameSpecification { get }
     /// Whether the help leaves out the defaults and asides (the help of `files grep` is kept short).
     static var briefHelp: Bool { get }
 }
@@ -19,6 +21,7 @@ enum StandardConnectionNames: ConnectionOptionStyle {
     static let identityNames: NameSpecification = [.customShort("i"), .customLong("identity")]
     static let sshConfigNames: NameSpecification = [.customShort("F"), .customLong("ssh-config")]
     static let userNames: NameSpecification = [.customShort("l"), .customLong("user")]
+    static let verboseNames: NameSpecification = [.customShort("v"), .customLong("verbose")]
     static let briefHelp = false
 }
 
@@ -27,20 +30,23 @@ enum ListingConnectionNames: ConnectionOptionStyle {
     static let identityNames = StandardConnectionNames.identityNames
     static let sshConfigNames = StandardConnectionNames.sshConfigNames
     static let userNames: NameSpecification = [.customLong("user")]
+    static let verboseNames = StandardConnectionNames.verboseNames
     static let briefHelp = false
 }
 
-/// `files grep`'s: there `-i` and `-F` keep their grep meanings (ignore case, fixed strings).
+/// `files grep`'s: there `-i`, `-F`, `-l` and `-v` keep their grep meanings (ignore case, fixed strings, files
+/// with matches, invert).
 enum GrepConnectionNames: ConnectionOptionStyle {
     static let identityNames: NameSpecification = [.customLong("identity")]
     static let sshConfigNames: NameSpecification = [.customLong("ssh-config")]
-    static let userNames = StandardConnectionNames.userNames
+    static let userNames: NameSpecification = [.customLong("user")]
+    static let verboseNames: NameSpecification = [.customLong("verbose")]
     static let briefHelp = true
 }
 
 /// Connection options shared by every command that reaches hosts.
 typealias ConnectionOptions = ConnectionOptionGroup<StandardConnectionNames>
-/// ``ConnectionOptions`` without the short names `-i` and `-F`.
+/// ``ConnectionOptions`` without the short names `-i`, `-F`, `-l` and `-v`.
 typealias GrepConnectionOptions = ConnectionOptionGroup<GrepConnectionNames>
 /// ``ConnectionOptions`` without the short name `-l`.
 typealias ListingConnectionOptions = ConnectionOptionGroup<ListingConnectionNames>
@@ -90,7 +96,8 @@ struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
                 ? "Jump hosts to go through, as ssh -J: [user@]host[:port][,…], or none."
                 : "Jump hosts to go through, as ssh -J: [user@]host[:port][,…], or none (wins over ProxyJump and "
                     + "ProxyCommand).",
-            valueName: "hosts"))
+            valueName: "hosts"),
+        completion: Completions.jumpHosts)
     var jump: String?
 
     @Option(
@@ -117,6 +124,16 @@ struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
         help: ArgumentHelp(
             "ssh_config file to read instead of ~/.ssh/config and /etc/ssh/ssh_config.", valueName: "file"))
     var sshConfig: String?
+
+    @Flag(
+        name: Style.verboseNames,
+        help: ArgumentHelp(
+            Style.briefHelp
+                ? "Print each step of reaching the host on stderr, as ssh -v."
+                : "Print each step of reaching a host on stderr, as ssh -v: the ssh_config blocks used, the "
+                    + "address, jump hosts, the host key and where it was found, the authentication methods tried, "
+                    + "each command and how long it took (never a secret)."))
+    var verbose = false
 
     func validate() throws {
         if let port, !(1...65535).contains(port) {
@@ -145,6 +162,7 @@ struct ConnectionOptionGroup<Style: ConnectionOptionStyle>: ParsableArguments {
         settings.prompter = attended ? TerminalPrompt.prompter : nil
         settings.configWarning = { Output.warningOnce($0) }
         settings.hostKeyRecorded = { Output.notice($0) }
+        settings.debug = Output.diagnostics(verbose: verbose).debug
         return settings
     }
 }

@@ -103,6 +103,6 @@ extension CoreSettings {
             connection: connection, traceBuffer: tracing?.traceBuffer,
             export: try tracing?.export(signals: signals),
             resourceAttributes: tracing == nil ? [] : try TracingOptions.resourceAttributes(),
-            diagnostics: Output.diagnostics)
+            diagnostics: Output.diagnostics(verbose: connection.debug != nil))
     }
 }

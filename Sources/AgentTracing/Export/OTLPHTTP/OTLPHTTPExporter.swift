@@ -119,6 +119,33 @@ public final class OTLPHTTPExporter: Sendable {
                 bodies.append((Array(line.dropLast()), count))
             }
         }
+        return await send(bodies, deadline: deadline)
+    }
+
+    /// Sends spans already encoded as protobuf (what `trace push` reads from the database), as many requests as
+    /// their size needs, and reports what became of them, like ``export(_:droppedSpanCount:deadline:)``.
+    ///
+    /// Encoded spans go only as protobuf: an exporter whose ``encoding`` is JSON sends nothing and reports them
+    /// failed (its caller sends ``FinishedSpan``s instead).
+    public func export(
+        _ spans: OTLPEncodedSpans, droppedSpanCount: UInt64? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async -> OTLPExportResult {
+        guard encoding == .protobuf else {
+            var result = OTLPExportResult()
+            result.failed = spans.count
+            result.failure = TracingError(
+                code: .invalidSetting, message: "spans encoded as protobuf cannot be sent as OTLP/JSON")
+            return result
+        }
+        var bodies: [(body: [UInt8], spans: Int)] = []
+        protobufEncoder.encodeCounted(spans, droppedSpanCount: droppedSpanCount) { bodies.append(($0, $1)) }
+        return await send(bodies, deadline: deadline)
+    }
+
+    /// Posts the bodies in order; once one fails for good, the rest are counted failed without being sent.
+    private func send(_ bodies: [(body: [UInt8], spans: Int)], deadline: ContinuousClock.Instant?) async
+        -> OTLPExportResult
+    {
         var result = OTLPExportResult()
         for body in bodies {
             if result.failure != nil {

@@ -27,35 +27,146 @@ public struct OTLPProtobufEncoder: Sendable {
         emit: (_ body: [UInt8], _ spanCount: Int) throws(E) -> Void
     ) throws(E) {
         guard !spans.isEmpty else { return }
+        var encoded = OTLPEncodedSpans(capacity: spans.count)
+        for span in spans { encoded.append(span) }
+        try encodeCounted(encoded, droppedSpanCount: droppedSpanCount, emit: emit)
+    }
+
+    /// Puts spans already encoded into request bodies under ``maximumRequestBytes``, handing each body and the
+    /// number of spans it holds to `emit`: the spans are grouped by resource (groups in order of first
+    /// appearance, spans in order within each) and their messages copied, not encoded again.
+    public func encodeCounted<E: Error>(
+        _ spans: OTLPEncodedSpans, droppedSpanCount: UInt64? = nil,
+        emit: (_ body: [UInt8], _ spanCount: Int) throws(E) -> Void
+    ) throws(E) {
+        guard !spans.isEmpty else { return }
         var scopeField = ProtobufWriter(capacity: 128)
         scopeField.scope(scope, droppedSpanCount: droppedSpanCount)
-        // Each span is encoded once into a scratch buffer, so its exact size is known before it is placed; a
-        // request closes when the next span would take it over the limit.
-        var request = ProtobufWriter(capacity: min(maximumRequestBytes, spans.count * 300 + 512))
+        // A request closes when the next span would take it over the limit; every size is known exactly
+        // before anything is written.
+        var request = ProtobufWriter(
+            capacity: min(maximumRequestBytes, spans.bytes.count + spans.count * 3 + spans.resources.count * 300 + 512))
         var requestSpans = 0
-        var span = ProtobufWriter(capacity: 1024)
-        for group in OTLPJSONEncoder.groupedByResource(spans) {
-            var resourceField = ProtobufWriter(capacity: 256)
-            resourceField.resource(group.resource)
+        var resourceField = ProtobufWriter(capacity: 256)
+        for group in Self.groupedByResource(spans) {
+            resourceField.bytes.removeAll(keepingCapacity: true)
+            resourceField.lengthDelimitedField(1, spans.resources[group.resource])
             let header = (resource: resourceField.bytes, scope: scopeField.bytes)
-            var pending = ProtobufWriter(capacity: 4096)
-            for item in group.spans {
-                span.bytes.removeAll(keepingCapacity: true)
-                span.message(2, expectedSize: 1000) { $0.span(item) }
-                let grown = Self.resourceSpansSize(header, spanBytes: pending.bytes.count + span.bytes.count)
+            var pending = group.spans.startIndex
+            var pendingBytes = 0
+            for index in group.spans.indices {
+                let entry = group.spans[index]
+                let spanField = Self.fieldSize(entry.end - entry.start)
+                let grown = Self.resourceSpansSize(header, spanBytes: pendingBytes + spanField)
                 if requestSpans > 0, request.bytes.count + grown > maximumRequestBytes {
-                    if !pending.bytes.isEmpty { request.resourceSpans(header, spans: pending.bytes) }
+                    if pendingBytes > 0 {
+                        request.resourceSpans(header, spans: group.spans[pending..<index], from: spans.bytes)
+                    }
                     try emit(request.bytes, requestSpans)
                     request.bytes.removeAll(keepingCapacity: true)
-                    pending.bytes.removeAll(keepingCapacity: true)
+                    pending = index
+                    pendingBytes = 0
                     requestSpans = 0
                 }
-                pending.bytes.append(contentsOf: span.bytes)
+                pendingBytes += spanField
                 requestSpans += 1
             }
-            if !pending.bytes.isEmpty { request.resourceSpans(header, spans: pending.bytes) }
+            if pendingBytes > 0 {
+                request.resourceSpans(header, spans: group.spans[pending...], from: spans.bytes)
+            }
         }
         if requestSpans > 0 { try emit(request.bytes, requestSpans) }
+    }
+
+    /// The fields of a span's `Span` message: what the database stores with each span, and what
+    /// ``OTLPEncodedSpans/append(encodedSpan:resource:)`` takes.
+    public static func encodedSpan(_ span: FinishedSpan) -> [UInt8] {
+        var writer = ProtobufWriter(capacity: 1024)
+        writer.span(span)
+        return writer.bytes
+    }
+
+    /// The fields of a resource's `Resource` message: what the database stores with each span, and what
+    /// ``OTLPEncodedSpans/addResource(_:)`` takes.
+    public static func encodedResource(_ resource: TraceResource) -> [UInt8] {
+        var writer = ProtobufWriter(capacity: 256)
+        for attribute in resource.attributes { writer.keyValue(1, attribute) }
+        return writer.bytes
+    }
+
+    /// The fields of an encoded `Resource` message with `overrides` applied as ``TraceResource/merging(_:)``
+    /// applies them: an attribute of the same key is replaced in place, others are added at the end; other
+    /// fields are kept as they are. `nil` when `fields` is not a valid message.
+    public static func mergingResource(_ fields: [UInt8], _ overrides: [Attribute]) -> [UInt8]? {
+        // Applied one by one, as merging does: a key given twice keeps its last value, at its first place.
+        let overrides = TraceResource(attributes: []).merging(overrides).attributes
+        var used = [Bool](repeating: false, count: overrides.count)
+        var writer = ProtobufWriter(capacity: fields.count + overrides.count * 48)
+        var reader = ProtobufReader(fields[...])
+        do {
+            while let field = try reader.next() {
+                switch field {
+                case .lengthDelimited(1, let keyValue):
+                    let key = try Self.key(of: keyValue)
+                    if let index = overrides.firstIndex(where: { $0.key == key }) {
+                        if !used[index] { writer.keyValue(1, overrides[index]) }
+                        used[index] = true
+                    } else {
+                        writer.lengthDelimitedField(1, keyValue)
+                    }
+                case .lengthDelimited(let number, let value): writer.lengthDelimitedField(number, value)
+                case .varint(let number, let value):
+                    writer.tag(number, .varint)
+                    writer.varint(value)
+                case .fixed64(let number, let value):
+                    writer.tag(number, .fixed64)
+                    writer.littleEndian64(value)
+                case .fixed32(let number, let value):
+                    writer.tag(number, .fixed32)
+                    withUnsafeBytes(of: value.littleEndian) { writer.bytes.append(contentsOf: $0) }
+                }
+            }
+        } catch {
+            return nil
+        }
+        for (index, attribute) in overrides.enumerated() where !used[index] { writer.keyValue(1, attribute) }
+        return writer.bytes
+    }
+
+    /// The `key` (field 1) of an encoded `KeyValue`.
+    private static func key(of keyValue: ArraySlice<UInt8>) throws(ProtobufReader.Malformed) -> String {
+        var reader = ProtobufReader(keyValue)
+        var key = ""
+        while let field = try reader.next() {
+            if case .lengthDelimited(1, let text) = field { key = String(decoding: text, as: UTF8.self) }
+        }
+        return key
+    }
+
+    /// Spans of one resource, in the order they came.
+    struct ResourceGroup {
+        var resource: Int
+        var spans: [OTLPEncodedSpans.Entry]
+    }
+
+    /// The spans grouped by resource, groups in order of first appearance.
+    static func groupedByResource(_ spans: OTLPEncodedSpans) -> [ResourceGroup] {
+        if spans.resources.count == 1 { return [ResourceGroup(resource: 0, spans: spans.spans)] }
+        var groups: [ResourceGroup] = []
+        var groupOfResource = [Int](repeating: -1, count: spans.resources.count)
+        for entry in spans.spans {
+            if groupOfResource[entry.resource] < 0 {
+                groupOfResource[entry.resource] = groups.count
+                groups.append(ResourceGroup(resource: entry.resource, spans: []))
+            }
+            groups[groupOfResource[entry.resource]].spans.append(entry)
+        }
+        return groups
+    }
+
+    /// Bytes a length-delimited field of field number under 16 holding `length` bytes takes.
+    private static func fieldSize(_ length: Int) -> Int {
+        1 + ProtobufWriter.varintSize(UInt64(length)) + length
     }
 
     /// The exact size of a `ResourceSpans` field holding `spanBytes` of encoded `Span` fields.
@@ -68,13 +179,27 @@ public struct OTLPProtobufEncoder: Sendable {
 
 extension ProtobufWriter {
     /// `ResourceSpans` (field 1 of `ExportTraceServiceRequest`) from its encoded `Resource` and
-    /// `InstrumentationScope` fields and encoded `Span` fields.
-    mutating func resourceSpans(_ header: (resource: [UInt8], scope: [UInt8]), spans: [UInt8]) {
-        message(1, expectedSize: header.resource.count + header.scope.count + spans.count + 8) { resourceSpans in
-            resourceSpans.bytes.append(contentsOf: header.resource)
-            resourceSpans.message(2, expectedSize: header.scope.count + spans.count + 4) { scopeSpans in
-                scopeSpans.bytes.append(contentsOf: header.scope)
-                scopeSpans.bytes.append(contentsOf: spans)
+    /// `InstrumentationScope` fields and the spans' `Span` messages in `bytes`, each as field 2 of `ScopeSpans`.
+    mutating func resourceSpans(
+        _ header: (resource: [UInt8], scope: [UInt8]), spans: some Collection<OTLPEncodedSpans.Entry>,
+        from source: [UInt8]
+    ) {
+        var spanBytes = 0
+        for entry in spans {
+            spanBytes += 1 + Self.varintSize(UInt64(entry.end - entry.start)) + entry.end - entry.start
+        }
+        let scopeSpans = header.scope.count + spanBytes
+        tag(1, .lengthDelimited)
+        varint(UInt64(header.resource.count + 1 + Self.varintSize(UInt64(scopeSpans)) + scopeSpans))
+        bytes.append(contentsOf: header.resource)
+        tag(2, .lengthDelimited)
+        varint(UInt64(scopeSpans))
+        bytes.append(contentsOf: header.scope)
+        source.withUnsafeBufferPointer { source in
+            for entry in spans {
+                tag(2, .lengthDelimited)
+                varint(UInt64(entry.end - entry.start))
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[entry.start..<entry.end]))
             }
         }
     }

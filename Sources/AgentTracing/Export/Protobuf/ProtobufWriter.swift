@@ -106,6 +106,13 @@ struct ProtobufWriter {
         appendLengthPrefixed(text)
     }
 
+    /// A length-delimited field holding `value` as it is (an encoded message, or bytes), written even when empty.
+    mutating func lengthDelimitedField(_ field: Int, _ value: some Collection<UInt8>) {
+        tag(field, .lengthDelimited)
+        varint(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
     private mutating func appendLengthPrefixed(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
