@@ -168,17 +168,17 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "HostStats", "HostscopeCore", "AgentTracing", "OrderedJSON", "TestSupport",
+                "Storage", "HostStats", "HostscopeCore", "AgentTracing", "OrderedJSON", "TestSupport", "ValueFormats",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictImports),
         .testTarget(
-            name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP"],
+            name: "ChatTests", dependencies: ["Chat", "OrderedJSON", "TestSupport", "CurlHTTP", "ValueFormats"],
             swiftSettings: strictImports),
         .testTarget(
             name: "AgentTracingTests",
             dependencies: [
-                "AgentTracing", "CurlHTTP", "OrderedJSON", "TestSupport",
+                "AgentTracing", "CurlHTTP", "OrderedJSON", "TestSupport", "ValueFormats",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictImports),
@@ -227,9 +227,12 @@ let package = Package(
             name: "HostscopeServerTests",
             dependencies: [
                 "HostscopeServer", "HostscopeCore", "HostStats", "OrderedJSON", "ServeAPI", "TestSupport",
+                "ValueFormats",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports),
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictImports),
+        .target(
+            name: "TestSupport", dependencies: ["ValueFormats"], path: "Tests/TestSupport", swiftSettings: strictImports
+        ),
     ]
 )

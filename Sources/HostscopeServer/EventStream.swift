@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import ServeAPI
 import Synchronization
+import ValueFormats
 
 /// `GET /api/v1/events`: the live updates as server-sent events.
 ///
@@ -17,7 +18,7 @@ enum EventStream {
     static let keepAlive: Duration = .seconds(15)
 
     /// Clients connected now, against ``ServeConfiguration/maximumEventClients``.
-    static let clients = Mutex(0)
+    static let clients = Lock(0)
 
     static func response(_ request: Request, _ serve: ServeContext) throws -> Response {
         let query = try QueryParameters(request.uri.query, allowed: ["types"])

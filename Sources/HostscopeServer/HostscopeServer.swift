@@ -14,6 +14,7 @@ import ServiceLifecycle
 public import Storage
 import Synchronization
 import UnixSignals
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -269,7 +270,7 @@ struct FleetService: Service {
 final class ReloadSignal: Sendable {
     let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
-    private let source: Mutex<(any DispatchSourceSignal)?>
+    private let source: Lock<(any DispatchSourceSignal)?>
 
     init() {
         (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -278,7 +279,7 @@ final class ReloadSignal: Sendable {
         let continuation = continuation
         made.setEventHandler { continuation.yield() }
         made.resume()
-        source = Mutex(made)
+        source = Lock(made)
     }
 
     func stop() {

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import ServeAPI
 import Synchronization
+import ValueFormats
 
 /// The request context of `serve`: Hummingbird's, plus the client's address for rate limits and logs.
 public struct ServeRequestContext: RequestContext, RemoteAddressRequestContext {
@@ -158,7 +159,7 @@ struct GuardMiddleware: RouterMiddleware {
 
 /// The rate limiter every request of the server shares.
 final class RateLimiterBox: Sendable {
-    let state: Mutex<RequestRateLimiter>
+    let state: Lock<RequestRateLimiter>
 
-    init(_ limiter: RequestRateLimiter) { state = Mutex(limiter) }
+    init(_ limiter: RequestRateLimiter) { state = Lock(limiter) }
 }

@@ -9,6 +9,7 @@ import OrderedJSON
 import ServeAPI
 import Storage
 import Synchronization
+import ValueFormats
 
 /// What the handlers read: the fleet's live state, the fleet itself, the stored history and spans.
 struct ServeContext: Sendable {
@@ -170,9 +171,9 @@ enum ServeRoutes {
 
 /// The fleet in force, replaced by a reload.
 final class FleetHolder: Sendable {
-    private let value: Mutex<ResolvedFleet>
+    private let value: Lock<ResolvedFleet>
 
-    init(_ fleet: ResolvedFleet) { value = Mutex(fleet) }
+    init(_ fleet: ResolvedFleet) { value = Lock(fleet) }
 
     var current: ResolvedFleet { value.withLock { $0 } }
 

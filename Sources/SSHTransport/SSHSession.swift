@@ -1,4 +1,5 @@
 import Synchronization
+import ValueFormats
 
 /// An authenticated SSH connection to one host, on which commands run concurrently.
 ///
@@ -103,7 +104,7 @@ final class OperationBox: Sendable {
         var operation: (any LoopOperation)?
         var cancelled = false
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func set(_ operation: any LoopOperation) {
         let cancelled = state.withLock { state in

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import ValueFormats
 
 /// One server-sent event: `id`, `event` and a one-line JSON `data`.
 public struct ServerSentEvent: Sendable, Equatable {
@@ -47,7 +48,7 @@ public final class EventLog: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init(capacity: Int = 1024, epoch: String = String(Int64(Date().timeIntervalSince1970 * 1000))) {
         self.capacity = max(1, capacity)

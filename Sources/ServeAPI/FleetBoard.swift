@@ -4,6 +4,7 @@ public import HostscopeCore
 public import MetricsExposition
 import OrderedJSON
 import Synchronization
+import ValueFormats
 
 /// What `serve` shows of its fleet at this moment, kept from a ``FleetWatch``'s events: each host's
 /// live state (the core's ``HostWatchState``: phase, counts, latest record), its ready-rendered metric
@@ -43,7 +44,7 @@ public final class FleetBoard: Sendable {
         init(_ format: ExpositionFormat) { self = format == .openMetrics ? .openMetrics : .text }
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init(topProcesses: Int, version: String, events: EventLog = EventLog()) {
         self.topProcesses = topProcesses

@@ -1,5 +1,6 @@
 public import HostscopeCore
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -83,7 +84,7 @@ public enum Output {
     }
 
     /// Warnings already printed this run.
-    private static let printedWarnings = Mutex(Set<String>())
+    private static let printedWarnings = Lock(Set<String>())
 
     /// A warning printed once per run however often it is raised (each command that resolves hosts reads
     /// ssh_config again), with control characters escaped since it quotes files.

@@ -1,4 +1,5 @@
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +10,7 @@ import Synchronization
 /// (a second Ctrl-C, a closed standard output, an error thrown past the view).
 public enum TerminalModes {
     /// The mode each descriptor had before hostscope first changed it.
-    private static let saved = Mutex<[Int32: termios]>([:])
+    private static let saved = Lock<[Int32: termios]>([:])
 
     private static let exitHook: Void = {
         atexit { TerminalModes.restoreAll() }
@@ -29,7 +30,7 @@ public enum TerminalModes {
 
     /// What is written to standard output at exit, after the modes are restored: the undoing of modes the terminal
     /// keeps itself (bracketed paste), which a program turns off when it is done with them.
-    private static let exitSequences = Mutex<[String]>([])
+    private static let exitSequences = Lock<[String]>([])
 
     /// Remembers the mode of `descriptor`, a terminal a library will change (the chat's line editor), so that it
     /// is restored at exit whatever way the program takes out, and `sequence` written then; whether it is a

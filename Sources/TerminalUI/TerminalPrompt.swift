@@ -1,6 +1,7 @@
 import Foundation
 public import HostscopeCore
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -13,7 +14,7 @@ import Synchronization
 /// the terminal's mode is restored on every way out, exit included.
 public enum TerminalPrompt {
     /// Whether a prompt was answered with Ctrl-C: the person wants the run to stop, so nothing more is asked.
-    private static let lock = Mutex(false)
+    private static let lock = Lock(false)
 
     /// Whether a person is there to ask: standard input is a terminal and there is a controlling one, and no
     /// prompt was interrupted.

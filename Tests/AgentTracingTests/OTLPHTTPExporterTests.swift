@@ -5,6 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 import Tracing
+import ValueFormats
 
 /// The OTLP/HTTP exporter against the real receiver in `Scripts/otlp_receiver.py`, which decodes every
 /// body with opentelemetry-proto and can be told to refuse requests.
@@ -12,7 +13,7 @@ import Tracing
 struct OTLPHTTPExporterTests {
     /// Records the waits a policy asks for instead of sleeping.
     final class Waits: Sendable {
-        private let recorded = Mutex<[Duration]>([])
+        private let recorded = Lock<[Duration]>([])
         var all: [Duration] { recorded.withLock { $0 } }
 
         func policy(maximumAttempts: Int = 5) -> OTLPRetryPolicy {

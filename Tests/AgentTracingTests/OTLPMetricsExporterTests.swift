@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import ValueFormats
 
 /// The metrics exporter against the real receiver in `Scripts/` (which decodes with opentelemetry-proto's
 /// official definitions) and against rotel.
@@ -150,7 +151,7 @@ struct OTLPMetricsExporterTests {
     @Test("The continuous metrics exporter drops and counts data points beyond its queue, and sends the rest")
     func boundedQueue() async throws {
         try await withPythonServer("otlp_receiver.py") { server in
-            let failures = Mutex<[String]>([])
+            let failures = Lock<[String]>([])
             let batches = OTLPMetricsBatchExporter(
                 exporter: try Self.exporter(server.baseURL),
                 configuration: OTLPBatchExporter.Configuration(queueCapacity: 2, batchSize: 10, interval: .seconds(60))
@@ -169,7 +170,7 @@ struct OTLPMetricsExporterTests {
     @Test("A receiver that is down fails the batch, is reported once, and the points count as failed")
     func receiverDown() async throws {
         let port = try await withPythonServer("otlp_receiver.py") { $0.port }
-        let failures = Mutex<[String]>([])
+        let failures = Lock<[String]>([])
         let batches = OTLPMetricsBatchExporter(
             exporter: try Self.exporter("http://127.0.0.1:\(port)", attempts: 2),
             configuration: OTLPBatchExporter.Configuration(queueCapacity: 10, batchSize: 1, interval: .seconds(60))

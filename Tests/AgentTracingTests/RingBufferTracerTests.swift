@@ -3,6 +3,7 @@ import Dispatch
 import Synchronization
 import Testing
 import Tracing
+import ValueFormats
 
 @Suite struct RingBufferTracerTests {
     @Test func idsAndTimesComeFromTheInjectedGeneratorAndClock() throws {
@@ -287,7 +288,7 @@ import Tracing
     @Test func aCursorReaderRacingTwoWritersGetsEverySpanExactlyOnce() {
         let (tracer, _) = SampleTraces.tracer(capacity: 100_000)
         let writersDone = Atomic<Int>(0)
-        let reader = Mutex<(seen: [SpanID], cursor: SpanCursor, missed: UInt64)>(([], .start, 0))
+        let reader = Lock<(seen: [SpanID], cursor: SpanCursor, missed: UInt64)>(([], .start, 0))
         DispatchQueue.concurrentPerform(iterations: 3) { thread in
             guard thread == 2 else {
                 for _ in 0..<10_000 { tracer.startSpan("x").end() }
@@ -322,7 +323,7 @@ struct DictionaryInjector: Injector {
 }
 
 final class CollectingSink: FinishedSpanSink {
-    private let state = Mutex<(spans: [FinishedSpan], flushes: Int)>(([], 0))
+    private let state = Lock<(spans: [FinishedSpan], flushes: Int)>(([], 0))
 
     func spanFinished(_ span: FinishedSpan) { state.withLock { $0.spans.append(span) } }
     func forceFlush() { state.withLock { $0.flushes += 1 } }

@@ -2,6 +2,7 @@ import AgentTracing
 import Dispatch
 import Synchronization
 import Testing
+import ValueFormats
 
 @Suite struct TraceIDTests {
     @Test func hexRoundTripsThroughTheId() throws {
@@ -66,7 +67,7 @@ import Testing
 
     @Test func threadsDrawingAtOnceNeverShareAnId() {
         let generator = RandomTraceIDGenerator()
-        let drawn = Mutex<[SpanID]>([])
+        let drawn = Lock<[SpanID]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             let ids = (0..<50_000).map { _ in generator.nextSpanID() }
             drawn.withLock { $0 += ids }

@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 import Tracing
+import ValueFormats
 
 /// Recording, memory and export figures for Scripts/bench/tracing; run only when HOSTSCOPE_BENCH is set,
 /// and meaningful only in a release build (`Scripts/bench/tracing/run.sh` does both).
@@ -148,7 +149,7 @@ struct TracingBenchmarks {
 
         // Recording on two threads into one tracer.
         let shared = Self.tracer()
-        let cpu = Mutex<[Double]>([])
+        let cpu = Lock<[Double]>([])
         let twoThreads = Self.seconds {
             DispatchQueue.concurrentPerform(iterations: 2) { _ in
                 let start = Self.threadCPUSeconds()

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TestSupport
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -50,8 +51,8 @@ enum CLI {
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
         // Read both pipes while the process runs so a large output cannot block it.
-        let stdoutData = Mutex(Data())
-        let stderrData = Mutex(Data())
+        let stdoutData = Lock(Data())
+        let stderrData = Lock(Data())
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {

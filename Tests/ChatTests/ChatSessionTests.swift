@@ -5,6 +5,7 @@ import OrderedJSON
 import Synchronization
 import TestSupport
 import Testing
+import ValueFormats
 
 @Suite("ChatSession against the mock LLM server", .timeLimit(.minutes(2)))
 struct ChatSessionTests {

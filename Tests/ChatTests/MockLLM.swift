@@ -4,6 +4,7 @@ import Foundation
 import OrderedJSON
 import Synchronization
 import TestSupport
+import ValueFormats
 
 /// The mock LLM server of Scripts/llm_mock_server.py and a client, for one test.
 struct MockLLM {
@@ -118,7 +119,7 @@ final class TestTools: ToolExecutor {
         var span: ChatSpanIDs?
     }
 
-    let calls = Mutex<[Call]>([])
+    let calls = Lock<[Call]>([])
     /// How long each execution takes, for stop tests.
     let delay: Duration
     /// Output size for cap tests.
@@ -179,7 +180,7 @@ final class TestTools: ToolExecutor {
 
 /// An observer that hands out deterministic span ids and records every callback.
 final class RecordingObserver: ChatObserver {
-    let log = Mutex<[String]>([])
+    let log = Lock<[String]>([])
     private let counter = Atomic<Int>(0)
     let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 

@@ -2,6 +2,7 @@ import Foundation
 import HostscopeCore
 import Synchronization
 import Testing
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -10,7 +11,7 @@ import Testing
 /// The chat's input history against real files in a temporary data directory.
 @Suite struct ChatInputHistoryTests {
     final class Remarks: Sendable {
-        let lines = Mutex<[String]>([])
+        let lines = Lock<[String]>([])
         var diagnostics: Diagnostics {
             Diagnostics(
                 warning: { line in self.lines.withLock { $0.append("warning: " + line) } },

@@ -27,7 +27,7 @@ final class DrivenWatch: Sendable {
 
     /// The events one subscriber read.
     final class EventLog: Sendable {
-        let events = Mutex<[WatchEvent]>([])
+        let events = Lock<[WatchEvent]>([])
     }
 
     init(_ plan: WatchPlan, clock: ManualWatchClock = ManualWatchClock()) {
@@ -258,7 +258,7 @@ extension SnapshotRecord {
         let good = (0..<3).map { harnessHost(server, name: "good-\($0)") }
         let interval = Duration.seconds(2)
         let watch = FleetWatch(plan: WatchPlan(hosts: silent + good, interval: interval, count: 6))
-        let arrivals = Mutex<[(record: SnapshotRecord, at: Date)]>([])
+        let arrivals = Lock<[(record: SnapshotRecord, at: Date)]>([])
         let subscription = watch.subscribe(buffer: 100_000)
         let reader = Task {
             for await event in subscription {

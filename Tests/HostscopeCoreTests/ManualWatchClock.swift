@@ -18,10 +18,10 @@ final class ManualWatchClock: WatchClock {
         var nextID: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        state = Mutex(State(now: start))
+        state = Lock(State(now: start))
     }
 
     func now() -> Date {

@@ -4,6 +4,7 @@ import HostscopeServer
 import Logging
 import Synchronization
 import Testing
+import ValueFormats
 
 @Suite struct ServeFaceTests {
     @Test(arguments: [
@@ -27,7 +28,7 @@ import Testing
     @Test func logLinesAreJSONWithTheirMetadataAndNoRegisteredSecret() throws {
         let secret = "serve-token-\(UUID().uuidString)"
         ProcessSecrets.register(secret)
-        let lines = Mutex<[String]>([])
+        let lines = Lock<[String]>([])
         var handler = JSONLogHandler(label: "test", write: { line in lines.withLock { $0.append(line) } })
         handler.logLevel = .info
         let logger = Logger(label: "test", factory: { _ in handler })

@@ -97,7 +97,7 @@ extension RemoteFileBrowserTests {
             let pid = try await session.exec("echo $PPID", timeout: .seconds(10))
             let sshd = try #require(
                 Int32(String(decoding: pid.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
-            let killed = Mutex(false)
+            let killed = Lock(false)
             var options = DownloadOptions()
             options.progress = { done, _ in
                 if done > 4 << 20, !killed.withLock({ $0 }) {
@@ -138,7 +138,7 @@ extension RemoteFileBrowserTests {
         let failure = try await withBrowser { browser, _ in
             await remoteFilesError {
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    let started = Mutex(false)
+                    let started = Lock(false)
                     var options = DownloadOptions()
                     // Past 4 MiB the download waits (at most 30 s) for the cancellation, so it cannot finish first.
                     options.progress = { done, _ in
@@ -183,7 +183,7 @@ extension RemoteFileBrowserTests {
         let local = try localDirectory()
         let final = local + "/shrinking.bin"
         try await withBrowser { browser, _ in
-            let truncated = Mutex(false)
+            let truncated = Lock(false)
             var options = DownloadOptions()
             options.progress = { done, _ in
                 if !truncated.withLock({ $0 }) {

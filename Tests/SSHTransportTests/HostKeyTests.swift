@@ -3,6 +3,7 @@ import SSHTransport
 import Synchronization
 import TestSupport
 import Testing
+import ValueFormats
 
 @Suite(.serialized) struct HostKeyTests {
     let server: SSHTestServer
@@ -235,7 +236,7 @@ import Testing
 
     @Test func recordingANewKeyTellsTheCallerWhatSSHWouldPrint() async throws {
         let file = directory + "/known_hosts"
-        let recorded = Mutex<[RecordedHostKey]>([])
+        let recorded = Lock<[RecordedHostKey]>([])
         var options = harnessOptions(server, knownHosts: file, policy: .acceptNew)
         options.hostKeyRecorded = { key in recorded.withLock { $0.append(key) } }
         try await withSSHSession(options) { _ in }

@@ -3,10 +3,11 @@ import SSHTransport
 import Synchronization
 import TestSupport
 import Testing
+import ValueFormats
 
 /// Records which secrets were asked for, and answers from a table.
 final class RecordingSecrets: Sendable {
-    private let asked = Mutex<[SecretRequest]>([])
+    private let asked = Lock<[SecretRequest]>([])
     private let password: String?
     private let passphrase: String?
 

@@ -3,6 +3,7 @@ import SSHTransport
 import Synchronization
 import TestSupport
 import Testing
+import ValueFormats
 
 /// The threads of this process, by their names.
 private func threadNames() -> [String] {
@@ -17,7 +18,7 @@ private func milliseconds(_ duration: Duration) -> Double {
 
 /// A flag one task sets and another reads.
 final class StopFlag: Sendable {
-    private let value = Mutex(false)
+    private let value = Lock(false)
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
 }
@@ -160,7 +161,7 @@ func keepTicking(_ session: SSHSession, until stop: StopFlag) async throws -> (s
         let stop = StopFlag()
         let ticker = Task { try await keepTicking(busy, until: stop) }
         let passphrase = server.passphrase
-        let prompted = Mutex<[String]>([])
+        let prompted = Lock<[String]>([])
         // A provider that takes two seconds to answer, as a person typing would.
         let slowProvider: SecretProvider = { request in
             prompted.withLock { $0.append(currentThreadName()) }
@@ -198,7 +199,7 @@ private func currentThreadName() -> String {
         let busy = try await SSHSession.connect(harnessOptions(server), engine: engine)
         let stop = StopFlag()
         let ticker = Task { try await keepTicking(busy, until: stop) }
-        let mostRunning = Mutex(0)
+        let mostRunning = Lock(0)
         let sampler = Task {
             while !Task.isCancelled {
                 let running = engine.handshakes.counts.running

@@ -3,6 +3,7 @@ import HostStats
 import HostscopeCore
 import Synchronization
 import Testing
+import ValueFormats
 
 @testable import Storage
 
@@ -85,7 +86,7 @@ import Testing
         child.standardError = FileHandle.nullDevice
         try child.run()
 
-        let progress = Mutex(Progress())
+        let progress = Lock(Progress())
         let handle = output.fileHandleForReading
         DispatchQueue.global().async {
             var pending = ""

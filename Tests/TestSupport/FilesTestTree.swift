@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -198,7 +199,7 @@ public struct FilesTestTree: Sendable {
         }
     }
 
-    private static let cleanup = Mutex<[String]>([])
+    private static let cleanup = Lock<[String]>([])
 }
 
 /// Size, modification and change times of a path, as lstat reports them on this machine.

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -14,7 +15,7 @@ public final class PathSwapper: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let swaps = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
-    private let failure = Mutex<String?>(nil)
+    private let failure = Lock<String?>(nil)
 
     /// glibc's `renameat2`, which Glibc's module map hides behind _GNU_SOURCE.
     private static let renameat2:

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import ValueFormats
 
 /// A server script from `Scripts/` running for one test: started on a free loopback port, stopped by pid.
 ///
@@ -19,7 +20,7 @@ public final class PythonServer: @unchecked Sendable {  // Process is only termi
 
     private let process: Process
     private let stdin: Pipe
-    private let stopped = Mutex(false)
+    private let stopped = Lock(false)
 
     /// `http://127.0.0.1:PORT` (or `https://`, as the ready line says).
     public var baseURL: String {
@@ -134,7 +135,7 @@ public final class PythonServer: @unchecked Sendable {  // Process is only termi
     private static func readFirstLine(
         of handle: FileHandle, process: Process, timeout: Duration
     ) async -> String? {
-        let resumed = Mutex(false)
+        let resumed = Lock(false)
         return await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             @Sendable func finish(_ line: String?) {
                 let first = resumed.withLock { resumed in

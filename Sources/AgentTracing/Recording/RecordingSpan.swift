@@ -1,5 +1,6 @@
 import Synchronization
 public import Tracing
+import ValueFormats
 
 /// A live span of ``RingBufferTracer``; once ended, the ring holds the span object itself and builds its
 /// ``FinishedSpan`` only when a reader asks.
@@ -9,7 +10,7 @@ public import Tracing
 /// before the lock is taken, except those set through ``attributes``, which are redacted before
 /// anything reads them. After `end()` every mutation is ignored, so an ended span never changes again.
 // @unchecked: `state` is read and written only while `lock` is held (`withState`, and the `_modify` of
-// `attributes`, which holds it across its `yield`, something `Mutex.withLock` cannot express).
+// `attributes`, which holds it across its `yield`, something `Lock.withLock` cannot express).
 public final class RecordingSpan: Tracing.Span, @unchecked Sendable {
     /// This span's ids and flags.
     public let spanContext: SpanContext
@@ -25,7 +26,7 @@ public final class RecordingSpan: Tracing.Span, @unchecked Sendable {
     private let parentContext: ServiceContext
     /// What the span needs of its tracer (``TracerCore``).
     private let core: TracerCore
-    private let lock = Mutex<Void>(())
+    private let lock = Lock<Void>(())
     /// Guarded by `lock`; the lock already makes every access exclusive.
     @exclusivity(unchecked) private var state: State
 

@@ -1,5 +1,6 @@
 import DequeModule
 import Synchronization
+import ValueFormats
 
 /// The bounded store of ended spans: one ring under one lock that keeps exactly the newest
 /// ``capacity`` spans.
@@ -14,7 +15,7 @@ import Synchronization
 final class SpanStore: Sendable {
     /// The most spans held at once.
     let capacity: Int
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     private struct State {
         /// Held spans, in the order they were stored (end order on one thread), oldest first.
@@ -34,7 +35,7 @@ final class SpanStore: Sendable {
         self.capacity = capacity
         var state = State()
         state.spans.reserveCapacity(min(capacity, 1_024))
-        self.state = Mutex(state)
+        self.state = Lock(state)
     }
 
     /// Stores an ended span, overwriting the oldest one when the ring is full.

@@ -29,7 +29,7 @@ public final class SecretScrubber: Sendable {
     /// The table's address (0 for none): an integer so the class stays plainly `Sendable`.
     private let published = Atomic<Int>(0)
     /// Writers' state: the needles and every table ever published (to free in `deinit`).
-    private let registry = Mutex<Registry>(Registry())
+    private let registry = Lock<Registry>(Registry())
 
     private struct Registry {
         var needles: [[UInt8]] = []

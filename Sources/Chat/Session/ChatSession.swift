@@ -403,7 +403,7 @@ private final class FirstResult: Sendable {
         var workCancelled = false
         var allCancelled = false
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func start(_ continuation: CheckedContinuation<ToolOutput?, Never>) {
         state.withLock { $0.continuation = continuation }

@@ -1,4 +1,5 @@
 import Synchronization
+import ValueFormats
 
 /// A request checked and completed on the caller's task, ready for the transfer thread.
 struct PreparedRequest: Sendable {
@@ -58,7 +59,7 @@ struct PreparedRequest: Sendable {
 
 /// One request in flight: the part shared between the requesting task and the transfer thread.
 ///
-/// All mutable state sits in a `TransferStateMachine` behind a `Mutex`; continuations are resumed after the
+/// All mutable state sits in a `TransferStateMachine` behind a `Lock`; continuations are resumed after the
 /// lock is released.
 final class Transfer: Sendable {
     typealias HeadContinuation = CheckedContinuation<Result<HTTPResponseHead, HTTPError>, Never>
@@ -73,12 +74,12 @@ final class Transfer: Sendable {
 
     let request: PreparedRequest
     private let loop: TransferLoop
-    private let state: Mutex<Machine>
+    private let state: Lock<Machine>
 
     init(request: PreparedRequest, loop: TransferLoop, highWater: Int, lowWater: Int) {
         self.request = request
         self.loop = loop
-        self.state = Mutex(Machine(highWater: highWater, lowWater: lowWater))
+        self.state = Lock(Machine(highWater: highWater, lowWater: lowWater))
     }
 
     /// The head, once it has arrived.

@@ -1,6 +1,7 @@
 internal import CCurl
 import Foundation
 import Synchronization
+import ValueFormats
 
 /// The hand-over point between tasks and the one thread that drives all of a client's curl handles.
 ///
@@ -31,7 +32,7 @@ final class TransferLoop: Sendable {
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let shared = Mutex(Shared())
+    private let shared = Lock(Shared())
 
     /// Starts the transfer thread.
     init(threadName: String) {

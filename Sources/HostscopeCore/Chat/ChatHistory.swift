@@ -181,7 +181,7 @@ public final class TurnRecordingObserver: ChatObserver {
     }
 
     private let base: (any ChatObserver)?
-    private let finished = Mutex<[FinishedTurn]>([])
+    private let finished = Lock<[FinishedTurn]>([])
 
     /// Wraps `base`, or records alone when it is `nil`.
     public init(_ base: (any ChatObserver)?) {

@@ -481,7 +481,7 @@ struct ToolArguments {
 /// code of the monitoring tool that ran it.
 final class ExitStatusRecorder: CommandRunner {
     private let base: any CommandRunner
-    private let last = Mutex<Int32?>(nil)
+    private let last = Lock<Int32?>(nil)
 
     init(_ base: any CommandRunner) {
         self.base = base

@@ -193,7 +193,7 @@ private final class FirstAnswer<Value: Sendable>: Sendable {
         var continuation: CheckedContinuation<Value?, Never>?
         var early: Value??
     }
-    private let state = Mutex(State(continuation: nil, early: nil))
+    private let state = Lock(State(continuation: nil, early: nil))
 
     func wait(_ continuation: CheckedContinuation<Value?, Never>) {
         let early: Value?? = state.withLock { state in

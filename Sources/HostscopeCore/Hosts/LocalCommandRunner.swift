@@ -37,11 +37,11 @@ public struct LocalCommandRunner: CommandRunner {
     /// What the two pipe readers and the deadline share: the output budget left, and why the group was
     /// stopped (the first reason wins).
     private final class RunState: Sendable {
-        let budget: Mutex<Int>
-        let stop = Mutex<Stop?>(nil)
+        let budget: Lock<Int>
+        let stop = Lock<Stop?>(nil)
 
         init(outputLimit: Int) {
-            budget = Mutex(outputLimit)
+            budget = Lock(outputLimit)
         }
 
         /// Takes up to `count` bytes from the budget; how many may be kept.

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     public import Glibc
@@ -58,7 +59,7 @@ public func withTerminationSignals<T: Sendable, Failure: Error>(
 
 /// Counts the signals received.
 private final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Lock(0)
 
     func increment() -> Int {
         value.withLock { count in

@@ -4,6 +4,7 @@ import CurlHTTP
 import Foundation
 import Synchronization
 public import Tracing
+import ValueFormats
 
 /// Spans of a chat, following OpenTelemetry's GenAI conventions, through the chat session's
 /// ``ChatObserver`` seam (the `Chat` module records nothing itself).
@@ -25,7 +26,7 @@ public import Tracing
 ///   (``GenAIMessages``). Like every attribute, they pass the tracer's secret scrubber.
 public final class TracingChatObserver: ChatObserver {
     private let tracer: any Tracer
-    private let live = Mutex<[String: any Span]>([:])
+    private let live = Lock<[String: any Span]>([:])
     /// Whether model calls record message content.
     public let captureContent: Bool
 

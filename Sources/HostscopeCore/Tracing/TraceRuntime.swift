@@ -3,6 +3,7 @@ import Foundation
 import Storage
 import Synchronization
 import Tracing
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -70,7 +71,7 @@ public final class TraceRuntime: Sendable {
     private let database: StorageDatabase?
     private let flushTimeout: Duration
 
-    private static let bootstrapped = Mutex(false)
+    private static let bootstrapped = Lock(false)
 
     private init(
         tracer: RingBufferTracer, persister: SpanPersister?, exporter: OTLPBatchExporter?, database: StorageDatabase?,

@@ -1,5 +1,6 @@
 import DequeModule
 import Synchronization
+import ValueFormats
 
 /// Delivers one producer's events to any number of subscribers, each through a buffer of its own with a
 /// fixed capacity.
@@ -22,7 +23,7 @@ final class EventBroadcast<Event: Sendable>: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// The event that stands for `count` lost events.
     private let overflow: @Sendable (Int) -> Event
 

@@ -180,7 +180,7 @@ public final class FleetWatch: Sendable {
         var stopped = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// A watch of `plan`; `clock` says when ticks are due and stamps records, `random` picks each
     /// backoff's jitter (0..<1).

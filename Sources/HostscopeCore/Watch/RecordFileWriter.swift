@@ -2,6 +2,7 @@ import Foundation
 public import HostStats
 import OrderedJSON
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -68,7 +69,7 @@ public final class RecordFileWriter: Sendable {
         var slotColumn = true
     }
     /// Also serialises writes: records from concurrent callers never interleave.
-    private let progress = Mutex(Progress())
+    private let progress = Lock(Progress())
 
     /// CSV layouts: host-level columns, or one row per disk/interface/core figure.
     public enum CSVLayoutChoice: String, Sendable, CaseIterable {

@@ -193,9 +193,9 @@ public final class RecordSink: Sendable {
     private let metrics: HostMetricsExporter?
     private let diagnostics: Diagnostics
     /// The first failure of the run, for the exit status: the output is incomplete.
-    private let failed = Mutex<String?>(nil)
-    private let output = Mutex(DestinationState())
-    private let historyState = Mutex(DestinationState())
+    private let failed = Lock<String?>(nil)
+    private let output = Lock(DestinationState())
+    private let historyState = Lock(DestinationState())
 
     /// Whether a destination is failing now, and how many records it missed since it began to.
     struct DestinationState {
@@ -220,7 +220,7 @@ public final class RecordSink: Sendable {
     }
     /// Set once the reader of standard output went away (`| head`): the run ends, nothing more is written.
     private let readerClosed: @Sendable () -> Void
-    private let closed = Mutex(false)
+    private let closed = Lock(false)
 
     /// A sink to `writer`, `history` and `metrics`, any of which may be absent; failures go to `diagnostics`,
     /// and `readerClosed` is called once when the reader of standard output goes away.

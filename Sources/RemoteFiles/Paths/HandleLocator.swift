@@ -35,11 +35,11 @@ final class HandleLocator: Sendable {
         var lastDescriptor: [UInt8]?
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// - Parameter enabled: `false` skips the server's `/proc` (for testing the checks by name).
     init(enabled: Bool = true) {
-        state = Mutex(State(available: enabled ? nil : false))
+        state = Lock(State(available: enabled ? nil : false))
     }
 
     private static let descriptorLinks = RemotePath("/proc/self/fd")

@@ -21,7 +21,7 @@ public final class HandshakeGate: Sendable {
     public let limit: Int
     /// The longest pause before a connect that had to wait.
     public let jitter: Duration
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init(limit: Int, jitter: Duration = .milliseconds(20)) {
         self.limit = max(1, limit)

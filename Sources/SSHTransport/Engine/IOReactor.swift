@@ -2,6 +2,7 @@ import CLinuxEvents
 import Foundation
 import HeapModule
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -14,7 +15,7 @@ import Synchronization
 /// session is put on this reactor's list and the thread is woken through an eventfd. Deadlines
 /// (connect timeouts, command deadlines, keepalives) sit in one heap; each entry carries the
 /// deadline the session asked for, so a stale entry is recognised and skipped when it comes up.
-// @unchecked Sendable: everything but `inbox` (a Mutex), `wakeDescriptor` and `sessionCount` (an
+// @unchecked Sendable: everything but `inbox` (a Lock), `wakeDescriptor` and `sessionCount` (an
 // Atomic) is touched only by the reactor's own thread.
 final class IOReactor: @unchecked Sendable {
     private struct Inbox {
@@ -76,7 +77,7 @@ final class IOReactor: @unchecked Sendable {
     let index: Int
     private let epoll: Int32
     private let wakeDescriptor: Int32
-    private let inbox = Mutex(Inbox())
+    private let inbox = Lock(Inbox())
     /// Sessions attached and not yet ended, for placing new sessions on the least loaded reactor.
     private let sessionCount = Atomic<Int>(0)
 

@@ -1,4 +1,5 @@
 import Synchronization
+import ValueFormats
 
 /// The jump host sessions of an engine: one per jump host (and way to it), shared by every target behind
 /// it, each target's stream a `direct-tcpip` channel of it.
@@ -26,7 +27,7 @@ final class JumpSessions: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// The jump sessions open now, and how many targets each carries.
     var status: [SSHJumpSessionStatus] {

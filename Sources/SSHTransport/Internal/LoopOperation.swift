@@ -1,4 +1,5 @@
 import Synchronization
+import ValueFormats
 
 /// How far one call to ``LoopOperation/advance(_:)`` got.
 enum Advance {
@@ -52,7 +53,7 @@ extension LoopOperation {
 
 /// A cancellation flag set from any thread and read by the session's I/O thread.
 final class CancellationFlag: Sendable {
-    private let flag = Mutex(false)
+    private let flag = Lock(false)
 
     func set() { flag.withLock { $0 = true } }
     var isSet: Bool { flag.withLock { $0 } }

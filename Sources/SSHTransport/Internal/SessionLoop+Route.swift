@@ -1,6 +1,7 @@
 import CLibSSH2
 import Foundation
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc

@@ -21,7 +21,7 @@ import ValueFormats
 /// The session's socket is a TCP connection, or one end of a socketpair: carried by a jump host's
 /// session (``TunnelOperation``, on whatever I/O thread that session lives) or by a `ProxyCommand`
 /// (``ProxyCommandProcess``). libssh2 sees a socket either way.
-// @unchecked Sendable: everything but `inbox` (a Mutex), `wakeClaimed` and `tunnelsRetired` (Atomics) is touched
+// @unchecked Sendable: everything but `inbox` (a Lock), `wakeClaimed` and `tunnelsRetired` (Atomics) is touched
 // only by the reactor thread once the session is attached (the reactor's inbox lock orders the
 // hand-over).
 final class SessionLoop: @unchecked Sendable {
@@ -82,7 +82,7 @@ final class SessionLoop: @unchecked Sendable {
     let token: UInt64
     let reactor: IOReactor
     let carrier: Carrier
-    let inbox = Mutex(Inbox())
+    let inbox = Lock(Inbox())
     private let wakeClaimed = Atomic<Bool>(false)
     /// Set (from a target's thread) when this session, as a jump host, must take no new targets.
     let tunnelsRetired = Atomic<Bool>(false)

@@ -60,7 +60,7 @@ final class ShellOperation: LoopOperation, @unchecked Sendable {
     /// `exec sh -c '…'`, which means the same in sh, bash, zsh, csh, tcsh and fish.
     static let startCommand = "exec sh -c '\(ExecStateMachine.markedCommand("exec sh"))'"
 
-    private let queue = Mutex(Queue())
+    private let queue = Lock(Queue())
     private let displayName: String
     private var phase: Phase = .opening
     private var channel: OpaquePointer?

@@ -25,7 +25,7 @@ public final class SFTPReadStream: Sendable {
     }
 
     public let path: RemotePath
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let maximumBufferedChunks: Int
     private let loop: SessionLoop
     private let operation = OperationBox()
@@ -163,7 +163,7 @@ public struct SFTPReadChunk: Sendable {
 /// Recycled chunk memory: downloads would otherwise fault in fresh pages for every chunk.
 final class SFTPChunkPool: Sendable {
     let chunkCapacity: Int
-    private let free = Mutex<[FreeBlock]>([])
+    private let free = Lock<[FreeBlock]>([])
     private let keep: Int
 
     init(chunkCapacity: Int, keep: Int) {
@@ -201,7 +201,7 @@ private struct FreeBlock: @unchecked Sendable {
 
 /// One chunk's memory, returned to its pool in `deinit`.
 // @unchecked Sendable: the session's I/O thread writes the bytes before the chunk is handed over
-// (through the stream's Mutex); afterwards they are only read.
+// (through the stream's Lock); afterwards they are only read.
 final class SFTPChunkBuffer: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
     private let pool: SFTPChunkPool

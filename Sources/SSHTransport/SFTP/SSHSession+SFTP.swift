@@ -114,7 +114,7 @@ public final class SFTPDirectory: Sendable {
     public let path: RemotePath
     let session: SSHSession
     let id: UInt64
-    private let closed = Mutex(false)
+    private let closed = Lock(false)
 
     init(session: SSHSession, id: UInt64, path: RemotePath) {
         self.session = session
@@ -179,7 +179,7 @@ public final class SFTPFile: Sendable {
     public let path: RemotePath
     let session: SSHSession
     let id: UInt64
-    private let closed = Mutex(false)
+    private let closed = Lock(false)
     /// Kept between reads: a download makes hundreds of them, each usually returning much less
     /// than it asked for, and a fresh zeroed buffer per read cost more than the copy.
     private let readBuffer = SFTPReadBuffer()

@@ -1,6 +1,7 @@
 import Foundation
 import HostscopeCore
 import Synchronization
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -23,7 +24,7 @@ public final class DownloadProgressMeter: Sendable {
     private let name: String
     private let width: Int
     private let write: @Sendable (TerminalOutput) -> Void
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private static let redrawInterval = Duration.milliseconds(100)
 
     /// A meter for `name` (escaped when drawn) on a line of `width` columns.

@@ -3,6 +3,7 @@ import Foundation
 import HostscopeCore
 import Synchronization
 import TerminalUI
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +36,7 @@ struct ChatConsole {
             var typedAhead: [String] = []
         }
 
-        private let values = Mutex(Values())
+        private let values = Lock(Values())
 
         func withLock<T>(_ body: (inout Values) -> T) -> T {
             values.withLock { body(&$0) }
@@ -342,7 +343,7 @@ final class InputLines: ChatLineSource {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Starts the reading thread; it ends at end of input.
     func startReading() {

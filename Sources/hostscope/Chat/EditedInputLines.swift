@@ -4,6 +4,7 @@ import HostscopeCore
 import LineEditing
 import Synchronization
 import TerminalUI
+import ValueFormats
 
 /// The chat's input on a terminal: each line edited at the prompt (``LineEditor``: Emacs keys, the history of
 /// earlier chats, `Tab` completing slash commands, a bracketed paste as one message), and lines typed while an
@@ -35,7 +36,7 @@ final class EditedInputLines: ChatLineSource {
 
     /// What the chat's tasks and the editor's thread share.
     private final class Shared: Sendable {
-        let state = Mutex(State())
+        let state = Lock(State())
         let requests = DispatchSemaphore(value: 0)
 
         func wake() {

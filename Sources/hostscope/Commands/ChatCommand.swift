@@ -260,7 +260,7 @@ struct ChatCommand: AsyncParsableCommand {
     static func answer(_ message: String, in conversation: ChatConversation, jsonl: Bool) async -> Int32 {
         let session = await conversation.session
         let stopped = Atomic<Bool>(false)
-        let stopping = Mutex<Task<Void, Never>?>(nil)
+        let stopping = Lock<Task<Void, Never>?>(nil)
         let signals = SignalWatcher { _ in
             stopped.store(true, ordering: .relaxed)
             let task = Task { _ = await session.stop() }

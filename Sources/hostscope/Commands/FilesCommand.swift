@@ -643,7 +643,7 @@ struct FilesGetCommand: AsyncParsableCommand {
 
 /// The progress line of the file a tree download is on: a new meter per file, cleared between files.
 private final class CurrentMeter: Sendable {
-    private let meter = Mutex<DownloadProgressMeter?>(nil)
+    private let meter = Lock<DownloadProgressMeter?>(nil)
 
     func start(_ name: String) {
         let next = DownloadProgressMeter.onTerminal(name: name)

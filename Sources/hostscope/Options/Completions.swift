@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import HostscopeCore
 import Synchronization
+import ValueFormats
 
 /// What the shell completion scripts (`hostscope --generate-completion-script bash|zsh|fish`) offer for host and
 /// `HOST:PATH` arguments: ssh_config aliases (of `-F FILE` when the line has one) and remote paths listed over
@@ -29,7 +30,7 @@ enum Completions {
         let line = CompletionLine(words)
         let word = line.unquoted(prefix)
         let settings = line.connection
-        let result = Mutex<[String]>([])
+        let result = Lock<[String]>([])
         let done = DispatchSemaphore(value: 0)
         // The parser asks synchronously; the listing is async and runs on the pool while this thread (the main
         // one, no thread of the pool) waits, bounded by ShellCompletion's own timeout.

@@ -1,4 +1,5 @@
 import Synchronization
+import ValueFormats
 
 /// What a continuous exporter has done so far; counts are of items (spans, or metric data points).
 public struct OTLPExportStatistics: Sendable, Equatable {
@@ -41,7 +42,7 @@ final class OTLPExportQueue<Entry: Sendable>: Sendable {
         var loop: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let send: Send
