@@ -90,7 +90,8 @@ public actor HostConnection: CommandRunner {
                 (continuation: CheckedContinuation<Result<SSHSession, any Error>?, Never>) in
                 race.wait(continuation)
                 let timer = Task {
-                    try? await Task.sleep(for: limit)
+                    // Cancelled once the connect is over: then the connect's outcome answers, not the timer.
+                    guard (try? await Task.sleep(for: limit)) != nil else { return }
                     race.answer(nil)
                 }
                 Task {
