@@ -176,8 +176,13 @@ func harnessOptions(
         // An engine of its own, so that its one I/O thread can be told from the others and timed.
         let before = Set(threadIDs())
         let engine = SSHEngine(threads: 1)
-        let thread = try #require(
-            threadIDs().first { !before.contains($0) && threadName($0) == "ssh io 0" }, "the engine's I/O thread")
+        // The thread starts and names itself on its own time: look until it has.
+        var found: Int?
+        for _ in 0..<200 where found == nil {
+            found = threadIDs().first { !before.contains($0) && threadName($0) == "ssh io 0" }
+            if found == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let thread = try #require(found, "the engine's I/O thread")
         let session = try await SSHSession.connect(options, engine: engine)
         let shell = session.openShell()
         _ = try await shell.run("true", timeout: .seconds(10))
