@@ -116,7 +116,7 @@ let package = Package(
         .target(
             name: "ServeAPI",
             dependencies: [
-                "HostscopeCore", "HostStats", "MetricsExposition", "OrderedJSON", "Storage", "ValueFormats",
+                "HostscopeCore", "Gzip", "HostStats", "MetricsExposition", "OrderedJSON", "Storage", "ValueFormats",
             ],
             swiftSettings: strictImports),
         // The HTTP face of `serve`: the only module that depends on the server library.
@@ -220,7 +220,8 @@ let package = Package(
         .testTarget(
             name: "ServeAPITests",
             dependencies: [
-                "ServeAPI", "HostscopeCore", "HostStats", "MetricsExposition", "OrderedJSON", "Storage", "TestSupport",
+                "ServeAPI", "Gzip", "HostscopeCore", "HostStats", "MetricsExposition", "OrderedJSON", "Storage",
+                "TestSupport",
             ],
             swiftSettings: strictImports),
         .testTarget(

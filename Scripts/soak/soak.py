@@ -154,18 +154,26 @@ class Faults:
 
 
 def sample(pid, path, stop):
-    """Every 5 s: time, resident memory (KiB), open descriptors, threads of the watch."""
+    """Every 5 s: time, resident memory (KiB), open descriptors, threads of the watch, and the resident
+    memory's parts from smaps_rollup (anonymous: the heap and stacks; file: the binary, libraries and
+    mapped files; shmem), which tell a step in resident memory that is heap from one that is mappings."""
     with open(path, "w", buffering=1) as out:
-        out.write("time\trss_kib\tfds\tthreads\n")
+        out.write("time\trss_kib\tfds\tthreads\tanon_kib\tfile_kib\tshmem_kib\n")
         while not stop.is_set():
             try:
                 status = Path(f"/proc/{pid}/status").read_text()
                 rss = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
                 threads = int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
                 fds = len(os.listdir(f"/proc/{pid}/fd"))
+                parts = {}
+                for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                    fields = line.split()
+                    if len(fields) >= 2 and fields[0] in ("Anonymous:", "Rss_File:", "Rss_Shmem:"):
+                        parts[fields[0]] = int(fields[1])
             except (FileNotFoundError, ProcessLookupError, StopIteration):
                 return
-            out.write(f"{time.time():.3f}\t{rss}\t{fds}\t{threads}\n")
+            anon, file, shmem = (parts.get(key, -1) for key in ("Anonymous:", "Rss_File:", "Rss_Shmem:"))
+            out.write(f"{time.time():.3f}\t{rss}\t{fds}\t{threads}\t{anon}\t{file}\t{shmem}\n")
             stop.wait(5)
 
 
@@ -305,19 +313,21 @@ def report(options):
     # Resident memory and descriptors after the warm-up: within 5 % of their median.
     samples = list(csv.DictReader(open(lab / "samples.tsv"), delimiter="\t"))
     steady = [row for row in samples if float(row["time"]) - meta["begin"] >= WARM_UP]
-    for column in ["rss_kib", "fds", "threads"]:
+    for column in ["rss_kib", "fds", "threads", "anon_kib", "file_kib", "shmem_kib"]:
+        if steady and column not in steady[0]:
+            continue  # samples of a run before these columns existed
         values = [int(row[column]) for row in steady]
         if not values:
             problems.append("no samples after the warm-up")
             break
         median = statistics.median(values)
-        spread = max(abs(value - median) for value in values) / median * 100
+        spread = max(abs(value - median) for value in values) / median * 100 if median > 0 else 0.0
         first = statistics.mean(values[: max(1, len(values) // 5)])
         last = statistics.mean(values[-max(1, len(values) // 5):])
         results[column] = {"min": min(values), "median": median, "max": max(values),
                            "max_deviation_percent": round(spread, 1),
                            "first_fifth_mean": round(first, 1), "last_fifth_mean": round(last, 1)}
-        if column != "threads" and spread > 5:
+        if column in ("rss_kib", "fds") and spread > 5:
             problems.append(f"{column} strays {spread:.1f} % from its median after the warm-up (limit 5 %)")
 
     if integrity != "ok":

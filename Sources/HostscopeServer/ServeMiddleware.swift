@@ -32,10 +32,17 @@ extension Response {
         bytes(Array(text.utf8), status: status, contentType: contentType)
     }
 
-    static func bytes(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, contentType: String) -> Response {
-        Response(
-            status: status, headers: [.contentType: contentType, .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    /// A response whose body is `bytes`; a body in another coding than identity names it in
+    /// `Content-Encoding` (and `Vary: Accept-Encoding` says the body depends on the request's).
+    static func bytes(
+        _ bytes: [UInt8], status: HTTPResponse.Status = .ok, contentType: String, coding: ContentCoding? = nil
+    ) -> Response {
+        var headers: HTTPFields = [.contentType: contentType, .cacheControl: "no-store"]
+        if let coding {
+            headers[.vary] = "Accept-Encoding"
+            if let value = coding.headerValue { headers[.contentEncoding] = value }
+        }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {

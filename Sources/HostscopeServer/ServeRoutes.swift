@@ -34,7 +34,9 @@ enum ServeRoutes {
         router.get("/readyz") { _, _ in readiness(serve) }
         router.get("/metrics") { request, _ in
             let format = ExpositionFormat.negotiate(accept: request.headers[.accept])
-            return Response.bytes(serve.board.metrics(format), contentType: format.contentType)
+            let coding = ContentCoding.negotiate(acceptEncoding: request.headers[.acceptEncoding])
+            return Response.bytes(
+                serve.board.metrics(format, coding: coding), contentType: format.contentType, coding: coding)
         }
         router.get("/probe") { request, _ in try await probe(request, serve) }
         router.get("/api/v1/hosts") { _, _ in
@@ -136,10 +138,11 @@ enum ServeRoutes {
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
-        guard let bytes = serve.board.probe(target, format: format) else {
+        let coding = ContentCoding.negotiate(acceptEncoding: request.headers[.acceptEncoding])
+        guard let bytes = serve.board.probe(target, format: format, coding: coding) else {
             throw notWatched(target)
         }
-        return Response.bytes(bytes, contentType: format.contentType)
+        return Response.bytes(bytes, contentType: format.contentType, coding: coding)
     }
 
     static func hostParameter(_ context: ServeRequestContext) throws -> String {

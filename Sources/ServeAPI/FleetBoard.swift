@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 import HostStats
 public import HostscopeCore
 public import MetricsExposition
@@ -13,6 +14,15 @@ import ValueFormats
 /// Every reader (a scrape, an API request) takes a consistent copy under one short lock; the work of
 /// rendering a host's metrics is done once per change of the host, outside the lock, so scrapes never
 /// wait on it and never delay the watch.
+///
+/// `/metrics` is one document of every host's lines (2.5 MiB for 300 hosts with a few interfaces and
+/// disks each), kept per format and content coding. A large fleet changes it dozens of times a second
+/// (every tick of every host), so with a ``documentFreshness`` above zero a scrape takes the kept
+/// document while it is that fresh: one younger than a quarter of it is sent as it is; an older one is
+/// sent too, while a new one is made off the request path; only a document older than the whole
+/// freshness (a fleet scraped rarely) is made while the scrape waits. At 50 scrapes a second, no scrape
+/// then waits for a rendering or its compression, and every scrape's figures lag the watch's by less
+/// than the freshness. With a freshness of zero every scrape sees the latest figures.
 public final class FleetBoard: Sendable {
     /// Processes shown per host in `hostscope_top_process_*`.
     public let topProcesses: Int
@@ -20,6 +30,8 @@ public final class FleetBoard: Sendable {
     public let version: String
     /// The live events (records, host states, fleet changes, spans).
     public let events: EventLog
+    /// How far behind the watch a `/metrics` document may be (zero: never).
+    public let documentFreshness: Duration
 
     private struct Entry {
         var state: HostWatchState
@@ -34,22 +46,41 @@ public final class FleetBoard: Sendable {
     private struct State {
         var entries: [String: Entry] = [:]
         var order: [String] = []
-        /// Bumped on every change; the cached documents are of one generation.
+        /// Bumped on every change; a kept document is of one generation.
         var generation: UInt64 = 0
-        var cached: [ExpositionFormatKey: (generation: UInt64, bytes: [UInt8])] = [:]
+        var documents: [DocumentKey: Document] = [:]
+        /// The documents being made off the request path, so that one is made at a time.
+        var refreshing: Set<DocumentKey> = []
     }
 
-    private enum ExpositionFormatKey: Hashable {
-        case text, openMetrics
-        init(_ format: ExpositionFormat) { self = format == .openMetrics ? .openMetrics : .text }
+    /// A `/metrics` document as it was sent, with the generation it shows and when it was made.
+    private struct Document {
+        var generation: UInt64
+        var madeAt: ContinuousClock.Instant
+        var bytes: [UInt8]
+    }
+
+    private struct DocumentKey: Hashable {
+        var openMetrics: Bool
+        var gzip: Bool
+        init(_ format: ExpositionFormat, _ coding: ContentCoding) {
+            openMetrics = format == .openMetrics
+            gzip = coding == .gzip
+        }
+        var format: ExpositionFormat { openMetrics ? .openMetrics : .prometheusText }
+        var coding: ContentCoding { gzip ? .gzip : .identity }
     }
 
     private let state = Lock(State())
 
-    public init(topProcesses: Int, version: String, events: EventLog = EventLog()) {
+    /// A board; `documentFreshness` is how far behind the watch a `/metrics` document may be (see the
+    /// type's documentation; `serve` uses one second).
+    public init(topProcesses: Int, version: String, events: EventLog = EventLog(), documentFreshness: Duration = .zero)
+    {
         self.topProcesses = topProcesses
         self.version = version
         self.events = events
+        self.documentFreshness = documentFreshness
     }
 
     /// Takes one event of the watch: a record becomes a `record` event; a state replaces the host's
@@ -137,31 +168,74 @@ public final class FleetBoard: Sendable {
         FleetExposition.samples(for: summary, topProcesses: topProcesses)
     }
 
-    /// `/metrics`: every host, each sample with its `instance` label.
-    public func metrics(_ format: ExpositionFormat) -> [UInt8] {
-        let key = ExpositionFormatKey(format)
-        let (generation, cached, series, hostCount) = state.withLock { state in
+    /// `/metrics`: every host, each sample with its `instance` label, in `coding` (a gzip body is the
+    /// document compressed).
+    public func metrics(_ format: ExpositionFormat, coding: ContentCoding = .identity) -> [UInt8] {
+        let key = DocumentKey(format, coding)
+        let now = ContinuousClock.now
+        enum Decision { case send([UInt8]), sendAndRefresh([UInt8]), make }
+        let decision = state.withLock { state -> Decision in
+            guard let kept = state.documents[key] else { return .make }
+            if kept.generation == state.generation { return .send(kept.bytes) }
+            let age = kept.madeAt.duration(to: now)
+            if age < documentFreshness / 4 { return .send(kept.bytes) }
+            guard age < documentFreshness else { return .make }
+            if state.refreshing.contains(key) { return .send(kept.bytes) }
+            state.refreshing.insert(key)
+            return .sendAndRefresh(kept.bytes)
+        }
+        switch decision {
+        case .send(let bytes):
+            return bytes
+        case .sendAndRefresh(let bytes):
+            Task.detached { [self] in
+                _ = makeDocument(key)
+                state.withLock { _ = $0.refreshing.remove(key) }
+            }
+            return bytes
+        case .make:
+            return makeDocument(key)
+        }
+    }
+
+    /// Renders the document of `key` from the hosts' lines of this moment (compressing the kept
+    /// uncompressed one when it is of this generation) and keeps it unless a newer one was kept meanwhile.
+    private func makeDocument(_ key: DocumentKey) -> [UInt8] {
+        let plainKey = DocumentKey(key.format, .identity)
+        let (generation, plain, series, hostCount) = state.withLock { state in
             (
-                state.generation, state.cached[key], state.order.compactMap { state.entries[$0]?.series },
-                state.order.count
+                state.generation, state.documents[plainKey].flatMap { $0.generation == state.generation ? $0 : nil },
+                state.order.compactMap { state.entries[$0]?.series }, state.order.count
             )
         }
-        if let cached, cached.generation == generation { return cached.bytes }
-        let process = RenderedSeries(FleetExposition.processSamples(version: version, hosts: hostCount))
-        let bytes = ExpositionWriter.document(
-            families: FleetExposition.families, series: [process] + series, format: format)
+        var made: [DocumentKey: [UInt8]] = [:]
+        let text: [UInt8]
+        if let plain {
+            text = plain.bytes
+        } else {
+            let process = RenderedSeries(FleetExposition.processSamples(version: version, hosts: hostCount))
+            text = ExpositionWriter.document(
+                families: FleetExposition.families, series: [process] + series, format: key.format)
+            made[plainKey] = text
+        }
+        let bytes = key.coding == .gzip ? Gzip.compress(text, level: .fastest) : text
+        made[key] = bytes
+        let madeAt = ContinuousClock.now
         state.withLock { state in
-            if state.generation == generation { state.cached[key] = (generation, bytes) }
+            for (madeKey, madeBytes) in made where (state.documents[madeKey]?.generation ?? 0) <= generation {
+                state.documents[madeKey] = Document(generation: generation, madeAt: madeAt, bytes: madeBytes)
+            }
         }
         return bytes
     }
 
     /// `/probe?target=HOST`: one host's families without an `instance` label (the scraper's
-    /// relabeling sets it); `nil` when the host is not watched.
-    public func probe(_ host: String, format: ExpositionFormat) -> [UInt8]? {
+    /// relabeling sets it), in `coding`; `nil` when the host is not watched.
+    public func probe(_ host: String, format: ExpositionFormat, coding: ContentCoding = .identity) -> [UInt8]? {
         guard let summary = state.withLock({ $0.entries[host]?.summary }) else { return nil }
         let series = RenderedSeries(Self.samples(summary, topProcesses: topProcesses))
-        return ExpositionWriter.document(families: FleetExposition.families, series: [series], format: format)
+        let text = ExpositionWriter.document(families: FleetExposition.families, series: [series], format: format)
+        return coding == .gzip ? Gzip.compress(text, level: .fastest) : text
     }
 
     /// The hosts on the board, in order.

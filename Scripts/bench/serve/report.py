@@ -48,6 +48,10 @@ quiet = window(plan["t0"], plan["t1"])
 scraped = window(plan["t1"], plan["t2"] - every)
 wrk = json.loads(open(f"{work}/wrk.txt").read().strip().splitlines()[-1])
 metrics_bytes = len(open(f"{work}/metrics.txt", "rb").read())
+try:
+    gzip_bytes = len(open(f"{work}/metrics.gz", "rb").read())
+except FileNotFoundError:  # a run of a build that did not compress
+    gzip_bytes = None
 
 
 def cpu(name, a, b):
@@ -62,7 +66,7 @@ window_seconds = plan["t1"] - plan["t0"]
 
 print(f"{plan['count']} hosts every {every} s; first round complete after "
       f"{plan['ready_end'] - plan['ready_start']:.1f} s; windows of {plan['seconds']} s asked; /metrics is "
-      f"{metrics_bytes / 1024:.0f} KiB")
+      f"{metrics_bytes / 1024:.0f} KiB" + (f" ({gzip_bytes / 1024:.0f} KiB gzip)" if gzip_bytes else ""))
 print()
 print("| window | length (s) | ticks (due) | errors | on time | lateness median / p99 / max (s) |")
 print("|---|---|---|---|---|---|")
@@ -74,7 +78,9 @@ for (name, w), span in zip([("no scrapes", quiet), (f"wrk at ~{plan['rate']}/s",
 print()
 print("| /metrics under the watch | scrapes | rate | p50 / p90 / p99 / max (ms) | errors, non-2xx |")
 print("|---|---|---|---|---|")
-print(f"| {plan['connections']} connections, {plan['delay_ms']} ms apart | {scrapes} | "
+encoding = plan.get("accept_encoding") or "none"
+print(f"| {plan['connections']} connections, {plan['delay_ms']} ms apart, Accept-Encoding: {encoding}, "
+      f"{wrk['bytes'] / max(1, scrapes) / 1024:.0f} KiB a response | {scrapes} | "
       f"{scrapes / wrk['duration_s']:.1f}/s | {wrk['p50_ms']:.2f} / {wrk['p90_ms']:.2f} / {wrk['p99_ms']:.2f} / "
       f"{wrk['max_ms']:.2f} | {wrk['errors']}, {wrk['non_2xx']} |")
 print()

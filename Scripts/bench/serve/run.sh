@@ -7,12 +7,15 @@
 # by side. Prints the tables of docs/benchmarks.md#serve.
 #   Scripts/bench/serve/run.sh [N] [SECONDS] [EVERY] [RATE]   (default 300 hosts, 60 s, every 5 s, 50/s)
 #   KEEP_WORK=1 keeps the work directory (the database, wrk's output, serve's log).
+#   wrk asks for gzip as Prometheus does (Accept-Encoding: gzip); ACCEPT_ENCODING= (empty) scrapes
+#   the uncompressed document instead.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 count=${1:-300}
 seconds=${2:-60}
 every=${3:-5}
 rate=${4:-50}
+accept_encoding=${ACCEPT_ENCODING-gzip}
 # wrk is a closed loop: CONNECTIONS connections each waiting DELAY_MS between requests make about RATE
 # a second (a little less: each cycle also holds the response time).
 connections=10
@@ -63,6 +66,7 @@ for _ in $(seq 600); do
 done
 ready_end=$(now)
 curl -s "127.0.0.1:$port/metrics" -o "$work/metrics.txt"
+curl -s -H 'Accept-Encoding: gzip' "127.0.0.1:$port/metrics" -o "$work/metrics.gz"
 # Let the watch settle into its steady ticks.
 sleep "$every"
 
@@ -79,7 +83,7 @@ cpu tree $sshd_pids >"$work/hosts-cpu-1.json"
 cpu one "$node_pid" >"$work/node-cpu-1.json"
 
 # Window 2: wrk scrapes /metrics at about RATE a second.
-DELAY_MS=$delay_ms wrk -t1 -c"$connections" -d"${seconds}s" --timeout 5s -s Scripts/bench/serve/scrape.lua \
+DELAY_MS=$delay_ms ACCEPT_ENCODING=$accept_encoding wrk -t1 -c"$connections" -d"${seconds}s" --timeout 5s -s Scripts/bench/serve/scrape.lua \
     "http://127.0.0.1:$port/metrics" >"$work/wrk.txt"
 t2=$(now)
 cpu one "$serve_pid" >"$work/serve-cpu-2.json"
@@ -90,6 +94,7 @@ wait "$serve_pid" || echo "serve exited with $?" >&2
 pids=("$node_pid")
 cat >"$work/plan.json" <<JSON
 {"count": $count, "seconds": $seconds, "every": $every, "rate": $rate, "connections": $connections,
+ "accept_encoding": "$accept_encoding",
  "delay_ms": $delay_ms, "ready_start": $ready_start, "ready_end": $ready_end, "t0": $t0, "t1": $t1, "t2": $t2,
  "node_scrapes": $(python3 -c "import json; print(json.load(open('$work/node-scrapes.json'))['scrapes'])")}
 JSON

@@ -1,7 +1,12 @@
 -- wrk script for the serve benchmark: each connection waits DELAY_MS between requests, so that
 -- wrk's closed loop approximates a fixed scrape rate (connections x 1000 / (DELAY_MS + latency)
 -- per second); prints the achieved rate and latency percentiles as one JSON line at the end.
+-- ACCEPT_ENCODING is sent as Accept-Encoding (Prometheus sends "gzip" with every scrape); empty sends none.
 local delay_ms = tonumber(os.getenv("DELAY_MS") or "200")
+local accept_encoding = os.getenv("ACCEPT_ENCODING") or "gzip"
+if accept_encoding ~= "" then
+    wrk.headers["Accept-Encoding"] = accept_encoding
+end
 
 function delay()
     return delay_ms

@@ -170,7 +170,9 @@ struct ServeCommand: AsyncParsableCommand {
         let sink = RecordSink(writer: nil, history: history, metrics: metrics, diagnostics: diagnostics)
         let records = watch.subscribe(buffer: WatchService.recordBacklog)
         let writing = Task { await sink.write(records) }
-        let board = FleetBoard(topProcesses: min(watchOptions.top, 10), version: HostscopeVersion.string)
+        let board = FleetBoard(
+            topProcesses: min(watchOptions.top, 10), version: HostscopeVersion.string,
+            documentFreshness: .seconds(1))
         let configuration = ServeConfiguration(
             listen: address, token: token, tls: tlsCertificate.map { ($0, tlsKey!) },
             requestsPerSecond: rateLimit, burst: Int(max(10, rateLimit * 2)), version: HostscopeVersion.string)

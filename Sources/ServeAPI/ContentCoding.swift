@@ -1,0 +1,41 @@
+/// The content codings `serve` sends a metrics body in.
+public enum ContentCoding: Sendable, Equatable {
+    /// The body as it is.
+    case identity
+    /// The body gzip-compressed (`Content-Encoding: gzip`), as Prometheus asks for in every scrape.
+    case gzip
+
+    /// The `Content-Encoding` header's value, `nil` for ``identity``.
+    public var headerValue: String? { self == .gzip ? "gzip" : nil }
+
+    /// The coding an `Accept-Encoding` header asks for: gzip when it names `gzip` (or `x-gzip`, or `*`)
+    /// with a weight above zero, else the body as it is (RFC 9110, section 12.5.3).
+    public static func negotiate(acceptEncoding: String?) -> ContentCoding {
+        guard let acceptEncoding else { return .identity }
+        var gzip: Double?
+        var any: Double?
+        for item in acceptEncoding.split(separator: ",") {
+            let parts = item.split(separator: ";")
+            guard let name = parts.first?.trimmingWhitespace().lowercased(), !name.isEmpty else { continue }
+            var weight = 1.0
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0].trimmingWhitespace().lowercased() == "q" {
+                    weight = Double(pair[1].trimmingWhitespace()) ?? 0
+                }
+            }
+            switch name {
+            case "gzip", "x-gzip": gzip = max(gzip ?? 0, weight)
+            case "*": any = max(any ?? 0, weight)
+            default: break
+            }
+        }
+        return (gzip ?? any ?? 0) > 0 ? .gzip : .identity
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingWhitespace() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
