@@ -66,7 +66,8 @@ window_seconds = plan["t1"] - plan["t0"]
 
 print(f"{plan['count']} hosts every {every} s; first round complete after "
       f"{plan['ready_end'] - plan['ready_start']:.1f} s; windows of {plan['seconds']} s asked; /metrics is "
-      f"{metrics_bytes / 1024:.0f} KiB" + (f" ({gzip_bytes / 1024:.0f} KiB gzip)" if gzip_bytes else ""))
+      f"{metrics_bytes / 1024:.0f} KiB" + (f" ({gzip_bytes / 1024:.0f} KiB gzip)" if gzip_bytes else "")
+      + ("; the fleet's sshds in a CPU cgroup of the smallest weight" if plan.get("fleet_cgroup") else ""))
 print()
 print("| window | length (s) | ticks (due) | errors | on time | lateness median / p99 / max (s) |")
 print("|---|---|---|---|---|---|")

@@ -7,6 +7,8 @@
 # by side. Prints the tables of docs/benchmarks.md#serve.
 #   Scripts/bench/serve/run.sh [N] [SECONDS] [EVERY] [RATE]   (default 300 hosts, 60 s, every 5 s, 50/s)
 #   KEEP_WORK=1 keeps the work directory (the database, wrk's output, serve's log).
+#   FLEET_CGROUP=1 runs the fleet's sshds in a CPU cgroup of the smallest weight (Scripts/bench/watch/fleet.sh),
+#   so that serve and wrk are measured rather than the wait for two cores the fleet's probes keep busy.
 #   wrk asks for gzip as Prometheus does (Accept-Encoding: gzip); ACCEPT_ENCODING= (empty) scrapes
 #   the uncompressed document instead.
 set -euo pipefail
@@ -93,7 +95,7 @@ kill -TERM "$serve_pid"
 wait "$serve_pid" || echo "serve exited with $?" >&2
 pids=("$node_pid")
 cat >"$work/plan.json" <<JSON
-{"count": $count, "seconds": $seconds, "every": $every, "rate": $rate, "connections": $connections,
+{"count": $count, "fleet_cgroup": "${FLEET_CGROUP:-}", "seconds": $seconds, "every": $every, "rate": $rate, "connections": $connections,
  "accept_encoding": "$accept_encoding",
  "delay_ms": $delay_ms, "ready_start": $ready_start, "ready_end": $ready_end, "t0": $t0, "t1": $t1, "t2": $t2,
  "node_scrapes": $(python3 -c "import json; print(json.load(open('$work/node-scrapes.json'))['scrapes'])")}

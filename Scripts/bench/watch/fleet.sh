@@ -3,6 +3,11 @@
 # test user, with an ssh_config naming them fleet-000 … and a known_hosts for all of them.
 #   Scripts/bench/watch/fleet.sh start DIR [N]    (default N=100)
 #   Scripts/bench/watch/fleet.sh stop DIR
+#   FLEET_CGROUP=1 puts the servers (and so every session and probe they run) in a CPU cgroup of the
+#   smallest weight, hostscope-fleet: the fleet then takes the CPU the client and its scrapers leave,
+#   as hosts on other machines would. (Neither a niceness nor SCHED_IDLE is enough: 300 runnable sshds
+#   at niceness 19, or their probes' kernel time, still outweigh one process at niceness 0.) Root only;
+#   cgroup v2 or v1's cpu controller.
 set -euo pipefail
 command=${1:?usage: $0 start|stop DIR [N]}
 dir=${2:?usage: $0 start|stop DIR [N]}
@@ -19,6 +24,19 @@ fi
 
 bash "$root/Scripts/sshd-harness.sh" start "$dir/base" >/dev/null
 source "$dir/base/env"
+if [[ -n ${FLEET_CGROUP:-} ]]; then
+    # The shell joins the cgroup, so that every sshd started below is in it from its start.
+    if [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then
+        group=/sys/fs/cgroup/hostscope-fleet
+        mkdir -p "$group"
+        echo 1 >"$group/cpu.weight"
+    else
+        group=/sys/fs/cgroup/cpu/hostscope-fleet
+        mkdir -p "$group"
+        echo 2 >"$group/cpu.shares"
+    fi
+    echo $$ >"$group/cgroup.procs"
+fi
 base=$dir/base
 : >"$dir/known_hosts"
 : >"$dir/ssh_config"
