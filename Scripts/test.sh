@@ -23,9 +23,18 @@ bash Scripts/sshd-harness.sh start "$harness" >/dev/null
 export HOSTSCOPE_TEST_SSH_DIR="$harness"
 
 swift build --build-tests "$@"
-# Serially: several tests check wall-clock bounds (deadlines, tick rates), which a 2-core
-# machine running every suite at once cannot keep. HOSTSCOPE_TEST_FILTER, when set, is the
-# --filter of swift test alone (swift build takes no --filter).
+# Tests run one after another within a test process: several check wall-clock bounds (deadlines,
+# tick rates) and block threads while they wait for servers, which a 2-core machine running every
+# test at once cannot keep. HOSTSCOPE_TEST_JOBS=N (default 1) runs N such processes side by side,
+# each on its own part of the suite (Scripts/test_jobs.py). HOSTSCOPE_TEST_FILTER, when set, keeps
+# the tests whose id matches it (swift build takes no --filter).
+jobs=${HOSTSCOPE_TEST_JOBS:-1}
+if [[ $jobs -gt 1 ]]; then
+    bin_path=$(swift build --show-bin-path "$@")
+    python3 Scripts/test_jobs.py --jobs "$jobs" --bundle "$bin_path/hostscopePackageTests.xctest" \
+        ${HOSTSCOPE_TEST_FILTER:+--filter "$HOSTSCOPE_TEST_FILTER"}
+    exit
+fi
 filter=()
 if [[ -n ${HOSTSCOPE_TEST_FILTER:-} ]]; then
     filter=(--filter "$HOSTSCOPE_TEST_FILTER")

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Runs the built test bundle as several serial test processes at once (Scripts/test.sh with
+HOSTSCOPE_TEST_JOBS=N).
+
+    python3 Scripts/test_jobs.py --jobs 2 [--filter REGEX] [--bundle .build/debug/hostscopePackageTests.xctest]
+
+The tests are cut into pieces: each test module is a piece, except the command-line tests, where
+each suite is one (they hold most of the suite's time). The pieces go longest first (by the
+durations below, measured on the 2-core machine; a piece not listed counts 2 s) to N workers, each
+running one piece at a time as `BUNDLE --testing-library swift-testing --no-parallel --filter PIECE`.
+Within a process tests run one after another, as in a serial run; only pieces run side by side.
+Each piece's output is printed whole when it ends; the run fails when a piece fails.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Seconds per piece in a serial run on the 2-core machine (2026-11-27); used only to start the long
+# pieces first, so that the workers end together.
+DURATIONS = {
+    "AgentTracingTests": 98, "ChatTests": 63, "HostscopeCoreTests": 37, "SSHTransportTests": 34,
+    "CurlHTTPTests": 35, "HostStatsTests": 22, "StorageTests": 16, "RemoteFilesTests": 15,
+    "CLITests.HostileHostTests": 60, "CLITests.ServeCommandTests": 47, "CLITests.ChatCommandTests": 38,
+    "CLITests.ChatEditorTests": 34, "CLITests.TraceCommandTests": 33, "CLITests.PhoenixTests": 18,
+    "CLITests.FilesFollowAndTreeTests": 17, "CLITests.HostileTextTests": 16, "CLITests.WatchCommandTests": 15,
+    "CLITests.FilesGrepFlagsTests": 14, "CLITests.FilesCommandTests": 13, "CLITests.ChatSecretsTests": 10,
+    "CLITests.TraceSecretsTests": 9, "CLITests.SnapshotCommandTests": 8, "CLITests.BastionCommandTests": 8,
+    "CLITests.TopCommandTests": 7,
+}
+SPLIT_MODULES = {"CLITests"}
+
+
+def pieces(test_ids):
+    """The pieces, as (name, filter) pairs: one per module, one per suite of a split module."""
+    names = []
+    for test_id in test_ids:
+        module, _, rest = test_id.partition(".")
+        name = module
+        if module in SPLIT_MODULES:
+            name = module + "." + rest.split("/", 1)[0].split(".", 1)[0]
+        if name not in names:
+            names.append(name)
+    return [(name, re.escape(name) + "[./]") for name in names]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--filter", default=None, help="only the tests whose id matches this regular expression")
+    parser.add_argument("--bundle", default=str(ROOT / ".build" / "debug" / "hostscopePackageTests.xctest"))
+    options = parser.parse_args()
+
+    listed = subprocess.run([options.bundle, "--testing-library", "swift-testing", "--list-tests"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    test_ids = [line for line in listed if "/" in line]
+    if options.filter:
+        wanted = re.compile(options.filter)
+        test_ids = [test_id for test_id in test_ids if wanted.search(test_id)]
+    if not test_ids:
+        print("test_jobs: no test matches", file=sys.stderr)
+        return 1
+    queue = sorted(pieces(test_ids), key=lambda piece: -DURATIONS.get(piece[0], 2))
+    lock = threading.Lock()
+    results = []
+    begin = time.monotonic()
+
+    def worker():
+        while True:
+            with lock:
+                if not queue:
+                    return
+                name, piece_filter = queue.pop(0)
+            piece_filter = "^" + (f"(?=.*(?:{options.filter}))" if options.filter else "") + piece_filter
+            with tempfile.TemporaryFile(mode="w+") as output:
+                start = time.monotonic()
+                status = subprocess.run(
+                    [options.bundle, "--testing-library", "swift-testing", "--no-parallel", "--filter", piece_filter],
+                    stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+                seconds = time.monotonic() - start
+                output.seek(0)
+                text = output.read()
+            with lock:
+                sys.stdout.write(text)
+                print(f"test_jobs: {name} {'passed' if status == 0 else 'FAILED'} in {seconds:.1f} s", flush=True)
+                results.append((name, status, seconds))
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    failed = [name for name, status, _ in results if status != 0]
+    print(f"test_jobs: {len(results)} pieces of {len(test_ids)} tests on {options.jobs} workers in "
+          f"{time.monotonic() - begin:.1f} s; " + (f"FAILED: {', '.join(failed)}" if failed else "all passed"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
