@@ -25,10 +25,11 @@ export HOSTSCOPE_TEST_SSH_DIR="$harness"
 swift build --build-tests "$@"
 # Tests run one after another within a test process: several check wall-clock bounds (deadlines,
 # tick rates) and block threads while they wait for servers, which a 2-core machine running every
-# test at once cannot keep. HOSTSCOPE_TEST_JOBS=N (default 1) runs N such processes side by side,
-# each on its own part of the suite (Scripts/test_jobs.py). HOSTSCOPE_TEST_FILTER, when set, keeps
-# the tests whose id matches it (swift build takes no --filter).
-jobs=${HOSTSCOPE_TEST_JOBS:-1}
+# test at once cannot keep. Three such processes run side by side, each on its own part of the suite
+# (Scripts/test_jobs.py): most tests wait on servers and processes, so three keep two cores busy.
+# HOSTSCOPE_TEST_JOBS=N runs N of them; 1 runs `swift test` serially. HOSTSCOPE_TEST_FILTER, when set,
+# keeps the tests whose id matches it (swift build takes no --filter).
+jobs=${HOSTSCOPE_TEST_JOBS:-3}
 if [[ $jobs -gt 1 ]]; then
     bin_path=$(swift build --show-bin-path "$@")
     python3 Scripts/test_jobs.py --jobs "$jobs" --bundle "$bin_path/hostscopePackageTests.xctest" \

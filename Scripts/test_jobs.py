@@ -2,7 +2,7 @@
 """Runs the built test bundle as several serial test processes at once (Scripts/test.sh with
 HOSTSCOPE_TEST_JOBS=N).
 
-    python3 Scripts/test_jobs.py --jobs 2 [--filter REGEX] [--bundle .build/debug/hostscopePackageTests.xctest]
+    python3 Scripts/test_jobs.py --jobs 3 [--filter REGEX] [--bundle .build/debug/hostscopePackageTests.xctest]
 
 The tests are cut into pieces: each test module is a piece, except the command-line tests, where
 each suite is one (they hold most of the suite's time). The pieces go longest first (by the
@@ -24,17 +24,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Seconds per piece in a serial run on the 2-core machine (2026-11-27); used only to start the long
-# pieces first, so that the workers end together.
+# Seconds per piece with three workers on the quiet 2-core machine (2026-11-28); used only to start the
+# long pieces first, so that the workers end together.
 DURATIONS = {
-    "AgentTracingTests": 98, "ChatTests": 63, "HostscopeCoreTests": 37, "SSHTransportTests": 34,
-    "CurlHTTPTests": 35, "HostStatsTests": 22, "StorageTests": 16, "RemoteFilesTests": 15,
-    "CLITests.HostileHostTests": 60, "CLITests.ServeCommandTests": 47, "CLITests.ChatCommandTests": 38,
-    "CLITests.ChatEditorTests": 34, "CLITests.TraceCommandTests": 33, "CLITests.PhoenixTests": 18,
-    "CLITests.FilesFollowAndTreeTests": 17, "CLITests.HostileTextTests": 16, "CLITests.WatchCommandTests": 15,
-    "CLITests.FilesGrepFlagsTests": 14, "CLITests.FilesCommandTests": 13, "CLITests.ChatSecretsTests": 10,
-    "CLITests.TraceSecretsTests": 9, "CLITests.SnapshotCommandTests": 8, "CLITests.BastionCommandTests": 8,
-    "CLITests.TopCommandTests": 7,
+    "AgentTracingTests": 90, "ChatTests": 65, "CurlHTTPTests": 42, "HostscopeCoreTests": 37,
+    "SSHTransportTests": 35, "RemoteFilesTests": 32, "StorageTests": 31, "HostStatsTests": 25,
+    "CLITests.HostileHostTests": 84, "CLITests.ServeCommandTests": 54, "CLITests.PhoenixTests": 50,
+    "CLITests.ChatCommandTests": 35, "CLITests.ChatEditorTests": 32, "CLITests.TraceCommandTests": 31,
+    "CLITests.FilesFollowAndTreeTests": 26, "CLITests.FilesGrepFlagsTests": 24, "CLITests.FilesCommandTests": 20,
+    "CLITests.WatchCommandTests": 15, "CLITests.HostileTextTests": 14, "CLITests.ChatSecretsTests": 12,
+    "CLITests.TraceSecretsTests": 10, "CLITests.SnapshotCommandTests": 9, "CLITests.TopCommandTests": 8,
+    "CLITests.OTLPHeaderSourcesTests": 5,
 }
 SPLIT_MODULES = {"CLITests"}
 
@@ -54,7 +54,7 @@ def pieces(test_ids):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=3)
     parser.add_argument("--filter", default=None, help="only the tests whose id matches this regular expression")
     parser.add_argument("--bundle", default=str(ROOT / ".build" / "debug" / "hostscopePackageTests.xctest"))
     options = parser.parse_args()
