@@ -1,3 +1,5 @@
+import Foundation
+
 /// The content codings `serve` sends a metrics body in.
 public enum ContentCoding: Sendable, Equatable {
     /// The body as it is.
@@ -16,12 +18,14 @@ public enum ContentCoding: Sendable, Equatable {
         var any: Double?
         for item in acceptEncoding.split(separator: ",") {
             let parts = item.split(separator: ";")
-            guard let name = parts.first?.trimmingWhitespace().lowercased(), !name.isEmpty else { continue }
+            guard let name = parts.first?.trimmingCharacters(in: .whitespaces).lowercased(), !name.isEmpty else {
+                continue
+            }
             var weight = 1.0
             for parameter in parts.dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
-                if pair.count == 2, pair[0].trimmingWhitespace().lowercased() == "q" {
-                    weight = Double(pair[1].trimmingWhitespace()) ?? 0
+                if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "q" {
+                    weight = Double(pair[1].trimmingCharacters(in: .whitespaces)) ?? 0
                 }
             }
             switch name {
@@ -31,11 +35,5 @@ public enum ContentCoding: Sendable, Equatable {
             }
         }
         return (gzip ?? any ?? 0) > 0 ? .gzip : .identity
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingWhitespace() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

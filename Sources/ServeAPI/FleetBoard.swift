@@ -202,10 +202,13 @@ public final class FleetBoard: Sendable {
     /// uncompressed one when it is of this generation) and keeps it unless a newer one was kept meanwhile.
     private func makeDocument(_ key: DocumentKey) -> [UInt8] {
         let plainKey = DocumentKey(key.format, .identity)
+        // A kept plain document of this generation only needs compressing; the hosts' series are gathered
+        // only when there is none.
         let (generation, plain, series, hostCount) = state.withLock { state in
-            (
-                state.generation, state.documents[plainKey].flatMap { $0.generation == state.generation ? $0 : nil },
-                state.order.compactMap { state.entries[$0]?.series }, state.order.count
+            let plain = state.documents[plainKey].flatMap { $0.generation == state.generation ? $0 : nil }
+            return (
+                state.generation, plain, plain == nil ? state.order.compactMap { state.entries[$0]?.series } : [],
+                state.order.count
             )
         }
         var made: [DocumentKey: [UInt8]] = [:]
