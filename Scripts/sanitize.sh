@@ -40,13 +40,13 @@ for sanitizer in "${sanitizers[@]}"; do
     started=$(date +%s)
     # A report does not change a process's exit status (exitcode=0): a CLI test would otherwise fail on a
     # report in the hostscope process it ran, which the report file already counts. Suppressions name
-    # dependencies' Synchronization.Mutex-guarded state, which ThreadSanitizer cannot see locked (the file says
-    # why, line by line).
+    # dependencies' Synchronization.Mutex-guarded state, which ThreadSanitizer cannot see locked, and one finding of
+    # the toolchain's in test code for AddressSanitizer (each file says why, line by line).
     # Leaks are the fuzzers' to find (Scripts/fuzz/run.sh, one input at a time, with the suppressions of
     # Swift's runtime): a test process's caches held until exit would bury real reports here.
     test_status=0
     TSAN_OPTIONS="log_path=$reports/tsan:halt_on_error=0:second_deadlock_stack=1:exitcode=0:suppressions=$PWD/Scripts/tsan-suppressions.txt" \
-        ASAN_OPTIONS="log_path=$reports/asan:halt_on_error=0:detect_leaks=0" \
+        ASAN_OPTIONS="log_path=$reports/asan:halt_on_error=0:detect_leaks=0:suppressions=$PWD/Scripts/asan-suppressions.txt" \
         bash Scripts/test.sh "${flags[@]}" "$@" >"$log" 2>&1 || test_status=$?
     count=$(find "$reports" -type f | wc -l)
     echo "$sanitizer: $(($(date +%s) - started)) s, status $test_status, $count report file(s) in $reports (log $log)"
