@@ -124,6 +124,19 @@ actor RecordingRunner: CommandRunner {
         #expect(platform.userNames[0] == "root")
     }
 
+    /// Firmware images install the applets as copies or hard links of the binary, not as links
+    /// to it: the banner inside the file `ps` runs still names BusyBox.
+    @Test func aPsThatIsACopyOfBusyBoxIsBusyBox() async throws {
+        let directory = NSTemporaryDirectory() + "hostscope-busybox-copy-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.copyItem(atPath: BusyBoxUserland.binary, toPath: directory + "/ps")
+        let output = try await LocalCommandRunner().run(
+            "PATH=\(directory):$PATH; export PATH; " + HostPlatform.detectionCommand, timeout: .seconds(10))
+        let platform = try HostPlatform.parse(ProbeOutput(output.stdoutText))
+        #expect(platform.isBusyBox, "\(output.stdoutText.prefix(2000))")
+    }
+
     @Test func theSameMachineWithItsGNUUserlandIsNotBusyBox() async throws {
         let output = try await LocalCommandRunner().run(HostPlatform.detectionCommand, timeout: .seconds(10))
         let platform = try HostPlatform.parse(ProbeOutput(output.stdoutText))
