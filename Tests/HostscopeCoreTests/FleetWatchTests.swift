@@ -18,6 +18,10 @@ func harnessHost(_ server: SSHTestServer, name: String = "harness") -> ResolvedH
 
 /// A watch on a manual clock, driven slot by slot: whenever every host still ticking sleeps until its next
 /// slot, the clock moves to the earliest one. Its events are read by a subscriber of its own.
+///
+/// A long interval costs a driven watch nothing, as the clock jumps to each slot, but a tick's budget
+/// (80 % of the interval) is real time for its connect and commands: tests that reach real hosts use 5-10 s
+/// intervals, which a machine whose cores are busy with other work still keeps.
 final class DrivenWatch: Sendable {
     let watch: FleetWatch
     let clock: ManualWatchClock
@@ -102,8 +106,6 @@ extension SnapshotRecord {
 @Suite(.serialized) struct FleetWatchTests {
     @Test func everyTickOfEveryHostYieldsOneRecordStampedAtItsSlot() async throws {
         let server = try SSHTestServer.shared()
-        // A long interval costs nothing on the manual clock and gives each collection 8 s of real time, which
-        // a machine whose cores are busy with other work still keeps.
         let interval = Duration.seconds(10)
         let driven = DrivenWatch(WatchPlan(hosts: [.local, harnessHost(server)], interval: interval, count: 4))
         let events = try await driven.runToEnd(count: 4)
@@ -157,7 +159,6 @@ extension SnapshotRecord {
             SSHConnectionOptions(
                 displayName: "untrusted", hostName: server.host, port: server.port, user: server.user,
                 identityFiles: [server.keyPath], identitiesOnly: true, knownHostsFiles: [emptyKnownHosts]))
-        // A long interval costs nothing on the manual clock and gives each attempt 4 s of real time.
         let driven = DrivenWatch(
             WatchPlan(hosts: [untrusted], interval: .seconds(5), count: 6, maximumBackoff: .seconds(60)))
         let events = try await driven.runToEnd(count: 6)
@@ -180,7 +181,6 @@ extension SnapshotRecord {
     @Test func aHostDownForManyTicksHasASnapshotAtTheFirstTickAfterItComesBack() async throws {
         let server = try SSHTestServer.startDedicated()
         defer { server.stop() }
-        // A long interval costs nothing on the manual clock and gives each attempt 8 s of real time.
         let driven = DrivenWatch(WatchPlan(hosts: [harnessHost(server)], interval: .seconds(10), count: 16))
         try await driven.step(count: 16) { states in (states.last?.ticks ?? 0) >= 2 }
         try await driven.settle(count: 16)

@@ -34,7 +34,7 @@ public struct HostPlatform: Sendable, Equatable {
     /// BusyBox is recognised by its `ps`: the file `ps` runs (a link to the `busybox` binary, a
     /// hard link or a copy) holds BusyBox's `BusyBox v1.x` banner. A BusyBox binary that merely
     /// sits beside procps does not count. One `grep -q` over the binary costs the host about a
-    /// fifth of running `ls -l` and `ps --help` (5 ms less per connection; procps' `ps` is slow to
+    /// quarter of running `ls -l` and `ps --help` (5 ms less per connection; procps' `ps` is slow to
     /// start). Minimal hosts lack `getconf`; the kernel's page size is then read from the
     /// `KernelPageSize` line of `/proc/self/smaps`.
     public static let detectionCommand =
