@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Snapshot benchmark: a warm hostscope snapshot on one persistent session next to a bare
 # `exec true`, OpenSSH running the same probe, and a connection per classic command.
-# Starts its own loopback sshd (Scripts/sshd-harness.sh) and prints a Markdown table.
+# Starts its own loopback sshd (Scripts/sshd-harness.sh) and prints a Markdown table. The release
+# build with testing enabled goes to .build-bench, so that .build/release keeps the plain product
+# build the other benchmarks use (the first run builds everything there: about ten minutes here).
 #   Scripts/bench/snapshot/run.sh [ITERATIONS]
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -10,7 +12,8 @@ out=$(mktemp)
 trap 'bash Scripts/sshd-harness.sh stop "$harness" >/dev/null 2>&1; rm -rf "$harness" "$out" "$out".*' EXIT
 bash Scripts/sshd-harness.sh start "$harness" >/dev/null
 HOSTSCOPE_TEST_SSH_DIR="$harness" HOSTSCOPE_BENCH=1 HOSTSCOPE_BENCH_ITERATIONS="${1:-200}" HOSTSCOPE_BENCH_OUT="$out" \
-    swift test -c release -Xswiftc -enable-testing --filter SnapshotBenchmarks >"$out.log" 2>&1 || { cat "$out.log"; exit 1; }
+    swift test -c release -Xswiftc -enable-testing --scratch-path .build-bench --filter SnapshotBenchmarks \
+    >"$out.log" 2>&1 || { cat "$out.log"; exit 1; }
 cat "$out"
 # The libssh2 peer: ssh2-python running the same lean tick probe on one warm session, parsed.
 python3 -c 'import ssh2' 2>/dev/null || python3 -m pip install --quiet --root-user-action=ignore ssh2-python
