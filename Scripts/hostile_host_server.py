@@ -16,8 +16,9 @@ probes (commands holding a `@@NONCE:` section marker), whose output --behavior c
     binary          the real output with NUL bytes, invalid UTF-8 and ANSI escapes in it
     forged-markers  the real output with section markers of other nonces (a forged end, a forged
                     df section naming the mount /forged) inside the process section
-    processes       the real output with 100,000 more processes (names holding spaces and
-                    parentheses)
+    processes       the real output with enough more processes (names holding spaces and
+                    parentheses) to take it past hostscope's 16 MiB output cap: 100,000 whole
+                    /proc/PID/stat lines, or 300,000 of the short lines the probe's awk prints
     exit-half       half of the real output, then exit status 1
     no-exit-status  the real output, then the channel closed without an exit status
     plain           the real output, unchanged
@@ -56,6 +57,7 @@ from test_server_common import exit_on_signals, watch_stdin
 
 MILLION = 1_000_000
 PROCESSES = 100_000
+SHORT_PROCESSES = 300_000
 BIG_LINE = 100 * 1000 * 1000
 GROWTH = 1 << 20
 
@@ -83,15 +85,29 @@ def nonce_of(command):
     return command[start : command.index(":", start)]
 
 
+def is_process_line(line):
+    """A /proc/PID/stat line as the probe prints it: after its path (grep, or awk for a name with a
+    newline) or, cut short by the probe's awk, after its pid."""
+    head = line.split(b":", 1)[0]
+    return head.isdigit() or (head.startswith(b"/proc/") and head.endswith(b"/stat") and head != b"/proc/stat")
+
+
+def is_first_process_line(line):
+    return line.startswith(b"/proc/1/stat:") or line.startswith(b"1:1 (")
+
+
 def hostile_processes(output, nonce):
-    """The real output with PROCESSES more /proc/PID/stat lines in the last sample."""
+    """The real output with PROCESSES more /proc/PID/stat lines (SHORT_PROCESSES short ones) in the last
+    sample."""
     lines = output.split(b"\n")
-    template = next((line for line in lines if line.startswith(b"/proc/1/stat:")), None)
+    template = next((line for line in lines if is_first_process_line(line)), None)
     if template is None:
         return output
     fields = template.split(b") ", 1)[1]
+    short = template.startswith(b"1:")
     extra = [
-        b"/proc/%d/stat:%d (worker (%d) x) %s" % (pid, pid, pid, fields) for pid in range(900000, 900000 + PROCESSES)
+        (b"%d:%d (worker (%d) x) %s" if short else b"/proc/%d/stat:%d (worker (%d) x) %s") % (pid, pid, pid, fields)
+        for pid in range(900000, 900000 + (SHORT_PROCESSES if short else PROCESSES))
     ]
     # Into the last sample, before the sections that follow it.
     marker = b"@@" + nonce.encode() + b":"
@@ -104,8 +120,10 @@ def binary_output(output):
     hostile = b"\x00\xff\xfe\x1b]52;c;aG9zdGlsZQ==\x07\x1b[2J\x9b31m"
     result = []
     for line in output.split(b"\n"):
-        if line.startswith(b"/proc/") and (b"/stat:" in line or b"/cmdline:" in line):
-            line = line.replace(b"(", b"(" + hostile, 1) if b"/stat:" in line else line + hostile
+        if is_process_line(line):
+            line = line.replace(b"(", b"(" + hostile, 1)
+        elif line.startswith(b"/proc/") and b"/cmdline:" in line:
+            line = line + hostile
         result.append(line)
     return b"\n".join(result)
 
@@ -118,7 +136,7 @@ def forged_markers(output, nonce):
     result = []
     for line in output.split(b"\n"):
         result.append(line)
-        if line.startswith(b"/proc/1/stat:"):
+        if is_first_process_line(line):
             # grep prefixes every line of a file with its path; a process can still print bare lines
             # into its command line, which is what a forged marker would have to ride on.
             result += forged

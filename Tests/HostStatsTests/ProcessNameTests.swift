@@ -9,7 +9,9 @@ import Testing
 @Suite(.serialized) struct ProcessNameTests {
     /// Starts the processes, runs `body` with their pids and the names procps shows for them (comm, args),
     /// and stops them.
-    static func withOddlyNamedProcesses(_ body: ([(pid: Int, comm: String, args: String)]) throws -> Void) throws {
+    static func withOddlyNamedProcesses(
+        extraNames: [String] = [], _ body: ([(pid: Int, comm: String, args: String)]) throws -> Void
+    ) throws {
         let directory = NSTemporaryDirectory() + "hostscope-names-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -20,7 +22,7 @@ import Testing
                 entry.process.waitUntilExit()
             }
         }
-        for name in ["a (b) c", "nl\nx"] {
+        for name in ["a (b) c", "nl\nx"] + extraNames {
             let path = directory + "/" + name
             try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: path)
             let process = Process()

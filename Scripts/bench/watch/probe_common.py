@@ -3,8 +3,26 @@ only, as hostscope's tick reads), the details command for the processes a tick l
 parser that turns the probe's output into snapshot fields (CPU from /proc/stat deltas between
 ticks, memory, load, disks, network, the ten busiest processes)."""
 
+import os
+
+# hostscope's sample awk (LinuxProcProbe.sampleAwk): every line after its file's path, each process's
+# stat line cut to `PID:PID (comm) state ppid utime stime starttime vsize rss`.
+SAMPLE_AWK = (
+    'BEGIN { for (i = 1; i < ARGC; i++) { f = ARGV[i]; if (f == "-") continue; ARGV[i] = ""; '
+    'if (f ~ /^\\/proc\\/[0-9]+\\/stat$/) { n = 0; while ((getline < f) > 0) { '
+    'if (++n == 1 && match($0, /.*\\) /)) { k = split(substr($0, 1, RLENGTH), x); if (NF >= k + 22) { '
+    'print $1 ":" substr($0, 1, RLENGTH) $(k + 1) " " $(k + 2) " " $(k + 12) " " $(k + 13) " " '
+    '$(k + 20) " " $(k + 21) " " $(k + 22); continue } } print f ":" $0 } } '
+    'else while ((getline line < f) > 0) print f ":" line; close(f) } '
+    'if (ARGV[ARGC - 1] == "-") s = 1; else exit } { print "(standard input):" $0 }'
+)
+
+# PEER_PROBE=awk reads the files with hostscope's awk, as hostscope does; the default is
+# `grep -aH ''` and whole process lines, as hostscope read them until 2026-11-28.
+READER = f"awk '{SAMPLE_AWK}'" if os.environ.get("PEER_PROBE") == "awk" else "grep -aH ''"
+
 PROBE = (
-    "export LC_ALL=C LANG=C; cd / 2>/dev/null; echo @@sample; grep -aH '' /proc/uptime /proc/stat /proc/net/dev "
+    f"export LC_ALL=C LANG=C; cd / 2>/dev/null; echo @@sample; {READER} /proc/uptime /proc/stat /proc/net/dev "
     "/proc/diskstats /proc/meminfo /proc/loadavg /proc/[0-9]*/stat 2>/dev/null; "
     "echo @@df; df -kPT; echo @@dfi; df -iP; echo @@end"
 )
@@ -54,7 +72,11 @@ def parse(text, previous):
         network[iface.strip()] = {"rx_bytes": int(values[0]), "tx_bytes": int(values[8])}
     processes = {}
     for path, lines in files.items():
-        if path.endswith("/stat") and path != "/proc/stat":
+        if path.isdigit():  # the awk's short line: state ppid utime stime starttime vsize rss
+            record = lines[0]
+            tail = record[record.rfind(")") + 2:].split()
+            processes[int(path)] = (int(tail[2]) + int(tail[3]), int(tail[4]))
+        elif path.endswith("/stat") and path != "/proc/stat":
             record = " ".join(lines)
             close = record.rfind(")")
             tail = record[close + 2:].split()

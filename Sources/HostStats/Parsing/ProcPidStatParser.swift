@@ -9,8 +9,19 @@
 /// closing `)` and the fields after it is joined with the next one.
 public enum ProcPidStatParser {
     static let source = "/proc/PID/stat"
-    /// Fields after `comm`, up to and including `rss` (field 24 of proc(5)).
-    static let minimumTail = 22
+
+    /// Where the fields read sit after `comm` (0 is the state), and how many must be there.
+    struct Layout {
+        var state = 0, ppid = 1, utime: Int, stime: Int, startTime: Int, virtualSize: Int, rss: Int
+        /// Fields after `comm` a complete record has at least.
+        var count: Int
+
+        /// The kernel's own line: proc(5) field numbers minus 3, up to and including `rss` (24).
+        static let full = Layout(utime: 11, stime: 12, startTime: 19, virtualSize: 20, rss: 21, count: 22)
+        /// The probe's short form (``LinuxProcProbe/sampleAwk``): `PID (comm) state ppid utime
+        /// stime starttime vsize rss`, the fields above in that order and nothing else.
+        static let compact = Layout(utime: 2, stime: 3, startTime: 4, virtualSize: 5, rss: 6, count: 7)
+    }
 
     public static func parse(_ text: String) throws(ParseError) -> [ProcessSample] {
         var samples: [ProcessSample] = []
@@ -61,7 +72,9 @@ public enum ProcPidStatParser {
         return try outcome.get()
     }
 
-    static func sample(bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(ParseError) -> ProcessSample? {
+    static func sample(bytes: UnsafeBufferPointer<UInt8>, line: Int, layout: Layout = .full) throws(ParseError)
+        -> ProcessSample?
+    {
         func text(_ range: Range<Int>) -> String {
             String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         }
@@ -83,14 +96,14 @@ public enum ProcPidStatParser {
         var close = bytes.count - 1
         while close > open && bytes[close] != UInt8(ascii: ")") { close -= 1 }
         guard close > open else { return nil }
-        // The fields after comm, as byte ranges; only the first `minimumTail` matter. They sit in
+        // The fields after comm, as byte ranges; only the first `layout.count` matter. They sit in
         // stack memory: this runs for every process of the host on every tick.
-        return try withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: minimumTail) {
+        return try withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: layout.count) {
             (tail) throws(ParseError) -> ProcessSample? in
             var count = 0
             var start: Int?
             var index = close + 1
-            while index < bytes.count && count < minimumTail {
+            while index < bytes.count && count < layout.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") {
                     if let begin = start {
@@ -103,11 +116,11 @@ public enum ProcPidStatParser {
                 }
                 index += 1
             }
-            if let begin = start, count < minimumTail {
+            if let begin = start, count < layout.count {
                 tail.initializeElement(at: count, to: begin..<bytes.count)
                 count += 1
             }
-            guard count >= minimumTail else { return nil }
+            guard count >= layout.count else { return nil }
             func number(_ position: Int, _ name: String) throws(ParseError) -> UInt64 {
                 guard let value = decimal(UnsafeBufferPointer(rebasing: bytes[tail[position]])) else {
                     throw ParseError(
@@ -116,19 +129,23 @@ public enum ProcPidStatParser {
                 }
                 return value
             }
-            // Offsets in `tail` are proc(5) field numbers minus 3 (pid, comm, then state at 3).
             // The kernel prints pids below 2^22 and 64-bit tick counts; a file that does not is not read.
-            guard let ppid = Int(exactly: try number(1, "ppid")) else {
+            guard let ppid = Int(exactly: try number(layout.ppid, "ppid")) else {
                 throw ParseError(
-                    source: source, message: "ppid `\(text(tail[1]))` of pid \(pid) is out of range", line: line)
+                    source: source, message: "ppid `\(text(tail[layout.ppid]))` of pid \(pid) is out of range",
+                    line: line)
             }
-            guard let cpuTicks = UInt64.checkedSum(try number(11, "utime"), try number(12, "stime")) else {
+            guard
+                let cpuTicks = UInt64.checkedSum(
+                    try number(layout.utime, "utime"), try number(layout.stime, "stime"))
+            else {
                 throw ParseError(source: source, message: "utime + stime of pid \(pid) is out of range", line: line)
             }
             return ProcessSample(
-                pid: pid, comm: text((open + 1)..<close), state: text(tail[0]), ppid: ppid, cpuTicks: cpuTicks,
-                rssPages: try number(21, "rss"), startTimeTicks: try number(19, "starttime"),
-                virtualBytes: try number(20, "vsize"))
+                pid: pid, comm: text((open + 1)..<close), state: text(tail[layout.state]), ppid: ppid,
+                cpuTicks: cpuTicks, rssPages: try number(layout.rss, "rss"),
+                startTimeTicks: try number(layout.startTime, "starttime"),
+                virtualBytes: try number(layout.virtualSize, "vsize"))
         }
     }
 

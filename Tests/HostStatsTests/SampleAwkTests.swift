@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import HostStats
+
+/// The probe's awk reader (``LinuxProcProbe/sampleAwk``) against grep, over this machine's own
+/// `/proc`, with every awk installed here (mawk, BusyBox's, gawk): the same processes, read the
+/// same, whatever their names, in a fraction of the bytes.
+@Suite(.serialized) struct SampleAwkTests {
+    private let platform = HostPlatform(os: OSInfo(family: "linux"), userNames: [0: "root"])
+
+    /// The awks this machine has, as commands; `awk` itself is always one of them on Debian.
+    static let awks: [String] = {
+        var found: [String] = []
+        for (command, path) in [
+            ("mawk", "/usr/bin/mawk"), ("gawk", "/usr/bin/gawk"), ("busybox awk", "/bin/busybox"),
+            ("original-awk", "/usr/bin/original-awk"),
+        ] where FileManager.default.isExecutableFile(atPath: path) {
+            found.append(command)
+        }
+        return found.isEmpty ? ["awk"] : found
+    }()
+
+    /// One sample read with `reader` (a command taking the files as operands), parsed as the probe's.
+    private func sample(_ reader: String, files: [String], stdin: String) throws -> LinuxCounterSample {
+        let nonce = ProbeOutput.makeNonce()
+        let marker = "echo " + ProbeOutput.markerPrefix(nonce)
+        let script =
+            "export LC_ALL=C; \(marker)sample; printf '\(stdin)' | \(reader) \(files.joined(separator: " ")) - "
+            + "2>/dev/null; \(marker)end"
+        let result = try LinuxProcProbe.parse(ProbeOutput(try LocalShell.run(script), nonce: nonce), platform: platform)
+        return try #require(result.samples.first)
+    }
+
+    @Test(arguments: awks) func awkReadsEveryProcessAsGrepDoesWhateverItsName(awk: String) throws {
+        try ProcessNameTests.withOddlyNamedProcesses(extraNames: ["x) S 1 2 3", "t\tab", "e )", "("]) { started in
+            let pids = started.map(\.pid)
+            // A pid that is not running: awk must go on past the file it cannot open.
+            let files =
+                ["/proc/uptime", "/proc/stat", "/proc/999999999/stat", "/proc/1/stat"]
+                + pids.map { "/proc/\($0)/stat" }
+            let grep = try sample(LinuxProcProbe.sampleGrep, files: files, stdin: "rows of df\\n")
+            let awk = try sample("\(awk) '\(LinuxProcProbe.sampleAwk)'", files: files, stdin: "rows of df\\n")
+            #expect(awk.uptimeSeconds >= grep.uptimeSeconds)
+            let byPid = Dictionary(grep.processes.map { ($0.pid, $0) }, uniquingKeysWith: { first, _ in first })
+            #expect(Set(awk.processes.map(\.pid)) == Set([1] + pids))
+            for process in awk.processes {
+                #expect(byPid[process.pid] == process, "pid \(process.pid) read differently by \(awk)")
+            }
+            // The name with a newline is still one process, its name whole.
+            #expect(awk.processes.contains { $0.comm == "nl\nx" })
+            #expect(awk.processes.contains { $0.comm == "x) S 1 2 3" && $0.state == "S" })
+        }
+    }
+
+    @Test(arguments: awks) func awkPrintsShortProcessLinesAndPassesOtherFilesAndStandardInputWhole(awk: String)
+        throws
+    {
+        let program = "\(awk) '\(LinuxProcProbe.sampleAwk)'"
+        let output = try LocalShell.run("printf 'a b\\n' | \(program) /proc/loadavg /proc/1/stat -")
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasPrefix("/proc/loadavg:") == true)
+        // `PID:PID (comm) state ppid utime stime starttime vsize rss`.
+        let short = try #require(lines.dropFirst().first)
+        #expect(short.hasPrefix("1:1 ("))
+        #expect(short.split(separator: ")").last?.split(separator: " ").count == 7)
+        #expect(lines.last == "(standard input):a b")
+        // Without `-` it reads no standard input: in the probe's shell that is the next commands.
+        let left = try LocalShell.run("printf 'next command\\n' | { \(program) /proc/loadavg >/dev/null; cat; }")
+        #expect(left == "next command\n")
+    }
+
+    @Test func theProbeReadsProcessesThroughAwkInAFractionOfGrepsBytes() throws {
+        let nonce = ProbeOutput.makeNonce()
+        let command = LinuxProcProbe.command(sampleSeconds: nil, nonce: nonce, processDetails: false)
+        #expect(command.contains(LinuxProcProbe.sampleAwk))
+        let text = try LocalShell.run(command)
+        let result = try LinuxProcProbe.parse(ProbeOutput(text, nonce: nonce), platform: platform)
+        let processes = try #require(result.samples.first?.processes)
+        #expect(processes.contains { $0.pid == 1 })
+        let grepped = try LocalShell.run("\(LinuxProcProbe.sampleGrep) /proc/[0-9]*/stat 2>/dev/null")
+        let grepLines = grepped.split(separator: "\n").count
+        // The same processes, give or take those that started or ended in between.
+        #expect(abs(processes.count - grepLines) < max(20, grepLines / 10))
+        // The process lines alone, as the probe reads them: a small part of grep's bytes.
+        let read = try LocalShell.run("\(LinuxProcProbe.sampleReader("/proc/[0-9]*/stat")) 2>/dev/null")
+        #expect(abs(read.split(separator: "\n").count - grepLines) < max(20, grepLines / 10))
+        #expect(read.utf8.count < grepped.utf8.count / 3, "\(read.utf8.count) against \(grepped.utf8.count) bytes")
+    }
+
+    @Test func withoutAwkTheProbeFallsBackToGrep() throws {
+        // A PATH in which `awk` is not found: the probe's own tools, awk left out.
+        let bin = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-noawk-\(getpid())")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: bin) }
+        for tool in ["grep", "df", "sleep", "cat"] {
+            try FileManager.default.createSymbolicLink(
+                atPath: bin.appendingPathComponent(tool).path, withDestinationPath: "/bin/\(tool)")
+        }
+        let nonce = ProbeOutput.makeNonce()
+        let command = LinuxProcProbe.command(sampleSeconds: 0.05, nonce: nonce, processDetails: false)
+        let text = try LocalShell.run("PATH=\(bin.path); \(command)")
+        #expect(text.contains("/proc/1/stat:1 ("))
+        let result = try LinuxProcProbe.parse(ProbeOutput(text, nonce: nonce), platform: platform)
+        #expect(result.samples.count == 2)
+        #expect(result.samples.allSatisfy { $0.processes.contains { $0.pid == 1 } })
+        #expect(result.disks?.contains { $0.mount == "/" } == true)
+    }
+}
