@@ -18,7 +18,7 @@ probes (commands holding a `@@NONCE:` section marker), whose output --behavior c
                     df section naming the mount /forged) inside the process section
     processes       the real output with enough more processes (names holding spaces and
                     parentheses) to take it past hostscope's 16 MiB output cap: 100,000 whole
-                    /proc/PID/stat lines, or 300,000 of the short lines the probe's awk prints
+                    /proc/PID/stat lines, or 400,000 of the short lines the probe's awk prints
     exit-half       half of the real output, then exit status 1
     no-exit-status  the real output, then the channel closed without an exit status
     plain           the real output, unchanged
@@ -57,7 +57,7 @@ from test_server_common import exit_on_signals, watch_stdin
 
 MILLION = 1_000_000
 PROCESSES = 100_000
-SHORT_PROCESSES = 300_000
+SHORT_PROCESSES = 400_000
 BIG_LINE = 100 * 1000 * 1000
 GROWTH = 1 << 20
 
@@ -93,7 +93,7 @@ def is_process_line(line):
 
 
 def is_first_process_line(line):
-    return line.startswith(b"/proc/1/stat:") or line.startswith(b"1:1 (")
+    return line.startswith(b"/proc/1/stat:") or line.startswith(b"1:(")
 
 
 def hostile_processes(output, nonce):
@@ -106,7 +106,8 @@ def hostile_processes(output, nonce):
     fields = template.split(b") ", 1)[1]
     short = template.startswith(b"1:")
     extra = [
-        (b"%d:%d (worker (%d) x) %s" if short else b"/proc/%d/stat:%d (worker (%d) x) %s") % (pid, pid, pid, fields)
+        (b"%d:(worker (%d) x) %s" % (pid, pid, fields) if short
+         else b"/proc/%d/stat:%d (worker (%d) x) %s" % (pid, pid, pid, fields))
         for pid in range(900000, 900000 + (SHORT_PROCESSES if short else PROCESSES))
     ]
     # Into the last sample, before the sections that follow it.

@@ -128,7 +128,7 @@ import Testing
         }
     }
 
-    /// 300,000 more processes (100,000 where the host has no awk) take the probe's output past the cap: an
+    /// 400,000 more processes (100,000 where the host has no awk) take the probe's output past the cap: an
     /// error record saying so, within memory.
     @Test func hundredsOfThousandsOfProcessesEndInAnErrorRecordWithinBoundedMemory() async throws {
         try await Self.withHostileHost("processes") { host, connection in

@@ -6,13 +6,13 @@ ticks, memory, load, disks, network, the ten busiest processes)."""
 import os
 
 # hostscope's sample awk (LinuxProcProbe.sampleAwk): every line after its file's path, each process's
-# stat line cut to `PID:PID (comm) state ppid utime stime starttime vsize rss`.
+# stat line cut to `PID:(comm) state ppid utime stime starttime rss`.
 SAMPLE_AWK = (
     'BEGIN { for (i = 1; i < ARGC; i++) { f = ARGV[i]; if (f == "-") continue; ARGV[i] = ""; '
     'if (f ~ /^\\/proc\\/[0-9]+\\/stat$/) { n = 0; while ((getline < f) > 0) { '
     'if (++n == 1 && match($0, /.*\\) /)) { k = split(substr($0, 1, RLENGTH), x); if (NF >= k + 22) { '
-    'print $1 ":" substr($0, 1, RLENGTH) $(k + 1) " " $(k + 2) " " $(k + 12) " " $(k + 13) " " '
-    '$(k + 20) " " $(k + 21) " " $(k + 22); continue } } print f ":" $0 } } '
+    'print $1 ":" substr($0, length($1) + 2, RLENGTH - length($1) - 1) $(k + 1) " " $(k + 2) " " '
+    '$(k + 12) " " $(k + 13) " " $(k + 20) " " $(k + 22); continue } } print f ":" $0 } } '
     'else while ((getline line < f) > 0) print f ":" line; close(f) } '
     'if (ARGV[ARGC - 1] == "-") s = 1; else exit } { print "(standard input):" $0 }'
 )
@@ -72,7 +72,7 @@ def parse(text, previous):
         network[iface.strip()] = {"rx_bytes": int(values[0]), "tx_bytes": int(values[8])}
     processes = {}
     for path, lines in files.items():
-        if path.isdigit():  # the awk's short line: state ppid utime stime starttime vsize rss
+        if path.isdigit():  # the awk's short line: (comm) state ppid utime stime starttime rss
             record = lines[0]
             tail = record[record.rfind(")") + 2:].split()
             processes[int(path)] = (int(tail[2]) + int(tail[3]), int(tail[4]))

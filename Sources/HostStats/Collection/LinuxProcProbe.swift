@@ -7,8 +7,8 @@ import Foundation
 /// `/proc/uptime`, `/proc/stat`, `/proc/net/dev`, `/proc/diskstats` and every `/proc/PID/stat`
 /// (the last sample adds `/proc/meminfo`, `/proc/loadavg`, and with process details every
 /// `/proc/PID/cmdline`, read by grep). Each line comes out after its file's path, which no process
-/// name can forge; awk shortens each process's line to the seven fields a tick reads. A one-off snapshot takes two samples `--sample`
-/// apart inside the script (CPU and rates are deltas, never since-boot averages); `watch` takes
+/// name can forge; awk shortens each process's line to the six fields a tick reads. A one-off
+/// snapshot takes two samples `--sample` apart inside the script (CPU and rates are deltas, never since-boot averages); `watch` takes
 /// one per tick and uses the previous tick's. Then `ls -ldn /proc/[0-9]*` gives process owners,
 /// `df -kPT` and `df -iP` the filesystems. Everything runs under `LC_ALL=C`.
 ///
@@ -61,10 +61,10 @@ public enum LinuxProcProbe {
 
     /// The awk program of a sample (any POSIX awk: mawk, gawk, BusyBox's): grep's output, except
     /// that a `/proc/PID/stat` whose record is whole on its first line comes out short, after its
-    /// pid as a path (`PID:PID (comm) state ppid utime stime starttime vsize rss`, read with
+    /// pid as a path (`PID:(comm) state ppid utime stime starttime rss`, read with
     /// ``ProcPidStatParser/Layout/compact``).
     ///
-    /// A process line is ~250 bytes of which a tick reads seven fields: on a host with a thousand
+    /// A process line is ~250 bytes of which a tick reads six fields: on a host with a thousand
     /// processes the long lines were five sixths of the output, and decrypting and parsing them
     /// most of the client's CPU per tick. awk reads the files as fast as grep; cutting the lines
     /// adds ~1 µs per process on the host (0.3 ms per tick with 370 processes).
@@ -82,8 +82,8 @@ public enum LinuxProcProbe {
         "BEGIN { for (i = 1; i < ARGC; i++) { f = ARGV[i]; if (f == \"-\") continue; ARGV[i] = \"\"; "
         + "if (f ~ /^\\/proc\\/[0-9]+\\/stat$/) { n = 0; while ((getline < f) > 0) { "
         + "if (++n == 1 && match($0, /.*\\) /)) { k = split(substr($0, 1, RLENGTH), x); if (NF >= k + 22) { "
-        + "print $1 \":\" substr($0, 1, RLENGTH) $(k + 1) \" \" $(k + 2) \" \" $(k + 12) \" \" $(k + 13) \" \" "
-        + "$(k + 20) \" \" $(k + 21) \" \" $(k + 22); continue } } print f \":\" $0 } } "
+        + "print $1 \":\" substr($0, length($1) + 2, RLENGTH - length($1) - 1) $(k + 1) \" \" $(k + 2) \" \" "
+        + "$(k + 12) \" \" $(k + 13) \" \" $(k + 20) \" \" $(k + 22); continue } } print f \":\" $0 } } "
         + "else while ((getline line < f) > 0) print f \":\" line; close(f) } "
         + "if (ARGV[ARGC - 1] == \"-\") s = 1; else exit } { print \"(standard input):\" $0 }"
 
@@ -123,8 +123,8 @@ public enum LinuxProcProbe {
                 case .stat?:
                     // A record that does not parse is a process that vanished mid-read.
                     if let sample = try? ProcPidStatParser.sample(bytes: content, line: 1) { processes.append(sample) }
-                case .compactStat?:
-                    if let sample = try? ProcPidStatParser.sample(bytes: content, line: 1, layout: .compact) {
+                case .compactStat(let pid)?:
+                    if let sample = try? ProcPidStatParser.sample(bytes: content, line: 1, layout: .compact, pid: pid) {
                         processes.append(sample)
                     }
                 case .cmdline(let pid)?:
@@ -342,14 +342,25 @@ public enum LinuxProcProbe {
     enum ProcessFile {
         case stat
         /// ``sampleAwk``'s short `/proc/PID/stat` line, after its pid.
-        case compactStat
+        case compactStat(Int)
         case cmdline(Int)
     }
 
     /// Which per-process file `path` is: `/proc/PID/stat`, `/proc/PID/cmdline`, or a bare pid
     /// (``sampleAwk``'s short stat line; no file grep names is all digits).
     static func processFile(_ path: UnsafeBufferPointer<UInt8>) -> ProcessFile? {
-        if !path.isEmpty, path.allSatisfy({ $0 >= 48 && $0 <= 57 }) { return .compactStat }
+        if let first = path.first, first >= 48, first <= 57 {
+            var pid = 0
+            for digit in path {
+                guard digit >= 48, digit <= 57 else { return nil }
+                // A pid the kernel could not have given (past Int.max) names no process.
+                let (times, overflow) = pid.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times.addingReportingOverflow(Int(digit - 48))
+                guard !overflow, !carry else { return nil }
+                pid = sum
+            }
+            return .compactStat(pid)
+        }
         let prefix: StaticString = "/proc/"
         let prefixLength = prefix.utf8CodeUnitCount
         guard path.count > prefixLength + 2, memcmp(path.baseAddress!, prefix.utf8Start, prefixLength) == 0 else {

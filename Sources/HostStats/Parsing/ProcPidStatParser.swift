@@ -12,15 +12,18 @@ public enum ProcPidStatParser {
 
     /// Where the fields read sit after `comm` (0 is the state), and how many must be there.
     struct Layout {
-        var state = 0, ppid = 1, utime: Int, stime: Int, startTime: Int, virtualSize: Int, rss: Int
+        var state = 0, ppid = 1, utime: Int, stime: Int, startTime: Int, virtualSize: Int?, rss: Int
         /// Fields after `comm` a complete record has at least.
         var count: Int
+        /// Whether the record starts with its pid (the kernel's line) or at `(` (the pid is given).
+        var startsWithPID = true
 
         /// The kernel's own line: proc(5) field numbers minus 3, up to and including `rss` (24).
         static let full = Layout(utime: 11, stime: 12, startTime: 19, virtualSize: 20, rss: 21, count: 22)
-        /// The probe's short form (``LinuxProcProbe/sampleAwk``): `PID (comm) state ppid utime
-        /// stime starttime vsize rss`, the fields above in that order and nothing else.
-        static let compact = Layout(utime: 2, stime: 3, startTime: 4, virtualSize: 5, rss: 6, count: 7)
+        /// The probe's short form (``LinuxProcProbe/sampleAwk``): `(comm) state ppid utime stime
+        /// starttime rss`, the pid given apart and no virtual size (nothing shows it).
+        static let compact = Layout(
+            utime: 2, stime: 3, startTime: 4, virtualSize: nil, rss: 5, count: 6, startsWithPID: false)
     }
 
     public static func parse(_ text: String) throws(ParseError) -> [ProcessSample] {
@@ -72,9 +75,10 @@ public enum ProcPidStatParser {
         return try outcome.get()
     }
 
-    static func sample(bytes: UnsafeBufferPointer<UInt8>, line: Int, layout: Layout = .full) throws(ParseError)
-        -> ProcessSample?
-    {
+    /// - Parameter pid: the pid of a record in the ``Layout/compact`` layout, which does not hold it.
+    static func sample(
+        bytes: UnsafeBufferPointer<UInt8>, line: Int, layout: Layout = .full, pid givenPID: Int? = nil
+    ) throws(ParseError) -> ProcessSample? {
         func text(_ range: Range<Int>) -> String {
             String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         }
@@ -86,7 +90,11 @@ public enum ProcPidStatParser {
                 expected: "`cat /proc/PID/stat`", text: text(0..<bytes.count), line: line)
         }
         let open = UnsafeRawPointer(openPointer) - UnsafeRawPointer(base)
-        guard let pid = decimal(UnsafeBufferPointer(rebasing: bytes[0..<open])).flatMap({ Int(exactly: $0) }) else {
+        let readPID =
+            layout.startsWithPID
+            ? decimal(UnsafeBufferPointer(rebasing: bytes[0..<open])).flatMap({ Int(exactly: $0) })
+            : open == 0 ? givenPID : nil
+        guard let pid = readPID else {
             throw .unexpected(
                 source: source, "`\(text(0..<min(40, bytes.count)))` does not start with `PID (`",
                 expected: "`cat /proc/PID/stat`", text: text(0..<bytes.count), line: line)
@@ -145,7 +153,9 @@ public enum ProcPidStatParser {
                 pid: pid, comm: text((open + 1)..<close), state: text(tail[layout.state]), ppid: ppid,
                 cpuTicks: cpuTicks, rssPages: try number(layout.rss, "rss"),
                 startTimeTicks: try number(layout.startTime, "starttime"),
-                virtualBytes: try number(layout.virtualSize, "vsize"))
+                virtualBytes: try layout.virtualSize.map { (position) throws(ParseError) in
+                    try number(position, "vsize")
+                })
         }
     }
 
