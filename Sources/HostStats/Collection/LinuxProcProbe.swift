@@ -8,8 +8,8 @@ import Foundation
 /// (the last sample adds `/proc/meminfo`, `/proc/loadavg`, and with process details every
 /// `/proc/PID/cmdline`, read by grep). Each line comes out after its file's path, which no process
 /// name can forge; awk shortens each process's line to the six fields a tick reads. A one-off
-/// snapshot takes two samples `--sample` apart inside the script (CPU and rates are deltas, never since-boot averages); `watch` takes
-/// one per tick and uses the previous tick's. Then `ls -ldn /proc/[0-9]*` gives process owners,
+/// snapshot takes two samples `--sample` apart inside the script (CPU and rates are deltas, never
+/// since-boot averages); `watch` takes one per tick and uses the previous tick's. Then `ls -ldn /proc/[0-9]*` gives process owners,
 /// `df -kPT` and `df -iP` the filesystems. Everything runs under `LC_ALL=C`.
 ///
 /// `ps` is not used: it reads several files per process and looks up every owner, which made
@@ -30,18 +30,17 @@ public enum LinuxProcProbe {
             script += "\(marker)sample; \(sampleReader("\(counters) /proc/[0-9]*/stat")) 2>/dev/null; "
             script += "sleep \(formatSeconds(sampleSeconds)); "
         }
-        // df runs beside grep, not after it: its rows reach grep through a pipe and come out last,
-        // as the file `(standard input)`. GNU df prints sizes and inodes in one run; other dfs
-        // take two.
+        // df runs beside the sample's reader, not after it: its rows reach the reader through a pipe
+        // and come out last, as the file `(standard input)`. GNU df prints sizes and inodes in one
+        // run; other dfs take two.
         script += "\(marker)sample; { \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
         script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; } | "
         if processDetails {
             script += "\(sampleGrep) \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat /proc/[0-9]*/cmdline - "
-            script += "2>/dev/null; "
+            script += "2>/dev/null; \(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; "
         } else {
             script += "\(sampleReader("\(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat -")) 2>/dev/null; "
         }
-        if processDetails { script += "\(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; " }
         script += "\(marker)end"
         return script
     }
@@ -349,38 +348,32 @@ public enum LinuxProcProbe {
     /// Which per-process file `path` is: `/proc/PID/stat`, `/proc/PID/cmdline`, or a bare pid
     /// (``sampleAwk``'s short stat line; no file grep names is all digits).
     static func processFile(_ path: UnsafeBufferPointer<UInt8>) -> ProcessFile? {
-        if let first = path.first, first >= 48, first <= 57 {
-            var pid = 0
-            for digit in path {
-                guard digit >= 48, digit <= 57 else { return nil }
-                // A pid the kernel could not have given (past Int.max) names no process.
-                let (times, overflow) = pid.multipliedReportingOverflow(by: 10)
-                let (sum, carry) = times.addingReportingOverflow(Int(digit - 48))
-                guard !overflow, !carry else { return nil }
-                pid = sum
-            }
-            return .compactStat(pid)
-        }
+        if let (pid, end) = leadingPID(path, from: 0), end == path.count { return .compactStat(pid) }
         let prefix: StaticString = "/proc/"
         let prefixLength = prefix.utf8CodeUnitCount
-        guard path.count > prefixLength + 2, memcmp(path.baseAddress!, prefix.utf8Start, prefixLength) == 0 else {
-            return nil
-        }
+        guard path.count > prefixLength + 2, memcmp(path.baseAddress!, prefix.utf8Start, prefixLength) == 0,
+            let (value, index) = leadingPID(path, from: prefixLength), index < path.count,
+            path[index] == UInt8(ascii: "/")
+        else { return nil }
+        let name = UnsafeBufferPointer(rebasing: path[(index + 1)...])
+        if name.elementsEqual("stat".utf8) { return .stat }
+        if name.elementsEqual("cmdline".utf8) { return .cmdline(value) }
+        return nil
+    }
+
+    /// The decimal at `start` of `path` and the index after it; `nil` when there are no digits
+    /// or the number passes Int.max (no pid the kernel could have given).
+    private static func leadingPID(_ path: UnsafeBufferPointer<UInt8>, from start: Int) -> (Int, Int)? {
         var value = 0
-        var index = prefixLength
+        var index = start
         while index < path.count, path[index] >= 48, path[index] <= 57 {
-            // A pid the kernel could not have given (past Int.max) names no process file.
             let (times, overflow) = value.multipliedReportingOverflow(by: 10)
             let (sum, carry) = times.addingReportingOverflow(Int(path[index] - 48))
             guard !overflow, !carry else { return nil }
             value = sum
             index += 1
         }
-        guard index > prefixLength, index < path.count, path[index] == UInt8(ascii: "/") else { return nil }
-        let name = UnsafeBufferPointer(rebasing: path[(index + 1)...])
-        if name.elementsEqual("stat".utf8) { return .stat }
-        if name.elementsEqual("cmdline".utf8) { return .cmdline(value) }
-        return nil
+        return index > start ? (value, index) : nil
     }
 
     /// `/proc/PID/cmdline` (arguments each ended by NUL) as `ps args` shows it: arguments

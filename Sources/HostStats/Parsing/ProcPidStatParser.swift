@@ -10,20 +10,18 @@
 public enum ProcPidStatParser {
     static let source = "/proc/PID/stat"
 
-    /// Where the fields read sit after `comm` (0 is the state), and how many must be there.
+    /// Where the fields read sit after `comm` (the state and ppid always first, at 0 and 1), and how
+    /// many must be there.
     struct Layout {
-        var state = 0, ppid = 1, utime: Int, stime: Int, startTime: Int, virtualSize: Int?, rss: Int
+        var utime: Int, stime: Int, startTime: Int, virtualSize: Int?, rss: Int
         /// Fields after `comm` a complete record has at least.
         var count: Int
-        /// Whether the record starts with its pid (the kernel's line) or at `(` (the pid is given).
-        var startsWithPID = true
 
         /// The kernel's own line: proc(5) field numbers minus 3, up to and including `rss` (24).
         static let full = Layout(utime: 11, stime: 12, startTime: 19, virtualSize: 20, rss: 21, count: 22)
         /// The probe's short form (``LinuxProcProbe/sampleAwk``): `(comm) state ppid utime stime
         /// starttime rss`, the pid given apart and no virtual size (nothing shows it).
-        static let compact = Layout(
-            utime: 2, stime: 3, startTime: 4, virtualSize: nil, rss: 5, count: 6, startsWithPID: false)
+        static let compact = Layout(utime: 2, stime: 3, startTime: 4, virtualSize: nil, rss: 5, count: 6)
     }
 
     public static func parse(_ text: String) throws(ParseError) -> [ProcessSample] {
@@ -75,7 +73,8 @@ public enum ProcPidStatParser {
         return try outcome.get()
     }
 
-    /// - Parameter pid: the pid of a record in the ``Layout/compact`` layout, which does not hold it.
+    /// - Parameter pid: the pid of a record that starts at `(` (the ``Layout/compact`` one); `nil`
+    ///   reads it from the record's start.
     static func sample(
         bytes: UnsafeBufferPointer<UInt8>, line: Int, layout: Layout = .full, pid givenPID: Int? = nil
     ) throws(ParseError) -> ProcessSample? {
@@ -91,9 +90,8 @@ public enum ProcPidStatParser {
         }
         let open = UnsafeRawPointer(openPointer) - UnsafeRawPointer(base)
         let readPID =
-            layout.startsWithPID
-            ? decimal(UnsafeBufferPointer(rebasing: bytes[0..<open])).flatMap({ Int(exactly: $0) })
-            : open == 0 ? givenPID : nil
+            givenPID.map { open == 0 ? $0 : nil }
+            ?? decimal(UnsafeBufferPointer(rebasing: bytes[0..<open])).flatMap({ Int(exactly: $0) })
         guard let pid = readPID else {
             throw .unexpected(
                 source: source, "`\(text(0..<min(40, bytes.count)))` does not start with `PID (`",
@@ -138,9 +136,9 @@ public enum ProcPidStatParser {
                 return value
             }
             // The kernel prints pids below 2^22 and 64-bit tick counts; a file that does not is not read.
-            guard let ppid = Int(exactly: try number(layout.ppid, "ppid")) else {
+            guard let ppid = Int(exactly: try number(1, "ppid")) else {
                 throw ParseError(
-                    source: source, message: "ppid `\(text(tail[layout.ppid]))` of pid \(pid) is out of range",
+                    source: source, message: "ppid `\(text(tail[1]))` of pid \(pid) is out of range",
                     line: line)
             }
             guard
@@ -150,7 +148,7 @@ public enum ProcPidStatParser {
                 throw ParseError(source: source, message: "utime + stime of pid \(pid) is out of range", line: line)
             }
             return ProcessSample(
-                pid: pid, comm: text((open + 1)..<close), state: text(tail[layout.state]), ppid: ppid,
+                pid: pid, comm: text((open + 1)..<close), state: text(tail[0]), ppid: ppid,
                 cpuTicks: cpuTicks, rssPages: try number(layout.rss, "rss"),
                 startTimeTicks: try number(layout.startTime, "starttime"),
                 virtualBytes: try layout.virtualSize.map { (position) throws(ParseError) in
