@@ -301,7 +301,7 @@ async def serve(arguments, root):
     exec_requested = session_class.exec_requested
     session_class.shell_requested = lambda session: False
     session_class.exec_requested = lambda session, command: (
-        not command.rstrip().endswith("exec sh'") and exec_requested(session, command))
+        command.strip() != "exec sh" and exec_requested(session, command))
     server = await asyncssh.create_server(
         lambda: Server(arguments.password),
         "127.0.0.1",

@@ -88,6 +88,76 @@ import Testing
     }
 }
 
+/// The detection script run by this machine's `sh`, with fake `uname` and `getconf` in front of
+/// the real ones where a test needs another machine.
+@Suite struct DetectionScriptTests {
+    private func detect(path: String? = nil) throws -> (output: ProbeOutput, platform: HostPlatform) {
+        let output = ProbeOutput(try LocalShell.run(HostPlatform.detectionCommand, path: path))
+        return (output, try HostPlatform.parse(output))
+    }
+
+    /// A directory of executable scripts named by `tools`, removed after `body`.
+    private func withTools<T>(_ tools: [String: String], _ body: (String) throws -> T) throws -> T {
+        let directory = NSTemporaryDirectory() + "hostscope-detect-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (name, script) in tools {
+            try Data(("#!/bin/sh\n" + script + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/" + name))
+            chmod(directory + "/" + name, 0o755)
+        }
+        return try body(directory)
+    }
+
+    @Test func osReleaseComesOutAsTheFileHoldsIt() throws {
+        let (output, platform) = try detect()
+        let file = try String(contentsOfFile: "/etc/os-release", encoding: .utf8)
+        let fileLines = file.split(separator: "\n", omittingEmptySubsequences: false).dropLast(
+            file.hasSuffix("\n") ? 1 : 0)
+        let section = try #require(output.section("os")).split(separator: "\n", omittingEmptySubsequences: false)
+        // os-release, then uname's line.
+        #expect(Array(section.prefix(fileLines.count)) == Array(fileLines))
+        #expect(section.count == fileLines.count + 1)
+        #expect(platform.os.family == "linux")
+        #expect(platform.os.name != nil)
+        #expect(platform.os.arch == thisMachine())
+        #expect(platform.pageSize == UInt64(sysconf(Int32(_SC_PAGESIZE))))
+        #expect(platform.userNames[0] == "root")
+    }
+
+    @Test func anX86PageIs4096WithoutAskingGetconf() throws {
+        // A getconf that would say otherwise is not run on x86_64 (this machine, or a uname saying so).
+        try withTools(["getconf": "echo 65536", "uname": "echo Linux box 6.1.0 x86_64"]) { directory in
+            let platform = try detect(path: directory).platform
+            #expect(platform.pageSize == 4096)
+        }
+        try withTools(["getconf": "echo 65536", "uname": "echo Linux box 4.19.0 i686"]) { directory in
+            let platform = try detect(path: directory).platform
+            #expect(platform.pageSize == 4096)
+        }
+    }
+
+    @Test func otherMachinesAskGetconfAndWithoutItSmaps() throws {
+        try withTools(["getconf": "echo 65536", "uname": "echo Linux pi 6.1.0 aarch64"]) { directory in
+            let platform = try detect(path: directory).platform
+            #expect(platform.pageSize == 65536)
+            #expect(platform.os.arch == "aarch64")
+        }
+        // No getconf: the kernel's own page size, from /proc/self/smaps.
+        try withTools(["getconf": "exit 127", "uname": "echo Linux pi 6.1.0 aarch64"]) { directory in
+            let output = try detect(path: directory).output
+            #expect(output.section("pagesize")?.hasPrefix("KernelPageSize:") == true)
+            #expect(try HostPlatform.parse(output).pageSize == UInt64(sysconf(Int32(_SC_PAGESIZE))))
+        }
+    }
+}
+
+/// `uname -m` of this machine.
+private func thisMachine() -> String {
+    var name = utsname()
+    uname(&name)
+    return withUnsafeBytes(of: &name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+}
+
 @Suite struct SwVersParserTests {
     @Test func productNameAndVersionMakeTheName() throws {
         let text = "ProductName:\t\tmacOS\nProductVersion:\t\t14.4.1\nBuildVersion:\t\t23E224\n"

@@ -215,7 +215,8 @@ public actor HostCollector {
         let missing = processes.map(\.pid).filter { knownDetails[$0] == nil }
         if !missing.isEmpty {
             let nonce = ProbeOutput.makeNonce()
-            if let output = try? await run(ProcessDetailsProbe.command(pids: missing, nonce: nonce)),
+            if let output = try? await run(
+                ProcessDetailsProbe.command(pids: missing, nonce: nonce, lsTakesN: !platform.isBusyBox)),
                 let details = try? ProcessDetailsProbe.parse(
                     ProbeOutput(bytes: output.stdout, nonce: nonce), platform: platform)
             {

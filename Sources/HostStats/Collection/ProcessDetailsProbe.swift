@@ -10,13 +10,20 @@ public enum ProcessDetailsProbe {
 
     /// The script for `pids`: their `cmdline` through `grep -aH` (unforgeable paths) and their
     /// owners through `ls -ldn` (`ls -ld` where BusyBox has no `-n`).
-    public static func command(pids: [Int], nonce: String) -> String {
+    ///
+    /// - Parameter lsTakesN: `ls -n` is known to work, as on GNU and macOS userlands: the owners come
+    ///   from one `ls`. Otherwise (BusyBox, built with or without `-n`) `ls -dn /` is tried first,
+    ///   which costs the host one process more.
+    public static func command(pids: [Int], nonce: String, lsTakesN: Bool = false) -> String {
         let marker = "echo " + ProbeOutput.markerPrefix(nonce)
         let cmdlines = pids.map { "/proc/\($0)/cmdline" }.joined(separator: " ")
         let directories = pids.map { "/proc/\($0)" }.joined(separator: " ")
+        let owners =
+            lsTakesN
+            ? "ls -ldn \(directories) 2>/dev/null; "
+            : "if ls -dn / >/dev/null 2>&1; then ls -ldn \(directories); else ls -ld \(directories); fi 2>/dev/null; "
         return "export LC_ALL=C LANG=C; \(marker)cmdline; grep -aH '' \(cmdlines) 2>/dev/null; "
-            + "\(marker)owners; if ls -dn / >/dev/null 2>&1; then ls -ldn \(directories); "
-            + "else ls -ld \(directories); fi 2>/dev/null; \(marker)end"
+            + "\(marker)owners; \(owners)\(marker)end"
     }
 
     /// Details by pid for every process still running when the script ran.
