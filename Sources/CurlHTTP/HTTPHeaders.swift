@@ -48,9 +48,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.append(Field(name: name, value: value, key: name.lowercased(), secret: secret))
     }
 
-    /// The values of the fields added with `secret: true`, to scrub from text a server echoes.
-    public var secretValues: [String] {
-        fields.filter(\.secret).map(\.value)
+    /// The fields added with `secret: true`, to scrub from text a server echoes those of their values that
+    /// may be credentials.
+    public var secretFields: [Element] {
+        fields.filter(\.secret).map { ($0.name, $0.value) }
     }
 
     /// Replaces every field of this name by one field, or appends it when there was none.

@@ -136,12 +136,22 @@ import Tracing
         #expect(scrubber.scrub(.int(55)) == .int(55))
     }
 
-    @Test func anOTLPEndpointCountsEveryHeaderValueAsASecretWhateverItsName() throws {
+    /// A credential header's value whatever its length; any other header's value from 8 characters (an API
+    /// key under any name); not a short tenant or routing value, which would redact every `1` of every span.
+    @Test func anOTLPEndpointCountsTheHeaderValuesThatMayBeCredentialsAsSecrets() throws {
         let endpoint = try OTLPEndpoint(
             "https://collector:pw1@otlp.example.com/?token=t2&region=eu",
-            headers: [("x-honeycomb-team", "hc3"), ("X-Scope-OrgID", "tenant 4"), ("Authorization", "Bearer b5")])
-        #expect(Set(endpoint.secrets) == ["pw1", "t2", "hc3", "tenant 4", "Bearer b5", "b5"])
+            headers: [
+                ("x-honeycomb-team", "hcteamkey3"), ("X-Scope-OrgID", "1"), ("x-tenant", "ops"),
+                ("x-tenant-name", "tenant 4"), ("Authorization", "Bearer b5"), ("x-api-key", "k6"),
+                ("X-SF-Token", "t7"),
+            ])
+        #expect(Set(endpoint.secrets) == ["pw1", "t2", "hcteamkey3", "tenant 4", "Bearer b5", "b5", "k6", "t7"])
         #expect(Redaction.urlSecrets("https://example.com/?region=eu").isEmpty)
+        let scrubber = SecretScrubber(secrets: endpoint.secrets)
+        #expect(
+            scrubber.scrub("web1: cannot connect to 127.0.0.1 port 1") == "web1: cannot connect to 127.0.0.1 port 1")
+        #expect(scrubber.scrub("sent hcteamkey3 and k6") == "sent REDACTED and REDACTED")
     }
 
     @Test func percentEncodedFormsAreFoundInEitherCase() {

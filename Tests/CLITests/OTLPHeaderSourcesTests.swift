@@ -91,6 +91,40 @@ import Testing
         }
     }
 
+    /// A tenant header (`X-Scope-OrgID: 1`, as Grafana's Mimir, Tempo and Loki take) is no credential: its
+    /// value must not turn every 1 of the messages, records and spans into `REDACTED`. A short value under
+    /// a credential's name (`x-api-key`) still never leaves.
+    @Test func aShortTenantHeaderLeavesMessagesAndSpansReadable() async throws {
+        let database = NSTemporaryDirectory() + "hostscope-otlp-tenant-\(UUID().uuidString).sqlite"
+        let ndjson = NSTemporaryDirectory() + "hostscope-otlp-tenant-\(UUID().uuidString).jsonl"
+        let config = try Self.privateFile("Host web1\n    HostName 127.0.0.1\n    Port 1\n")
+        defer {
+            for path in [database, database + "-wal", database + "-shm", ndjson, config] {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+        let required = ["--require-header", "X-Scope-OrgID=1", "--require-header", "x-api-key=k9"]
+        try await withPythonServer("otlp_receiver.py", arguments: ["--ndjson", ndjson] + required) { receiver in
+            let run = try CLI.run(
+                [
+                    "snapshot", "web1", "-F", config, "-o", "ndjson", "--db", database, "--otlp-endpoint",
+                    "http://127.0.0.1:\(receiver.port)",
+                ],
+                environment: ["OTEL_EXPORTER_OTLP_HEADERS": "X-Scope-OrgID=1,x-api-key=k9"])
+            #expect(run.status != 0)
+            #expect(run.stderr.contains("web1: cannot connect to 127.0.0.1 port 1"), "\(run.stderr)")
+            #expect(run.stdout.contains("\"host\":\"web1\""), "\(run.stdout)")
+            let received = try Self.received(receiver.port)
+            #expect((received["span_count"]?.intValue ?? 0) > 0, "the receiver took the tenant's spans")
+            let spans = (try? String(contentsOfFile: ndjson, encoding: .utf8)) ?? ""
+            #expect(spans.contains("web1"), "\(spans.prefix(2000))")
+            for text in [run.stdout, run.stderr, spans] {
+                #expect(!text.contains("REDACTED"), "\(text.prefix(2000))")
+                #expect(!text.contains("k9"), "\(text.prefix(2000))")
+            }
+        }
+    }
+
     @Test func filesOthersCanReadAreRefusedBeforeAnythingIsSent() throws {
         let headers = try Self.privateFile("Authorization=Bearer shared\n", mode: 0o640)
         let url = try Self.privateFile("http://u:p@127.0.0.1:1\n", mode: 0o604)

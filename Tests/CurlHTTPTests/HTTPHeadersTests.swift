@@ -39,7 +39,8 @@ struct HTTPHeadersTests {
             #expect(text.contains("X-Title: hostscope"), "\(text)")
         }
         #expect(headers["x-honeycomb-team"] == "hc-team-1")
-        #expect(headers.secretValues == ["hc-team-1"])
+        #expect(headers.secretFields.map(\.value) == ["hc-team-1"])
+        #expect(headers.secretFields.map(\.name) == ["x-honeycomb-team"])
     }
 
     @Test("Credential headers are redacted in every printed form while lookups keep the real value")

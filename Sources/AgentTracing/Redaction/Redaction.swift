@@ -178,6 +178,23 @@ public enum Redaction {
         return secrets
     }
 
+    /// The strings to register for the value of header `name` that a user passed: under a name that says
+    /// credential (``isSensitiveHeader(_:)``), ``headerValueSecrets(_:)`` whatever their length; under any
+    /// other name, those of at least ``shortestUnnamedHeaderSecret`` characters.
+    ///
+    /// A value may be a credential whatever its header's name (`x-honeycomb-team` carries an API key), so
+    /// long values count as secrets everywhere. Short ones under other names are tenant and routing values
+    /// (`X-Scope-OrgID: 1`, `x-tenant: ops`): registering `1` turned every 1 of every message, record and
+    /// span into `REDACTED` (`webREDACTED`, `REDACTED27.0.0.REDACTED`), and no API key is that short.
+    public static func headerSecrets(name: String, value: String) -> [String] {
+        let secrets = headerValueSecrets(value)
+        if isSensitiveHeader(name) { return secrets }
+        return secrets.filter { $0.count >= shortestUnnamedHeaderSecret }
+    }
+
+    /// The length from which the value of a header whose name does not say credential is a secret.
+    public static let shortestUnnamedHeaderSecret = 8
+
     /// HTTP authentication schemes (and the usual home-made ones) that come before a credential.
     public static let authenticationSchemes: Set<String> = [
         "bearer", "basic", "token", "apikey", "api-key", "key", "digest", "negotiate", "ntlm", "hmac", "sso-key",

@@ -119,10 +119,11 @@ public struct ProviderConfiguration: Sendable {
     public var endpointURL: String { baseURL + kind.endpointPath }
 
     /// A scrubber for text from the provider's side (an error body, an error frame): careless servers echo
-    /// what they were sent, so the API key and the value of every header added with `secret: true` (each
-    /// header the user passed) become `REDACTED`. `nil` when there is nothing to scrub.
+    /// what they were sent, so the API key and the values of the headers the user passed (added with
+    /// `secret: true`) that may be credentials (``Redaction/headerSecrets(name:value:)``) become `REDACTED`.
+    /// `nil` when there is nothing to scrub.
     public var serverTextScrubber: SecretScrubber? {
-        var secrets = extraHeaders.secretValues.flatMap(Redaction.headerValueSecrets)
+        var secrets = extraHeaders.secretFields.flatMap { Redaction.headerSecrets(name: $0.name, value: $0.value) }
         apiKey?.registerForRedaction { secrets.append($0) }
         return secrets.isEmpty ? nil : SecretScrubber(secrets: secrets)
     }

@@ -4,9 +4,12 @@ import Foundation
 /// Where a command's extra request headers come from, read in one place: `name=value` options, headers
 /// files named as `@FILE`, and environment variables in OpenTelemetry's `OTEL_EXPORTER_OTLP_HEADERS` form.
 ///
-/// Every value read is a secret, whatever its header's name (`x-honeycomb-team`, a custom API token
-/// header): it is registered with the scrubber the moment it is read, so no message, span, export or
-/// stored row can hold it. Options win over the environment: a header named by an option replaces the
+/// Every value read that may be a credential is a secret (``Redaction/headerSecrets(name:value:)``): every
+/// value of a header named as a credential (`Authorization`, `x-api-key`, `*-token`), and every value of 8
+/// characters or more whatever its header's name (`x-honeycomb-team` carries a key). It is registered with
+/// the scrubber the moment it is read, so no message, span, export or stored row can hold it. Short values
+/// under other names (`X-Scope-OrgID: 1`, a tenant) are not: registering `1` would redact every 1 of every
+/// message and span. Options win over the environment: a header named by an option replaces the
 /// environment's headers of that name; the environment's other headers stay.
 ///
 /// A headers file holds one header per line, `name=value` or `name: value`, with blank lines and `#`
@@ -121,8 +124,8 @@ public struct HeaderSources: Sendable {
         let separator = line.firstIndex { $0 == "=" || (allowColon && $0 == ":") }
         guard let separator else { throw HeaderSourceError(problem("without '='")) }
         let value = String(line[line.index(after: separator)...]).trimmingCharacters(in: .whitespaces)
-        for secret in Redaction.headerValueSecrets(value) { secrets.register(secret) }
         let name = String(line[..<separator]).trimmingCharacters(in: .whitespaces)
+        for secret in Redaction.headerSecrets(name: name, value: value) { secrets.register(secret) }
         try check(name: name, value: value, problem: problem)
         return (name, value)
     }
@@ -141,11 +144,15 @@ public struct HeaderSources: Sendable {
             guard let equals = entry.firstIndex(of: "=") else { throw HeaderSourceError(problem("without '='")) }
             let value = Redaction.percentDecoded(entry[entry.index(after: equals)...], plusAsSpace: false)
                 .trimmingCharacters(in: .whitespaces)
-            for secret in Redaction.headerValueSecrets(value) { secrets.register(secret) }
-            // The value as written too: a message could quote it still encoded.
-            secrets.register(String(entry[entry.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
             let name = Redaction.percentDecoded(entry[..<equals], plusAsSpace: false).trimmingCharacters(
                 in: .whitespaces)
+            // The value as written too: a message could quote it still encoded.
+            let written = String(entry[entry.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+            for secret in Redaction.headerSecrets(name: name, value: value)
+                + Redaction.headerSecrets(name: name, value: written)
+            {
+                secrets.register(secret)
+            }
             try check(name: name, value: value, problem: problem)
             headers.append((name, value))
         }

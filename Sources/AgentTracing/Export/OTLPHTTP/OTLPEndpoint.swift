@@ -95,12 +95,13 @@ public struct OTLPEndpoint: Sendable {
     public var redactedURL: String { Redaction.url(url) }
 
     /// The values that must never appear in output: userinfo, credential-like query values, and the
-    /// value of every header. The composition root registers them with the ``SecretScrubber``.
+    /// header values that may be credentials (``Redaction/headerSecrets(name:value:)``: every value of a
+    /// credential header, and every other value of 8 characters or more, whatever its name, as
+    /// `x-honeycomb-team`'s key). The composition root registers them with the ``SecretScrubber``.
     public var secrets: [String] {
         var found = Redaction.urlSecrets(url)
-        // Every header value the user passes is a secret, whatever its name (`x-honeycomb-team`, a tenant key).
         for header in headers {
-            found += Redaction.headerValueSecrets(header.value)
+            found += Redaction.headerSecrets(name: header.name, value: header.value)
         }
         return found.filter { !$0.isEmpty }
     }
