@@ -76,4 +76,13 @@ struct APIKeyResolverTests {
         }
         #expect(key.scrub("bad key sk-secret-123456 given") == "bad key REDACTED given")
     }
+
+    @Test("A real key is registered for redaction; a local server's one-letter placeholder is not")
+    func placeholdersAreNotRedacted() {
+        var registered: [String] = []
+        APIKey("sk-secret-123456", origin: "OPENAI_API_KEY").registerForRedaction { registered.append($0) }
+        APIKey("x", origin: "OPENAI_API_KEY").registerForRedaction { registered.append($0) }
+        #expect(registered == ["sk-secret-123456"])
+        #expect(APIKey("x", origin: "OPENAI_API_KEY").scrub("x86_64 box") == "x86_64 box")
+    }
 }

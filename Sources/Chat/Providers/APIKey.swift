@@ -22,14 +22,20 @@ public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     public var customMirror: Mirror { Mirror(self, children: ["origin": origin]) }
 
     /// Hands the key to `register`, for a redaction list that scrubs it from everything printed or traced (and
-    /// for nothing else).
+    /// for nothing else). A key shorter than ``shortestKey`` bytes is not handed over, as ``scrub(_:)`` leaves
+    /// it: it is a local server's placeholder (`OPENAI_API_KEY=x` for a server that checks none), and
+    /// registering `x` made every x of every message and span `REDACTED`.
     public func registerForRedaction(_ register: (String) -> Void) {
+        guard secret.utf8.count >= Self.shortestKey else { return }
         register(secret)
     }
 
+    /// The length from which a key is scrubbed from text: no provider issues shorter keys.
+    static let shortestKey = 4
+
     /// Replaces every occurrence of the key in `text` (a server may echo it in an error) by `REDACTED`.
     public func scrub(_ text: String) -> String {
-        guard secret.utf8.count >= 4, text.contains(secret) else {
+        guard secret.utf8.count >= Self.shortestKey, text.contains(secret) else {
             return text
         }
         return text.replacingOccurrences(of: secret, with: "REDACTED")
