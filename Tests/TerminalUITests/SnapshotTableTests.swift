@@ -16,6 +16,16 @@ import Testing
         #expect(!table.contains("iowait"))
     }
 
+    /// `--sample 0`: one read, no window; the CPU line says why it has no busy share.
+    @Test func aSnapshotWithoutASamplingWindowSaysItsCPUWasNotMeasured() throws {
+        guard case .snapshot(var snapshot) = try Self.containerHost() else { return }
+        let cores = snapshot.cpu?.cores
+        snapshot.cpu = CPUStats(cores: cores)
+        let table = SnapshotTable.render(.snapshot(snapshot))
+        #expect(table.contains("CPU   busy not measured (one read, no sampling window)"), "\(table)")
+        #expect(!table.contains("- busy"))
+    }
+
     /// The BusyBox capture with the filesystems a container host has: overlay mounts with long paths, a device
     /// mapper volume, a FUSE type, and busy disks whose rates need their widest units.
     static func containerHost() throws -> SnapshotRecord {

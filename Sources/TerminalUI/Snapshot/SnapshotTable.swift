@@ -36,7 +36,11 @@ public enum SnapshotTable {
         lines += TerminalText.wrapped(header, width: width, indent: "  ")
 
         if let cpu = snapshot.cpu {
-            var busy = "CPU   " + FigureText.percent(cpu.busyPercent) + " busy"
+            // No window (`--sample 0`): one read, so no busy share; say why rather than show `- busy`.
+            var busy =
+                cpu.busyPercent == nil && cpu.sampleMs == nil
+                ? "CPU   busy not measured (one read, no sampling window)"
+                : "CPU   " + FigureText.percent(cpu.busyPercent) + " busy"
             if cpu.busyPercent != nil {
                 // macOS reports no iowait or steal: leave them out rather than show a false 0.0.
                 let shares = [

@@ -51,7 +51,7 @@ struct SnapshotCommand: AsyncParsableCommand {
             """)
     var collector: CollectorKind = .auto
 
-    @Option(help: "CPU and rate sampling window.")
+    @Option(help: "CPU and rate sampling window; 0 reads once, without CPU or rates.")
     var sample: DurationArgument = DurationArgument(.milliseconds(250))
 
     @Option(help: "How many processes to list, busiest first.")
