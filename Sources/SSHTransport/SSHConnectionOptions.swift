@@ -42,6 +42,9 @@ public struct SSHConnectionOptions: Sendable {
     public var displayName: String
     /// The name or address to connect to, and to look up in known_hosts.
     public var hostName: String
+    /// Where `hostName` was set (`~/.ssh/config line 12`), when an ssh_config `HostName` set it: a name
+    /// that does not resolve is then traced to that line.
+    public var hostNameOrigin: String?
     public var port: Int
     public var user: String
     /// Private key files to try, in order, after the agent. Missing files are skipped.

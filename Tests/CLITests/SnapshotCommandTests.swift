@@ -144,6 +144,25 @@ import Testing
         #expect(errorLines[0].contains("no-such-host.invalid"))
     }
 
+    /// A name that does not resolve is traced to the ssh_config line whose HostName set it, in the file
+    /// actually read (`-F`); a name typed as it is gets the general advice.
+    @Test func anUnresolvableHostNameNamesTheConfigLineThatSetIt() throws {
+        let config = NSTemporaryDirectory() + "hostscope-cli-resolve-\(UUID().uuidString)"
+        try "# fleet\nHost db1\n    HostName db1.no-such-domain.invalid\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let configured = try CLI.run(["snapshot", "db1", "-F", config, "-o", "ndjson"])
+        #expect(configured.status == 3)
+        #expect(
+            configured.stderr.contains(
+                "db1: cannot resolve host name \"db1.no-such-domain.invalid\"")
+                && configured.stderr.contains("; check HostName db1.no-such-domain.invalid at \(config) line 3"),
+            "\(configured.stderr)")
+        let typed = try CLI.run(["snapshot", "web9.no-such-domain.invalid", "-F", config, "-o", "ndjson"])
+        #expect(typed.status == 3)
+        #expect(typed.stderr.contains("check the name, or give it a HostName in ~/.ssh/config"), "\(typed.stderr)")
+    }
+
     @Test func anUnknownHostKeyExitsFiveAndSaysHowToAccept() throws {
         let server = try SSHTestServer.shared()
         let knownHosts = NSTemporaryDirectory() + "hostscope-cli-kh-\(UUID().uuidString)"

@@ -125,6 +125,7 @@ public struct HostResolver: Sendable {
             keepaliveInterval: host.serverAliveInterval > .zero ? host.serverAliveInterval : nil,
             allowPassword: secrets.canSupplyPassword, secrets: secrets.provider)
         options.keepaliveCountMax = host.serverAliveCountMax
+        options.hostNameOrigin = host.origins["hostname"]?.description
         options.algorithms = host.algorithms
         options.revokedHostKeysFiles = host.revokedHostKeysFiles
         if let notice = settings.hostKeyRecorded {

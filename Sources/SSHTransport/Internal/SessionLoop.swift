@@ -294,7 +294,8 @@ final class SessionLoop: @unchecked Sendable {
                 do {
                     continuation.resume(
                         returning: try TCPConnector.resolve(
-                            host: options.hostName, port: options.port, displayName: options.displayName))
+                            host: options.hostName, port: options.port, displayName: options.displayName,
+                            origin: options.hostNameOrigin))
                 } catch {
                     continuation.resume(throwing: error)
                 }

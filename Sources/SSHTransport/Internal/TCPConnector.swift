@@ -22,14 +22,16 @@ enum TCPConnector {
     }
 
     /// Resolves `host` with `getaddrinfo`, which may block for the resolver's timeout: never call
-    /// it on an I/O thread.
-    static func resolve(host: String, port: Int, displayName: String) throws(SSHError) -> [Address] {
-        try lookup(host: host, port: port, displayName: displayName, flags: 0)
-    }
-
-    private static func lookup(host: String, port: Int, displayName: String, flags: Int32) throws(SSHError)
+    /// it on an I/O thread. `origin` is the ssh_config line that set `host` as a `HostName`, if one did.
+    static func resolve(host: String, port: Int, displayName: String, origin: String? = nil) throws(SSHError)
         -> [Address]
     {
+        try lookup(host: host, port: port, displayName: displayName, origin: origin, flags: 0)
+    }
+
+    private static func lookup(
+        host: String, port: Int, displayName: String, origin: String? = nil, flags: Int32
+    ) throws(SSHError) -> [Address] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -39,10 +41,10 @@ enum TCPConnector {
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
             let reason = String(cString: gai_strerror(status))
-            throw SSHError(
-                .resolve,
-                "\(displayName): cannot resolve host name \"\(host)\" (\(reason)); check the name, or its HostName in ~/.ssh/config"
-            )
+            let advice =
+                origin.map { "check HostName \(host) at \($0)" }
+                ?? "check the name, or give it a HostName in ~/.ssh/config"
+            throw SSHError(.resolve, "\(displayName): cannot resolve host name \"\(host)\" (\(reason)); \(advice)")
         }
         defer { freeaddrinfo(list) }
         var addresses: [Address] = []
