@@ -9,7 +9,8 @@ each suite is one (they hold most of the suite's time). The pieces go longest fi
 durations below, measured on the 2-core machine; a piece not listed counts 2 s) to N workers, each
 running one piece at a time as `BUNDLE --testing-library swift-testing --no-parallel --filter PIECE`.
 Within a process tests run one after another, as in a serial run; only pieces run side by side.
-Each piece's output is printed whole when it ends; the run fails when a piece fails.
+Each piece's output is printed whole when it ends; the run fails when a piece fails, and then ends
+by printing again the failure lines of each failed piece (a log's tail then says what failed).
 """
 
 import argparse
@@ -52,6 +53,22 @@ def pieces(test_ids):
     return [(name, re.escape(name) + "[./]") for name in names]
 
 
+def failure_lines(text, limit=80):
+    """The lines of a piece's output that say what failed: each `✘` line and the lines that continue it."""
+    kept = []
+    continuing = False
+    for line in text.splitlines():
+        marker = line.lstrip()[:1]
+        if "\u2718" in line:
+            kept.append(line)
+            continuing = True
+        elif continuing and marker not in ("\u25c7", "\u2714", "\u21b3", ""):
+            kept.append(line)
+        else:
+            continuing = False
+    return kept[:limit]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=3)
@@ -91,14 +108,19 @@ def main():
             with lock:
                 sys.stdout.write(text)
                 print(f"test_jobs: {name} {'passed' if status == 0 else 'FAILED'} in {seconds:.1f} s", flush=True)
-                results.append((name, status, seconds))
+                results.append((name, status, seconds, text))
 
     threads = [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    failed = [name for name, status, _ in results if status != 0]
+    failed = [name for name, status, _, _ in results if status != 0]
+    for name, status, _, text in results:
+        if status != 0:
+            print(f"test_jobs: what failed in {name}:")
+            for line in failure_lines(text) or text.splitlines()[-40:]:
+                print("    " + line)
     print(f"test_jobs: {len(results)} pieces of {len(test_ids)} tests on {options.jobs} workers in "
           f"{time.monotonic() - begin:.1f} s; " + (f"FAILED: {', '.join(failed)}" if failed else "all passed"))
     return 1 if failed else 0

@@ -316,7 +316,8 @@ import Testing
 
     @Test func ctrlCWhileAnAnswerStreamsStopsItAndTheEditorComesBack() async throws {
         try await Self.withSetup { setup in
-            let session = try setup.session(model: "mock-slow")
+            // A frame every 400 ms: the answer lasts 16 s, so Ctrl-C lands while it streams even on a busy machine.
+            let session = try setup.session(model: "mock-slow", extra: ["--header", "X-Mock-Interval-Ms=400"])
             _ = try session.waitForScreen { Self.prompt($0) == "›" }
             try session.send("count slowly", "Enter")
             _ = try session.waitForScreen { $0.contains { $0.contains("word2") } }

@@ -78,7 +78,7 @@ final class TerminalSession {
     }
 
     /// The screen once `predicate` holds for it, or an error naming what was on it after `timeout` seconds.
-    func waitForScreen(timeout: TimeInterval = 20, _ predicate: ([String]) -> Bool) throws -> [String] {
+    func waitForScreen(timeout: TimeInterval = 45, _ predicate: ([String]) -> Bool) throws -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
         var last: [String] = []
         while Date() < deadline {
@@ -90,7 +90,7 @@ final class TerminalSession {
     }
 
     /// The exit status once the command ended.
-    func waitForExit(timeout: TimeInterval = 20) throws -> Int32 {
+    func waitForExit(timeout: TimeInterval = 45) throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: directory + "/status", encoding: .utf8),
