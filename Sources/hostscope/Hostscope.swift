@@ -42,7 +42,7 @@ struct Hostscope: AsyncParsableCommand {
             Glibc.exit(ExitCode.validationFailure.rawValue)
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseWithNegativeValues(Array(CommandLine.arguments.dropFirst()))
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -52,6 +52,55 @@ struct Hostscope: AsyncParsableCommand {
             Output.exit(Hostscope.self, withError: error)
         }
     }
+}
+
+extension Hostscope {
+    /// Parses `arguments`; where the parser found a long option without its value because the value was
+    /// negative (`--top -3`, `--every -5s`: a word starting with `-` reads as an option), parses again with
+    /// that value attached (`--top=-3`), so that the option's own check says what is wrong with it.
+    static func parseWithNegativeValues(_ arguments: [String]) throws -> any ParsableCommand {
+        do {
+            return try parseAsRoot(arguments)
+        } catch {
+            let message = fullMessage(for: error)
+            let joined = attachingNegativeValues(arguments) { option in
+                message.contains("Missing value for '\(option) ")
+            }
+            guard joined != arguments else { throw error }
+            return try parseAsRoot(joined)
+        }
+    }
+}
+
+/// `arguments` with each long option that `lacksValue` and is followed by a negative number (`-3`, `-.5`,
+/// `-5s`) written as one word, `--top=-3`; nothing after `--` changes.
+func attachingNegativeValues(_ arguments: [String], lacksValue: (String) -> Bool) -> [String] {
+    var result: [String] = []
+    var index = 0
+    while index < arguments.count {
+        let argument = arguments[index]
+        if argument == "--" {
+            result += arguments[index...]
+            break
+        }
+        if argument.hasPrefix("--"), !argument.contains("="), index + 1 < arguments.count,
+            looksNegative(arguments[index + 1]), lacksValue(argument)
+        {
+            result.append(argument + "=" + arguments[index + 1])
+            index += 2
+            continue
+        }
+        result.append(argument)
+        index += 1
+    }
+    return result
+}
+
+private func looksNegative(_ word: String) -> Bool {
+    let rest = word.utf8.dropFirst()
+    guard word.utf8.first == UInt8(ascii: "-"), let first = rest.first else { return false }
+    let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+    return digits.contains(first) || (first == UInt8(ascii: ".") && rest.dropFirst().first.map(digits.contains) == true)
 }
 
 /// The sentence for a subcommand that does not exist (`hostscope snapshto`), with the closest one; `nil` when

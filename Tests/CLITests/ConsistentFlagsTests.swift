@@ -29,6 +29,20 @@ import Testing
         #expect(help.stdout.contains("-f, --format"))
     }
 
+    @Test func aNegativeValueIsJudgedByItsOptionRatherThanMissing() throws {
+        let top = try CLI.run(["snapshot", "local", "--top", "-3"])
+        #expect(top.status == 64)
+        #expect(top.stderr.hasPrefix("Error: --top must be 0 or more."), "\(top.stderr)")
+        let every = try CLI.run(["watch", "local", "--every", "-5s", "--count", "1"])
+        #expect(every.status == 64)
+        #expect(!every.stderr.contains("Missing value"), "\(every.stderr)")
+        #expect(every.stderr.contains("--every"), "\(every.stderr)")
+        // A value that is really missing is still said to be.
+        let missing = try CLI.run(["snapshot", "local", "--top"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("Missing value for '--top <top>'"), "\(missing.stderr)")
+    }
+
     @Test func aMisspeltCommandIsAnsweredWithTheOneItWasMeantToBe() throws {
         let top = try CLI.run(["snapshto", "local"])
         #expect(top.status == 64)
