@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HostscopeCore
 import TerminalUI
 
@@ -16,8 +17,12 @@ extension Output {
     /// Ends the program for an error no command caught (usage errors, `--help`, `--version`):
     /// the argument parser's text through these sinks, then its exit status.
     static func exit<Command: ParsableCommand>(_ command: Command.Type, withError error: any Error) -> Never {
-        let text = command.fullMessage(for: error)
+        var text = command.fullMessage(for: error)
         let code = command.exitCode(for: error)
+        // Every duration option is named `<duration>` in usage, so a value it could not read says how to write one.
+        if let end = text.range(of: " <duration>'")?.upperBound, text.hasPrefix("Error: The value '") {
+            text.insert(contentsOf: ": " + DurationText.syntax, at: end)
+        }
         if !text.isEmpty {
             if code == .success {
                 write(text + "\n")

@@ -36,7 +36,14 @@ import Testing
         let every = try CLI.run(["watch", "local", "--every", "-5s", "--count", "1"])
         #expect(every.status == 64)
         #expect(!every.stderr.contains("Missing value"), "\(every.stderr)")
-        #expect(every.stderr.contains("--every"), "\(every.stderr)")
+        #expect(
+            every.stderr.hasPrefix(
+                "Error: The value '-5s' is invalid for '--every <duration>': a duration is a number of 0 or more and a unit"
+            ), "\(every.stderr)")
+        // So does any duration it cannot read.
+        let unit = try CLI.run(["snapshot", "local", "--sample", "5x"])
+        #expect(unit.status == 64)
+        #expect(unit.stderr.contains("'--sample <duration>': a duration is a number"), "\(unit.stderr)")
         // A value that is really missing is still said to be.
         let missing = try CLI.run(["snapshot", "local", "--top"])
         #expect(missing.status == 64)

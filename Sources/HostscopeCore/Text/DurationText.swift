@@ -24,6 +24,10 @@ public enum DurationText {
         return .milliseconds(Int64(milliseconds))
     }
 
+    /// How to write a duration, for the message about one that could not be read.
+    public static let syntax =
+        "a duration is a number of 0 or more and a unit, as 250ms, 5s, 1.5s, 10m, 2h or 7d (no unit means seconds)"
+
     /// `250ms`, `5s`, `1.5s`, `10m`, `2h`.
     public static func format(_ duration: Duration) -> String {
         let milliseconds = duration.wholeMilliseconds

@@ -40,7 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
 
-    @Option(help: "Collection interval of each host.")
+    @Option(help: ArgumentHelp("Collection interval of each host.", valueName: "duration"))
     var every: DurationArgument = DurationArgument(.seconds(15))
 
     @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "host:port"))

@@ -51,7 +51,9 @@ struct SnapshotCommand: AsyncParsableCommand {
             """)
     var collector: CollectorKind = .auto
 
-    @Option(help: "CPU and rate sampling window; 0 reads once, without CPU or rates.")
+    @Option(
+        help: ArgumentHelp(
+            "CPU and rate sampling window; 0 reads once, without CPU or rates.", valueName: "duration"))
     var sample: DurationArgument = DurationArgument(.milliseconds(250))
 
     @Option(help: "How many processes to list, busiest first.")
@@ -61,7 +63,9 @@ struct SnapshotCommand: AsyncParsableCommand {
         name: .customLong("csv-layout"), help: "CSV layout: wide (host-level columns) or long (per disk/interface).")
     var csvLayout: CSVLayout = .wide
 
-    @Option(name: .customLong("timeout"), help: "Limit on the probe command on each host.")
+    @Option(
+        name: .customLong("timeout"),
+        help: ArgumentHelp("Limit on the probe command on each host.", valueName: "duration"))
     var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
 
     @OptionGroup var connection: ConnectionOptions

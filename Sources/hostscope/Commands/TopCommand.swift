@@ -36,7 +36,7 @@ struct TopCommand: AsyncParsableCommand {
         help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
 
-    @Option(help: "Tick interval.")
+    @Option(help: ArgumentHelp("Tick interval.", valueName: "duration"))
     var every: DurationArgument = DurationArgument(.seconds(2))
 
     @Option(help: "auto, proc or tools.")
@@ -45,7 +45,9 @@ struct TopCommand: AsyncParsableCommand {
     @Option(help: "How many processes to collect per host for the detail.")
     var top: Int = 20
 
-    @Option(name: .customLong("timeout"), help: "Limit on each probe command (at most 80% of --every).")
+    @Option(
+        name: .customLong("timeout"),
+        help: ArgumentHelp("Limit on each probe command (at most 80% of --every).", valueName: "duration"))
     var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
 
     @Option(name: .customLong("color"), help: "auto, always or never (auto: on a terminal, unless NO_COLOR is set).")

@@ -50,7 +50,7 @@ struct WatchCommand: AsyncParsableCommand {
         help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
 
-    @Option(help: "Tick interval.")
+    @Option(help: ArgumentHelp("Tick interval.", valueName: "duration"))
     var every: DurationArgument = DurationArgument(.seconds(5))
 
     @Option(help: "Ticks per host, then stop.")

@@ -10,7 +10,9 @@ struct WatchOptions: ParsableArguments {
     @Option(help: "How many processes to record per snapshot.")
     var top: Int = 10
 
-    @Option(name: .customLong("timeout"), help: "Limit on each probe command (at most 80% of --every).")
+    @Option(
+        name: .customLong("timeout"),
+        help: ArgumentHelp("Limit on each probe command (at most 80% of --every).", valueName: "duration"))
     var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
 
     @Option(name: .customLong("db"), help: ArgumentHelp("The history database file.", valueName: "file"))
