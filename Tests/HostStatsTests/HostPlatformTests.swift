@@ -91,8 +91,10 @@ import Testing
 /// The detection script run by this machine's `sh`, with fake `uname` and `getconf` in front of
 /// the real ones where a test needs another machine.
 @Suite struct DetectionScriptTests {
-    private func detect(path: String? = nil) throws -> (output: ProbeOutput, platform: HostPlatform) {
-        let output = ProbeOutput(try LocalShell.run(HostPlatform.detectionCommand, path: path))
+    private func detect(path: String? = nil, pathOnly: Bool = false) throws -> (
+        output: ProbeOutput, platform: HostPlatform
+    ) {
+        let output = ProbeOutput(try LocalShell.run(HostPlatform.detectionCommand, path: path, pathOnly: pathOnly))
         return (output, try HostPlatform.parse(output))
     }
 
@@ -134,6 +136,52 @@ import Testing
             let platform = try detect(path: directory).platform
             #expect(platform.pageSize == 4096)
         }
+    }
+
+    /// A PATH of only `directory`: the real `uname` and `cat`, a `grep` that notes each run in `grep.log` before
+    /// running the real one, and a `ps` as `makePS` leaves it.
+    private func detectBusyBox(_ makePS: (String) throws -> Void) throws -> (busyBox: Bool, grepRan: Bool) {
+        try withTools(["grep": "echo \"$@\" >> \"${0%/*}/grep.log\"; exec /bin/grep \"$@\""]) { directory in
+            for tool in ["uname", "cat"] {
+                try FileManager.default.createSymbolicLink(
+                    atPath: directory + "/" + tool, withDestinationPath: "/bin/" + tool)
+            }
+            try makePS(directory)
+            let platform = try detect(path: directory, pathOnly: true).platform
+            return (platform.isBusyBox, FileManager.default.fileExists(atPath: directory + "/grep.log"))
+        }
+    }
+
+    /// An executable file that holds BusyBox's banner, as its binary does.
+    private func writeBusyBoxBinary(_ path: String) throws {
+        try Data("#!/bin/sh\n# BusyBox v1.36.1 (2023-06-01) multi-call binary.\n".utf8).write(
+            to: URL(fileURLWithPath: path))
+        chmod(path, 0o755)
+    }
+
+    @Test func busyBoxIsRecognisedByItsPSAndAPlainPSIsNotRead() throws {
+        // ps a link to the BusyBox binary (Alpine, most embedded systems).
+        let linked = try detectBusyBox { directory in
+            try writeBusyBoxBinary(directory + "/multicall")
+            try FileManager.default.createSymbolicLink(atPath: directory + "/ps", withDestinationPath: "multicall")
+        }
+        #expect(linked == (true, true))
+        // ps a hard link of busybox, which is on the PATH too.
+        let hardLinked = try detectBusyBox { directory in
+            try writeBusyBoxBinary(directory + "/busybox")
+            try FileManager.default.linkItem(atPath: directory + "/busybox", toPath: directory + "/ps")
+        }
+        #expect(hardLinked == (true, true))
+        // A plain ps with no busybox about (procps, macOS): the file is not read, whatever it holds.
+        let plain = try detectBusyBox { directory in try writeBusyBoxBinary(directory + "/ps") }
+        #expect(plain == (false, false))
+        // A busybox beside a ps of another userland does not make it BusyBox.
+        let beside = try detectBusyBox { directory in
+            try writeBusyBoxBinary(directory + "/busybox")
+            try Data("#!/bin/sh\n# procps-ng\n".utf8).write(to: URL(fileURLWithPath: directory + "/ps"))
+            chmod(directory + "/ps", 0o755)
+        }
+        #expect(beside == (false, true))
     }
 
     @Test func otherMachinesAskGetconfAndWithoutItSmaps() throws {

@@ -125,7 +125,8 @@ actor RecordingRunner: CommandRunner {
     }
 
     /// Firmware images install the applets as copies or hard links of the binary, not as links
-    /// to it: the banner inside the file `ps` runs still names BusyBox.
+    /// to it: the banner inside the file `ps` runs still names BusyBox (`busybox` itself is on the
+    /// PATH beside them, as here, which is what has the detection read `ps`).
     @Test func aPsThatIsACopyOfBusyBoxIsBusyBox() async throws {
         let directory = NSTemporaryDirectory() + "hostscope-busybox-copy-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

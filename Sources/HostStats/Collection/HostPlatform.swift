@@ -37,17 +37,21 @@ public struct HostPlatform: Sendable, Equatable {
     /// - The page size of x86 (32 and 64 bit) is 4096 whatever the kernel; `getconf PAGESIZE` runs
     ///   only on other machines (ARM kernels use 4, 16 or 64 KiB). Minimal hosts lack `getconf`;
     ///   the kernel's page size is then read from the `KernelPageSize` line of `/proc/self/smaps`.
-    /// - BusyBox is recognised by its `ps`: the file `ps` runs (a link to the `busybox` binary, a
-    ///   hard link or a copy) holds BusyBox's `BusyBox v1.x` banner. A BusyBox binary that merely
-    ///   sits beside procps does not count. One `grep -q` over the binary costs the host about a
-    ///   quarter of running `ls -l` and `ps --help` (procps' `ps` is slow to start).
+    /// - `sw_vers` runs only where `uname` says Darwin (a command that is not there still costs a
+    ///   `fork`).
+    /// - BusyBox is recognised by its `ps`: the file `ps` runs (a link to the `busybox` binary, or a
+    ///   hard link) holds BusyBox's `BusyBox v1.x` banner. A BusyBox binary that merely sits beside
+    ///   procps does not count. The `grep -q` over the binary runs only when `ps` is a symbolic link
+    ///   or a `busybox` is on the PATH (a hard-link install has both); a host with neither, most of
+    ///   them, is spared reading its `ps`.
     /// - `/etc/passwd` is read by `cat`: a shell's `read` takes a byte per system call, which a
     ///   directory of thousands of accounts would make slower than starting `cat`.
     public static let detectionCommand =
         "export LC_ALL=C LANG=C; echo @@os; for f in /etc/os-release /usr/lib/os-release; do if [ -r \"$f\" ]; then "
         + "while IFS= read -r l || [ -n \"$l\" ]; do printf '%s\\n' \"$l\"; done <\"$f\"; break; fi; done; "
-        + "u=$(uname -snrm); printf '%s\\n' \"$u\"; echo @@sw_vers; sw_vers 2>/dev/null; "
-        + "echo @@ps; p=$(command -v ps); echo \"$p\"; grep -q 'BusyBox v' \"$p\" 2>/dev/null && echo BusyBox; "
+        + "u=$(uname -snrm); printf '%s\\n' \"$u\"; echo @@sw_vers; case $u in Darwin*) sw_vers 2>/dev/null ;; esac; "
+        + "echo @@ps; p=$(command -v ps); echo \"$p\"; if [ -h \"$p\" ] || command -v busybox >/dev/null 2>&1; then "
+        + "grep -q 'BusyBox v' \"$p\" 2>/dev/null && echo BusyBox; fi; "
         + "echo @@sysstat; command -v mpstat 2>/dev/null; "
         + "echo @@pagesize; case $u in *' x86_64' | *' i'[3-6]86) echo 4096 ;; "
         + "*) getconf PAGESIZE 2>/dev/null || grep -m 1 KernelPageSize /proc/self/smaps 2>/dev/null ;; esac; "
