@@ -53,6 +53,29 @@ final class RecordingSecrets: Sendable {
         await session.close()
     }
 
+    @Test func aKeyThatWorksIsOfferedBeforeAskingForMethodsAndARefusedOneFallsBackToTheList() async throws {
+        let said = Lock<[String]>([])
+        var options = harnessOptions(server, identities: [server.keyPath])
+        options.verbose = { line in said.withLock { $0.append(line) } }
+        let session = try await SSHSession.connect(options)
+        #expect(session.info.authMethod.contains("id_ed25519"))
+        await session.close()
+        // One exchange: the methods were never asked for.
+        #expect(!said.withLock { $0 }.contains { $0.contains("the server accepts") }, "\(said.withLock { $0 })")
+
+        // A first key the server refuses: then the methods are asked for and the next key is tried.
+        said.withLock { $0 = [] }
+        options.identityFiles = [server.rsaKeyPath, server.keyPath]
+        let second = try await SSHSession.connect(options)
+        #expect(second.info.authMethod.contains("id_ed25519"))
+        await second.close()
+        let lines = said.withLock { $0 }
+        let refused = lines.firstIndex { $0.contains("tried ") && $0.contains("id_rsa: refused by the server") }
+        let listed = lines.firstIndex { $0.contains("the server accepts ") && $0.contains("publickey") }
+        #expect(refused != nil && listed != nil && refused! < listed!, "\(lines)")
+        #expect(lines.filter { $0.contains("id_rsa") && $0.hasPrefix("harness: tried") }.count == 1, "\(lines)")
+    }
+
     @Test func sshConfigAlgorithmListsChooseWhatIsNegotiated() async throws {
         var options = harnessOptions(server)
         // A hardened list: the names libssh2 lacks are passed over, the rest keep their order.

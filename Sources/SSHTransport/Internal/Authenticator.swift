@@ -11,6 +11,12 @@ import Foundation
 ///
 /// Every attempt is remembered so that a final failure says what was tried and why each
 /// failed, instead of a bare "authentication failed".
+///
+/// Asking the server which methods it takes costs a round trip and, with OpenSSH, the few
+/// milliseconds it waits before answering any request that does not authenticate. So when no
+/// agent is used and the first identity file needs no passphrase, that key is offered first,
+/// and the methods are asked for only if it is refused: a connection with a key that works
+/// (every host of a fleet) authenticates in one exchange, about 6 ms sooner.
 // Not Sendable: owned by one session and used on its I/O thread only.
 final class Authenticator {
     enum Step {
@@ -41,6 +47,8 @@ final class Authenticator {
     let serverBanner: String?
     private var stage = Stage.listing
     private var methods: Set<String> = []
+    /// Whether the server's methods were asked for yet.
+    private var listed = false
     private var attempts: [Attempt] = []
     private var rsaRejected = false
     private var identityFiles: [PrivateKeyFile] = []
@@ -58,6 +66,21 @@ final class Authenticator {
     init(options: SSHConnectionOptions, serverBanner: String?) {
         self.options = options
         self.serverBanner = serverBanner
+        if options.agentSocket == nil {
+            identityFiles = Self.inspect(options)
+            if let first = identityFiles.first, !first.isEncrypted { stage = .keyFile(0) }
+        }
+    }
+
+    /// The identity files that hold a key, in order; `-v` is told of the others.
+    private static func inspect(_ options: SSHConnectionOptions) -> [PrivateKeyFile] {
+        let files = options.identityFiles.compactMap { PrivateKeyFile.inspect($0) }
+        if let verbose = options.verbose {
+            for path in options.identityFiles where !files.contains(where: { $0.path == path }) {
+                verbose("\(options.displayName): no key in \(Self.tilde(path)), skipped")
+            }
+        }
+        return files
     }
 
     deinit {
@@ -92,22 +115,26 @@ final class Authenticator {
                 if libssh2_userauth_authenticated(session) != 0 { return .authenticated(method: "none") }
                 let error = LibSSH2.lastError(session)
                 if error.code == LibSSH2.eagain { return .blocked }
+                // A server that hangs up after refusing the key offered first: say what was tried.
+                if !attempts.isEmpty && LibSSH2.isFatalTransportError(error.code) { throw finalError() }
                 throw SSHError(
                     error.code == Int32(LIBSSH2_ERROR_TIMEOUT) ? .timeout : .auth,
                     "\(options.displayName): the server ended the connection before authentication (\(error.message))",
                     libssh2Code: error.code)
             }
             methods = Set(String(cString: listed).split(separator: ",").map(String.init))
+            self.listed = true
             options.verbose?(
                 "\(options.displayName): the server accepts \(String(cString: listed)) for \(options.user)")
             if methods.contains("publickey") {
-                identityFiles = options.identityFiles.compactMap { PrivateKeyFile.inspect($0) }
-                if let verbose = options.verbose {
-                    for path in options.identityFiles where !identityFiles.contains(where: { $0.path == path }) {
-                        verbose("\(options.displayName): no key in \(Self.tilde(path)), skipped")
-                    }
+                if options.agentSocket != nil {
+                    identityFiles = Self.inspect(options)
+                    stage = .agentStart
+                } else {
+                    // The first key was offered before asking when it needs no passphrase.
+                    let first = identityFiles.first.map { !$0.isEncrypted } == true
+                    stage = .keyFile(first ? 1 : 0)
                 }
-                stage = options.agentSocket != nil ? .agentStart : .keyFile(0)
             } else {
                 stage = .passwordChoice
             }
@@ -229,7 +256,7 @@ final class Authenticator {
                 if key.isRSA && serverRequiresSHA2 { rsaRejected = true }
             }
             record(Attempt(source: Self.tilde(key.path), outcome: outcome))
-            stage = .keyFile(index + 1)
+            stage = listed ? .keyFile(index + 1) : .listing
             return nil
 
         case .passwordChoice:
