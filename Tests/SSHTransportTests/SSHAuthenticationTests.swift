@@ -119,11 +119,37 @@ final class RecordingSecrets: Sendable {
     }
 
     @Test func theAgentIsTriedFirst() async throws {
+        let said = Lock<[String]>([])
         let session = try await SSHSession.connect(
             harnessOptions(server, identities: [server.ecdsaKeyPath], agent: true)
-                .with { $0.identitiesOnly = false })
+                .with {
+                    $0.identitiesOnly = false
+                    $0.verbose = { line in said.withLock { $0.append(line) } }
+                })
         #expect(session.info.authMethod.hasPrefix("publickey (ssh-agent"))
         await session.close()
+        // The agent's key was offered at once, without asking the server for its methods first.
+        #expect(!said.withLock { $0 }.contains { $0.contains("the server accepts") }, "\(said.withLock { $0 })")
+    }
+
+    @Test func agentKeysTheServerRefusesLeadToItsMethodsThenTheKeyFiles() async throws {
+        // A user the server does not know refuses every key: the agent's, offered at once, then (the server's
+        // methods asked for in between) the key file; the error lists both.
+        let said = Lock<[String]>([])
+        var options = harnessOptions(server, identities: [server.ecdsaKeyPath], agent: true)
+        options.identitiesOnly = false
+        options.user = "no-such-user-\(getpid())"
+        options.verbose = { line in said.withLock { $0.append(line) } }
+        let error = await connectError(options)
+        #expect(error?.code == .auth)
+        #expect(error?.message.contains("ssh-agent (1 key refused)") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("id_ecdsa (refused by the server)") == true, "\(String(describing: error))")
+        let lines = said.withLock { $0 }
+        let agent = lines.firstIndex { $0.contains("tried ssh-agent") }
+        let listed = lines.firstIndex { $0.contains("the server accepts") }
+        let file = lines.firstIndex { $0.contains("tried ") && $0.contains("id_ecdsa") }
+        #expect(listed != nil && file != nil && listed! < file!, "\(lines)")
+        #expect(agent != nil, "\(lines)")
     }
 
     @Test func anEncryptedKeyUsesThePassphraseFromTheProvider() async throws {

@@ -13,10 +13,11 @@ import Foundation
 /// failed, instead of a bare "authentication failed".
 ///
 /// Asking the server which methods it takes costs a round trip and, with OpenSSH, the few
-/// milliseconds it waits before answering any request that does not authenticate. So when no
-/// agent is used and the first identity file needs no passphrase, that key is offered first,
-/// and the methods are asked for only if it is refused: a connection with a key that works
-/// (every host of a fleet) authenticates in one exchange, about 6 ms sooner.
+/// milliseconds it waits before answering any request that does not authenticate. So the first
+/// key (the agent's first usable one, else the first identity file when it needs no passphrase)
+/// is offered at once, and the methods are asked for only once a key is refused or before a
+/// passphrase or password is asked for: a connection with a key that works (every host of a
+/// fleet) authenticates in one exchange, about 6 ms sooner.
 // Not Sendable: owned by one session and used on its I/O thread only.
 final class Authenticator {
     enum Step {
@@ -49,6 +50,8 @@ final class Authenticator {
     private var methods: Set<String> = []
     /// Whether the server's methods were asked for yet.
     private var listed = false
+    /// Where to go on once they are known (nil: from the start, the agent or the first key file).
+    private var afterListing: Stage?
     private var attempts: [Attempt] = []
     private var rsaRejected = false
     private var identityFiles: [PrivateKeyFile] = []
@@ -66,9 +69,11 @@ final class Authenticator {
     init(options: SSHConnectionOptions, serverBanner: String?) {
         self.options = options
         self.serverBanner = serverBanner
-        if options.agentSocket == nil {
-            identityFiles = Self.inspect(options)
-            if let first = identityFiles.first, !first.isEncrypted { stage = .keyFile(0) }
+        identityFiles = Self.inspect(options)
+        if options.agentSocket != nil {
+            stage = .agentStart
+        } else if let first = identityFiles.first, !first.isEncrypted {
+            stage = .keyFile(0)
         }
     }
 
@@ -127,15 +132,9 @@ final class Authenticator {
             options.verbose?(
                 "\(options.displayName): the server accepts \(String(cString: listed)) for \(options.user)")
             if methods.contains("publickey") {
-                if options.agentSocket != nil {
-                    identityFiles = Self.inspect(options)
-                    stage = .agentStart
-                } else {
-                    // The first key was offered before asking when it needs no passphrase.
-                    let first = identityFiles.first.map { !$0.isEncrypted } == true
-                    stage = .keyFile(first ? 1 : 0)
-                }
+                stage = afterListing ?? (options.agentSocket != nil ? .agentStart : .keyFile(0))
             } else {
+                freeAgent()
                 stage = .passwordChoice
             }
             return nil
@@ -203,7 +202,7 @@ final class Authenticator {
             if reader.string().map({ String(decoding: $0, as: UTF8.self) }) == "ssh-rsa" && serverRequiresSHA2 {
                 rsaRejected = true
             }
-            stage = .agentNext
+            goOn(to: .agentNext)
             return nil
 
         case .keyFile(let index):
@@ -219,6 +218,11 @@ final class Authenticator {
                 return nil
             }
             let key = identityFiles[index]
+            if key.isEncrypted && !listed {
+                // No passphrase is asked for before the server is known to take keys.
+                goOn(to: .keyFile(index))
+                return nil
+            }
             if key.isEncrypted && passphrases[index] == nil {
                 switch takeSecret(.passphrase(keyPath: key.path)) {
                 case .ask(let request):
@@ -256,10 +260,14 @@ final class Authenticator {
                 if key.isRSA && serverRequiresSHA2 { rsaRejected = true }
             }
             record(Attempt(source: Self.tilde(key.path), outcome: outcome))
-            stage = listed ? .keyFile(index + 1) : .listing
+            goOn(to: .keyFile(index + 1))
             return nil
 
         case .passwordChoice:
+            guard listed else {
+                goOn(to: .passwordChoice)
+                return nil
+            }
             let interactive = methods.contains("keyboard-interactive")
             if (methods.contains("password") || interactive) && options.allowPassword {
                 // The same password through `password` when offered, else through keyboard-interactive
@@ -331,6 +339,16 @@ final class Authenticator {
 
         case .finished:
             return .failed(finalError())
+        }
+    }
+
+    /// Makes `next` the stage, once the server's methods are known: until then, asks for them first.
+    private func goOn(to next: Stage) {
+        if listed {
+            stage = next
+        } else {
+            afterListing = next
+            stage = .listing
         }
     }
 
