@@ -55,9 +55,9 @@ struct Hostscope: AsyncParsableCommand {
 }
 
 extension Hostscope {
-    /// Parses `arguments`; where the parser found a long option without its value because the value was
-    /// negative (`--top -3`, `--every -5s`: a word starting with `-` reads as an option), parses again with
-    /// that value attached (`--top=-3`), so that the option's own check says what is wrong with it.
+    /// Parses `arguments`; where the parser found an option without its value because the value was
+    /// negative (`--top -3`, `--every -5s`, `-p -22`: a word starting with `-` reads as an option), parses
+    /// again with that value attached (`--top=-3`), so that the option's own check says what is wrong with it.
     static func parseWithNegativeValues(_ arguments: [String]) throws -> any ParsableCommand {
         do {
             return try parseAsRoot(arguments)
@@ -72,8 +72,8 @@ extension Hostscope {
     }
 }
 
-/// `arguments` with each long option that `lacksValue` and is followed by a negative number (`-3`, `-.5`,
-/// `-5s`) written as one word, `--top=-3`; nothing after `--` changes.
+/// `arguments` with each option that `lacksValue` and is followed by a negative number (`-3`, `-.5`, `-5s`)
+/// written as one word, `--top=-3` or `-p=-22`; nothing after `--` changes.
 func attachingNegativeValues(_ arguments: [String], lacksValue: (String) -> Bool) -> [String] {
     var result: [String] = []
     var index = 0
@@ -83,7 +83,7 @@ func attachingNegativeValues(_ arguments: [String], lacksValue: (String) -> Bool
             result += arguments[index...]
             break
         }
-        if argument.hasPrefix("--"), !argument.contains("="), index + 1 < arguments.count,
+        if argument.hasPrefix("-"), !looksNegative(argument), !argument.contains("="), index + 1 < arguments.count,
             looksNegative(arguments[index + 1]), lacksValue(argument)
         {
             result.append(argument + "=" + arguments[index + 1])

@@ -44,6 +44,9 @@ import Testing
         let unit = try CLI.run(["snapshot", "local", "--sample", "5x"])
         #expect(unit.status == 64)
         #expect(unit.stderr.contains("'--sample <duration>': a duration is a number"), "\(unit.stderr)")
+        let port = try CLI.run(["snapshot", "web1", "-p", "-22"])
+        #expect(port.status == 64)
+        #expect(port.stderr.hasPrefix("Error: --port -22 is not a TCP port"), "\(port.stderr)")
         // A value that is really missing is still said to be.
         let missing = try CLI.run(["snapshot", "local", "--top"])
         #expect(missing.status == 64)
