@@ -82,9 +82,13 @@ struct OpenSSHClient {
         let output = try run(arguments + [host, "true"], variables: variables)
         let prefix = "debug1: identity file "
         // With -v, ssh ends its log lines with CR LF.
+        // The proxy command's shell complains on the same stderr ("exec: exit: not found"), in two writes: ssh's
+        // line may land between them, behind the complaint, so the prefix is looked for anywhere in a line.
         let logged = output.standardError.split(whereSeparator: \.isNewline).compactMap { line -> String? in
-            guard line.hasPrefix(prefix), let type = line.range(of: " type ", options: .backwards) else { return nil }
-            return String(line[line.index(line.startIndex, offsetBy: prefix.count)..<type.lowerBound])
+            guard let start = line.range(of: prefix), let type = line.range(of: " type ", options: .backwards),
+                start.upperBound <= type.lowerBound
+            else { return nil }
+            return String(line[start.upperBound..<type.lowerBound])
         }
         // Each key file is followed by its `-cert` companion, which hostscope does not look for.
         return logged.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element)
