@@ -17,6 +17,7 @@ let package = Package(
             name: "HostscopeParsers",
             targets: [
                 "ValueFormats", "OrderedJSON", "HostStats", "SSHTransport", "RemoteFiles", "AgentTracing", "Chat",
+                "HostscopeCore", "MetricsExposition", "ServeAPI",
             ]),
     ],
     dependencies: [

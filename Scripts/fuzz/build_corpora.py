@@ -76,7 +76,7 @@ def seeds(harness):
             yield path.name, bytes([selector]) + path.read_bytes()
             if selector in (2, 3):
                 yield "tools-" + path.name, bytes([1]) + path.read_bytes()
-    elif harness in ("ssh-config", "known-hosts", "glob", "line-pattern"):
+    elif harness in ("ssh-config", "known-hosts", "glob", "line-pattern", "serve-request"):
         for path in sorted((FIXTURES / "fuzz" / harness).iterdir()):
             yield path.name, path.read_bytes()
     elif harness == "sse":

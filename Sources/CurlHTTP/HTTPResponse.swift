@@ -1,5 +1,6 @@
 internal import CCurl
 public import Foundation
+import ValueFormats
 
 /// The status line and headers of a response, available as soon as the server has sent them.
 public struct HTTPResponseHead: Sendable, Hashable, CustomStringConvertible {
@@ -44,7 +45,7 @@ public struct HTTPResponseHead: Sendable, Hashable, CustomStringConvertible {
             return nil
         }
         let seconds = Double(when) - now.timeIntervalSince1970
-        return seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.up))) : .zero
+        return seconds > 0 ? .milliseconds(Int64(clamping: seconds * 1000, rounding: .up)) : .zero
     }
 
     /// `HTTP/1.1 429 Too Many Requests [headers]`, with secret header values redacted.

@@ -17,10 +17,16 @@ enum EventStream {
     static let names: Set<String> = ["record", "host_state", "span", "fleet"]
     static let keepAlive: Duration = .seconds(15)
 
-    /// Clients connected now, against ``ServeConfiguration/maximumEventClients``.
-    static let clients = Lock(0)
+    /// Clients connected now, in all and by address, against ``ServeConfiguration/maximumEventClients`` and
+    /// ``ServeConfiguration/maximumEventClientsPerAddress``: one client that never reads cannot take every slot.
+    static let clients = Lock(Clients())
 
-    static func response(_ request: Request, _ serve: ServeContext) throws -> Response {
+    struct Clients {
+        var total = 0
+        var byAddress: [String: Int] = [:]
+    }
+
+    static func response(_ request: Request, client: String, _ serve: ServeContext) throws -> Response {
         let query = try QueryParameters(request.uri.query, allowed: ["types"])
         var wanted = names
         if let types = query["types"] {
@@ -31,22 +37,33 @@ enum EventStream {
                     "types lists event names separated by commas, from: \(names.sorted().joined(separator: ", "))")
             }
         }
-        let admitted = clients.withLock { count -> Bool in
-            guard count < serve.configuration.maximumEventClients else { return false }
-            count += 1
-            return true
+        let configuration = serve.configuration
+        let refusal = clients.withLock { clients -> String? in
+            guard clients.total < configuration.maximumEventClients else {
+                return "\(configuration.maximumEventClients) event streams are open already; try again later"
+            }
+            guard clients.byAddress[client, default: 0] < configuration.maximumEventClientsPerAddress else {
+                return "\(configuration.maximumEventClientsPerAddress) event streams from \(client) are open already; "
+                    + "close one, or try again later"
+            }
+            clients.total += 1
+            clients.byAddress[client, default: 0] += 1
+            return nil
         }
-        guard admitted else {
-            throw APIError(
-                status: 503, code: "too_many_streams",
-                message: "\(serve.configuration.maximumEventClients) event streams are open already; try again later",
-                retryAfterSeconds: 5)
+        if let refusal {
+            throw APIError(status: 503, code: "too_many_streams", message: refusal, retryAfterSeconds: 5)
         }
         let selected = wanted
         let log = serve.board.events
         let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
         let body = ResponseBody { writer in
-            defer { clients.withLock { $0 -= 1 } }
+            defer {
+                clients.withLock { clients in
+                    clients.total -= 1
+                    clients.byAddress[client, default: 1] -= 1
+                    if clients.byAddress[client] == 0 { clients.byAddress[client] = nil }
+                }
+            }
             let (id, doorbell) = log.subscribe()
             defer { log.unsubscribe(id) }
             let resume = log.resumePosition(lastEventID: lastEventID)

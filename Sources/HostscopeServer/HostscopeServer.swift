@@ -75,9 +75,11 @@ public enum HostscopeServer {
             server = .http1()
         }
         let holder = FleetHolder(parts.fleet)
+        let probes = ProbeAdmissions(
+            maximumHosts: configuration.maximumProbeHosts, minimumExpiry: parts.watch.plan.interval * 3)
         let context = ServeContext(
             configuration: configuration, board: parts.board, watch: parts.watch, fleet: holder,
-            database: parts.database)
+            database: parts.database, probes: probes)
         let (bound, boundContinuation) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: ServeRoutes.router(context), server: server,
@@ -97,7 +99,7 @@ public enum HostscopeServer {
                 boundContinuation.finish()
             },
             logger: logger)
-        let fleetService = FleetService(parts: parts, holder: holder, bound: bound, logger: logger)
+        let fleetService = FleetService(parts: parts, holder: holder, probes: probes, bound: bound, logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
@@ -171,6 +173,7 @@ public enum HostscopeServer {
 struct FleetService: Service {
     let parts: HostscopeServer.Parts
     let holder: FleetHolder
+    let probes: ProbeAdmissions
     let bound: AsyncStream<Void>
     let logger: Logger
 
@@ -208,6 +211,18 @@ struct FleetService: Service {
                 board.events.ring()
             }
         }
+        // Hosts added by probes and no longer probed stop being watched.
+        let expiry = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let expired = probes.expire(now: .now)
+                guard !expired.isEmpty else { continue }
+                watch.removeHosts(named: Set(expired))
+                logger.info(
+                    "stopped watching hosts no longer probed",
+                    metadata: ["hosts": "\(expired.count)", "first": "\(expired[0])"])
+            }
+        }
         let reloads = ReloadSignal()
         let reloader = Task {
             for await _ in reloads.stream { reload() }
@@ -217,6 +232,7 @@ struct FleetService: Service {
         board.events.finish()
         reloads.stop()
         reloader.cancel()
+        expiry.cancel()
         keepAlive.cancel()
         spans.cancel()
         // Cancelling the run closes every session; the subscription ends once its last events are read.

@@ -14,6 +14,11 @@ public struct ServeConfiguration: Sendable {
     public var maximumTargetLength: Int
     /// Event-stream clients served at once; more get 503.
     public var maximumEventClients: Int
+    /// Event-stream clients served at once from one client address; more get 503.
+    public var maximumEventClientsPerAddress: Int = 8
+    /// Hosts that `/probe` may add through the fleet's patterns, watched at once (`--probe-max-hosts`);
+    /// more are refused with 503 until idle ones expire.
+    public var maximumProbeHosts: Int = 1000
     /// How long a `/probe` of a host not yet collected waits for its first record, at most (the scrape
     /// timeout Prometheus sends, less half a second, is used when shorter).
     public var firstProbeWait: Duration

@@ -123,10 +123,11 @@ struct GuardMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard request.method == .get || request.method == .head else {
+        // HEAD too: no route answers it, and a 404 would say the resource is not there.
+        guard request.method == .get else {
             throw APIError(
                 status: 405, code: "method_not_allowed",
-                message: "serve only answers GET; nothing can be changed through it")
+                message: "serve only answers GET; nothing can be changed through it, and HEAD is not answered")
         }
         let target = request.head.path ?? ""
         guard target.utf8.count <= maximumTargetLength else {

@@ -19,6 +19,8 @@ struct ServeContext: Sendable {
     /// The current fleet (replaced on reload): who may be probed.
     let fleet: FleetHolder
     let database: StorageDatabase?
+    /// The hosts `/probe` added through the fleet's patterns: capped, and expired when no longer probed.
+    let probes: ProbeAdmissions
 }
 
 /// Every endpoint of `serve`; each handler reads its input, asks the board or the store once and
@@ -31,7 +33,7 @@ enum ServeRoutes {
 
         router.get("/") { _, _ in Response.json(index) }
         router.get("/healthz") { _, _ in Response.text("ok\n", contentType: "text/plain; charset=utf-8") }
-        router.get("/readyz") { _, _ in readiness(serve) }
+        router.get("/readyz") { request, _ in readiness(request, serve) }
         router.get("/metrics") { request, _ in
             let format = ExpositionFormat.negotiate(accept: request.headers[.accept])
             let coding = ContentCoding.negotiate(acceptEncoding: request.headers[.acceptEncoding])
@@ -53,7 +55,16 @@ enum ServeRoutes {
             let database = try store(serve)
             do {
                 let page = try await database.history.page(query.query, after: query.cursor, limit: query.page.limit)
+                // A host neither watched now nor ever recorded is unknown, as for /api/v1/hosts/{host}.
+                if page.records.isEmpty, serve.board.hostState(host) == nil,
+                    try await database.history.page(HistoryQuery(hosts: .exact([host])), limit: 1).records.isEmpty
+                {
+                    throw APIError.notFound(
+                        "\(host) was never watched by this serve and has no history; GET /api/v1/hosts lists the hosts")
+                }
                 return Response.json(APIEncoding.history(host: host, page: page))
+            } catch let error as APIError {
+                throw error
             } catch {
                 throw storageFailure(error)
             }
@@ -84,7 +95,9 @@ enum ServeRoutes {
                 throw storageFailure(error)
             }
         }
-        router.get("/api/v1/events") { request, _ in try EventStream.response(request, serve) }
+        router.get("/api/v1/events") { request, context in
+            try EventStream.response(request, client: context.clientAddress, serve)
+        }
         return router
     }
 
@@ -99,13 +112,20 @@ enum ServeRoutes {
                 ].map { .string($0) }),
         ]).jsonString + "\n"
 
-    static func readiness(_ serve: ServeContext) -> Response {
+    /// `/readyz`, answered without the token: a request without it on a token-protected serve reads counts
+    /// only (`waiting_for_first_record` a number); the names of the hosts waiting need the token.
+    static func readiness(_ request: Request, _ serve: ServeContext) -> Response {
         let waiting = serve.board.hostsWithoutRecord()
         let ready = waiting.isEmpty
+        let namesShown =
+            serve.configuration.token.map { token in
+                request.headers[.authorization].map(token.admits(authorization:)) ?? false
+            } ?? true
         let body =
             JSONValue.object([
                 "ready": .bool(ready), "hosts": .number(serve.board.hostNames.count),
-                "waiting_for_first_record": .array(waiting.prefix(20).map { .string($0) }),
+                "waiting_for_first_record": namesShown
+                    ? .array(waiting.prefix(20).map { .string($0) }) : .number(waiting.count),
             ]).jsonString + "\n"
         return Response.json(body, status: ready ? .ok : .serviceUnavailable)
     }
@@ -114,25 +134,42 @@ enum ServeRoutes {
     /// watched yet (one a pattern admits) starts being watched, and the first probe waits for its first
     /// record within the scrape's timeout.
     static func probe(_ request: Request, _ serve: ServeContext) async throws -> Response {
-        let target = try ProbeRequest(query: request.uri.query).target
+        var target = try ProbeRequest(query: request.uri.query).target
         let format = ExpositionFormat.negotiate(accept: request.headers[.accept])
-        if serve.watch.state(of: target) == nil {
-            guard let host = serve.fleet.current.host(named: target) else {
+        let now = ContinuousClock.now
+        if serve.watch.state(of: target) != nil {
+            serve.probes.touch(target, now: now)
+        } else {
+            switch serve.fleet.current.admission(of: target) {
+            case nil:
+                serve.board.countProbeRefusal(.notInFleet)
                 throw APIError(
                     status: 403, code: "target_not_in_fleet",
                     message:
                         "\(target) is not a host of this serve's fleet; probe only hosts it watches or its patterns admit"
                 )
+            case .named(let host)?:
+                target = host.displayName
+                serve.watch.addHost(host)
+            case .pattern(let host)?:
+                // The name as admitted (lower-cased, without a trailing dot) is the host's name.
+                target = host.displayName
+                guard serve.probes.admit(target, now: now) else {
+                    serve.board.countProbeRefusal(.limit)
+                    throw APIError(
+                        status: 503, code: "probe_limit_reached",
+                        message:
+                            "\(serve.probes.maximumHosts) hosts added by probes are watched already; raise "
+                            + "--probe-max-hosts, or wait until those no longer probed expire",
+                        retryAfterSeconds: 60)
+                }
+                serve.watch.addHost(host)
             }
-            serve.watch.addHost(host)
         }
         if !serve.board.hasRecord(target) {
-            var wait = serve.configuration.firstProbeWait
-            if let header = request.headers[HTTPField.Name("X-Prometheus-Scrape-Timeout-Seconds")!],
-                let seconds = Double(header), seconds > 0.5
-            {
-                wait = min(wait, .milliseconds(Int64((seconds - 0.5) * 1000)))
-            }
+            let wait = ProbeRequest.firstRecordWait(
+                scrapeTimeout: request.headers[HTTPField.Name("X-Prometheus-Scrape-Timeout-Seconds")!],
+                standard: serve.configuration.firstProbeWait)
             let deadline = ContinuousClock.now + wait
             while !serve.board.hasRecord(target), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))

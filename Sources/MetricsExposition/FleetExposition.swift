@@ -4,7 +4,8 @@ public import HostStats
 public enum FleetExposition {
     /// Every family, in exposition order.
     public static let families: [MetricFamily] =
-        [HostscopeFamilies.buildInfo, HostscopeFamilies.hosts] + HostscopeFamilies.perHost + NodeExporterFamilies.all
+        [HostscopeFamilies.buildInfo, HostscopeFamilies.hosts, HostscopeFamilies.probeRefusals]
+        + HostscopeFamilies.perHost + NodeExporterFamilies.all
 
     /// One host's samples: hostscope's, and node_exporter's when its latest collection succeeded.
     public static func samples(for summary: HostCollectionSummary, topProcesses: Int) -> [MetricSample] {
@@ -16,10 +17,19 @@ public enum FleetExposition {
     }
 
     /// The samples that describe the serving process rather than a host.
-    public static func processSamples(version: String, hosts: Int) -> [MetricSample] {
+    /// `probeRefusals` are `/probe` targets refused since start, by reason.
+    public static func processSamples(
+        version: String, hosts: Int, probeRefusals: [(reason: String, count: UInt64)] = []
+    )
+        -> [MetricSample]
+    {
         [
             MetricSample(HostscopeFamilies.buildInfo, [MetricSample.Label("version", version)], 1),
             MetricSample(HostscopeFamilies.hosts, [], Double(hosts)),
         ]
+            + probeRefusals.map {
+                MetricSample(
+                    HostscopeFamilies.probeRefusals, [MetricSample.Label("reason", $0.reason)], Double($0.count))
+            }
     }
 }

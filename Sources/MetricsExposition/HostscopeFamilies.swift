@@ -61,6 +61,10 @@ public enum HostscopeFamilies {
         "hostscope_top_process_resident_memory_bytes", .gauge, help: "Resident memory of the process of this rank.")
     public static let hosts = MetricFamily(
         "hostscope_hosts", .gauge, help: "Hosts watched by this serve process.")
+    public static let probeRefusals = MetricFamily(
+        "hostscope_probe_refusals_total", .counter,
+        help: "/probe targets refused since serve started: not_in_fleet (no host or pattern of the fleet admits "
+            + "the name) or limit (--probe-max-hosts hosts added by probes are watched).")
     public static let buildInfo = MetricFamily(
         "hostscope_build_info", .gauge, help: "The hostscope version serving these metrics; always 1.")
 

@@ -84,6 +84,10 @@ public struct SpanListRequest: Sendable, Equatable {
         let parameters = try QueryParameters(
             query, allowed: PageRequest.parameterNames.union(["host", "name", "kind", "status"]))
         let page = try PageRequest(parameters, now: now)
+        if let kind = parameters["kind"], SpanCategory(rawValue: kind) == nil {
+            throw APIError.badRequest(
+                "kind must be one of \(SpanCategory.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         var filter = SpanFilter(
             since: page.since, host: parameters["host"], namePrefix: parameters["name"], kind: parameters["kind"],
             limit: page.limit)
@@ -117,5 +121,14 @@ public struct ProbeRequest: Sendable, Equatable {
             throw APIError.badRequest("target is not a host name: at most 255 bytes, no control characters")
         }
         self.target = target
+    }
+
+    /// How long a probe of a host without a record waits for its first one: `standard`, or the scrape
+    /// timeout the scraper sends (`X-Prometheus-Scrape-Timeout-Seconds`) less half a second for the answer
+    /// when that is shorter. The header is the client's: any number it holds (huge, infinite, NaN, negative,
+    /// not a number) gives a wait from zero to `standard`, never a trap.
+    public static func firstRecordWait(scrapeTimeout header: String?, standard: Duration) -> Duration {
+        guard let header, let seconds = Double(header), seconds > 0.5 else { return standard }
+        return min(standard, .seconds(inSeconds: seconds - 0.5))
     }
 }

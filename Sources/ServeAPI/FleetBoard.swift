@@ -51,6 +51,8 @@ public final class FleetBoard: Sendable {
         var documents: [DocumentKey: Document] = [:]
         /// The documents being made off the request path, so that one is made at a time.
         var refreshing: Set<DocumentKey> = []
+        /// `/probe` targets refused since start, by reason.
+        var probeRefusals: [ProbeRefusal: UInt64] = [:]
     }
 
     /// A `/metrics` document as it was sent, with the generation it shows and when it was made.
@@ -204,11 +206,11 @@ public final class FleetBoard: Sendable {
         let plainKey = DocumentKey(key.format, .identity)
         // A kept plain document of this generation only needs compressing; the hosts' series are gathered
         // only when there is none.
-        let (generation, plain, series, hostCount) = state.withLock { state in
+        let (generation, plain, series, hostCount, refusals) = state.withLock { state in
             let plain = state.documents[plainKey].flatMap { $0.generation == state.generation ? $0 : nil }
             return (
                 state.generation, plain, plain == nil ? state.order.compactMap { state.entries[$0]?.series } : [],
-                state.order.count
+                state.order.count, state.probeRefusals
             )
         }
         var made: [DocumentKey: [UInt8]] = [:]
@@ -216,7 +218,10 @@ public final class FleetBoard: Sendable {
         if let plain {
             text = plain.bytes
         } else {
-            let process = RenderedSeries(FleetExposition.processSamples(version: version, hosts: hostCount))
+            let process = RenderedSeries(
+                FleetExposition.processSamples(
+                    version: version, hosts: hostCount,
+                    probeRefusals: ProbeRefusal.allCases.map { (reason: $0.rawValue, count: refusals[$0] ?? 0) }))
             text = ExpositionWriter.document(
                 families: FleetExposition.families, series: [process] + series, format: key.format)
             made[plainKey] = text
@@ -230,6 +235,14 @@ public final class FleetBoard: Sendable {
             }
         }
         return bytes
+    }
+
+    /// Counts a `/probe` target refused, for `hostscope_probe_refusals_total`.
+    public func countProbeRefusal(_ reason: ProbeRefusal) {
+        state.withLock { state in
+            state.probeRefusals[reason, default: 0] += 1
+            state.generation += 1
+        }
     }
 
     /// `/probe?target=HOST`: one host's families without an `instance` label (the scraper's

@@ -11,23 +11,27 @@ extension Duration {
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 
-    /// Whole milliseconds, the rest dropped.
+    /// Whole milliseconds, the rest dropped; durations past Int64's milliseconds stop at its bounds.
     public var wholeMilliseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        let (sum, carry) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        guard !overflow, !carry else { return seconds < 0 ? .min : .max }
+        return sum
     }
 
-    /// Milliseconds rounded up, so that a wait of 0.2 ms does not become a busy poll of 0 ms.
+    /// Milliseconds rounded up, so that a wait of 0.2 ms does not become a busy poll of 0 ms; durations past
+    /// Int64's milliseconds stop at its bounds.
     public var roundedUpMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let whole = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return attoseconds % 1_000_000_000_000_000 > 0 ? whole + 1 : whole
+        let whole = wholeMilliseconds
+        guard whole < .max, components.attoseconds % 1_000_000_000_000_000 > 0 else { return whole }
+        return whole + 1
     }
 
     /// Whole seconds, rounded up (a `Retry-After` of 1.2 s is 2 s).
     public var roundedUpSeconds: Int64 {
         let (seconds, attoseconds) = components
-        return attoseconds > 0 ? seconds + 1 : seconds
+        return attoseconds > 0 && seconds < .max ? seconds + 1 : seconds
     }
 
     /// Whole nanoseconds, the rest dropped; negative durations stay negative, and durations past
@@ -40,8 +44,9 @@ extension Duration {
         return sum
     }
 
-    /// The duration of `seconds` seconds, to the nanosecond.
+    /// The duration of `seconds` seconds, to the nanosecond; past Int64's 292 years of nanoseconds it
+    /// stops at its bounds, and NaN is zero, so a number from outside never traps here.
     public static func seconds(inSeconds seconds: Double) -> Duration {
-        .nanoseconds(Int64((seconds * 1e9).rounded()))
+        .nanoseconds(Int64(clamping: seconds * 1e9, rounding: .toNearestOrAwayFromZero))
     }
 }

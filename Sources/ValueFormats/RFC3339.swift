@@ -28,7 +28,7 @@ public enum RFC3339 {
     /// `date` in UTC, its fraction cut (not rounded) to `precision`.
     public static func format(_ date: Date, precision: Precision = .milliseconds) -> String {
         let interval = date.timeIntervalSince1970
-        let seconds = Int64(interval.rounded(.down))
+        let seconds = Int64(clamping: interval, rounding: .down)
         let fraction: Int64
         switch precision {
         case .seconds: fraction = 0
@@ -37,11 +37,11 @@ public enum RFC3339 {
             // millisecond, but a time within 50 µs below one counts as that one: a stamp read back as
             // 0.002 s is 1.9999999999999998 ms in binary (and near year 9999 a Double is off by up to
             // 15 µs), which a plain cut would print as .001.
-            let milliseconds = Int64((interval * 1000 + 0.05).rounded(.down))
+            let milliseconds = Int64(clamping: interval * 1000 + 0.05, rounding: .down)
             return format(
                 seconds: floorDivide(milliseconds, 1000), nanoseconds: floorModulo(milliseconds, 1000) * 1_000_000,
                 digits: 3)
-        case .nanoseconds: fraction = Int64(((interval - Double(seconds)) * 1e9).rounded(.down))
+        case .nanoseconds: fraction = max(0, Int64(clamping: (interval - Double(seconds)) * 1e9, rounding: .down))
         }
         return format(seconds: seconds, nanoseconds: min(fraction, 999_999_999), digits: precision.digits)
     }

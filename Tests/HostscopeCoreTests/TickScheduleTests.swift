@@ -34,6 +34,14 @@ import ValueFormats
         #expect(bins.allSatisfy { $0 >= 10 && $0 <= 60 }, "\(bins)")
     }
 
+    @Test(arguments: ["15250w", "1e11s", "999999999999s"])
+    func anIntervalOfCenturiesGivesASlotInsteadOfOverflowing(every: String) throws {
+        let interval = try #require(DurationText.parse(every))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let schedule = TickSchedule(interval: interval, host: "web1")
+        #expect(schedule.firstSlot(atOrAfter: now) >= now)
+    }
+
     @Test func aTickIsOverrunOnceItsWholeIntervalHasPassed() {
         let slot = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(!TickSchedule.isOverrun(slot: slot, now: slot, interval: .seconds(1)))

@@ -84,4 +84,30 @@ import Testing
         #expect(limiter.admit(client: "a", now: 0.5).admitted)
         #expect(!limiter.admit(client: "a", now: 0.5).admitted)
     }
+
+    @Test(arguments: ["bogus", "SNAPSHOT", ""])
+    func anUnknownSpanKindIsRefused(kind: String) {
+        do {
+            _ = try SpanListRequest(query: "kind=\(kind)")
+            Issue.record("kind=\(kind) was accepted")
+        } catch {
+            #expect(error.status == 400)
+            #expect(error.message.contains("snapshot"))
+        }
+    }
+
+    @Test func everySpanKindIsAccepted() throws {
+        for kind in ["snapshot", "ssh", "sftp", "http", "chat", "tool", "exec", "other"] {
+            #expect(try SpanListRequest(query: "kind=\(kind)").filter.kind == kind)
+        }
+    }
+
+    @Test(arguments: [
+        ("1e300", 10.0), ("inf", 10.0), ("9.3e15", 10.0), ("nan", 10.0), ("-1", 10.0), ("-inf", 10.0),
+        ("garbage", 10.0), ("0.4", 10.0), ("3", 2.5), ("0.5000001", 0.0000001),
+    ])
+    func theScrapeTimeoutHeaderGivesAWaitFromZeroToTheStandardOne(header: String, seconds: Double) {
+        let wait = ProbeRequest.firstRecordWait(scrapeTimeout: header, standard: .seconds(10))
+        #expect(abs(wait.inSeconds - seconds) < 1e-6, "\(header): \(wait)")
+    }
 }

@@ -12,7 +12,7 @@ struct Harness: Sendable {
     /// Every harness; `Scripts/fuzz/run.sh` runs them in this order.
     static let all: [Harness] = [
         kernelFiles, tools, df, probe, sshConfig, knownHosts, sse, openAIStream, anthropicStream, json, otlp, glob,
-        linePattern,
+        linePattern, serveRequest,
     ]
 }
 

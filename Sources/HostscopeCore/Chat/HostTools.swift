@@ -293,7 +293,7 @@ public actor HostTools: ToolExecutor {
     private func readFile(_ arguments: ToolArguments) async throws -> ToolOutput {
         let path = RemotePath(escaped: try arguments.required("path"))
         let maxBytes = min(arguments.int("max_bytes") ?? 16 * 1024, limits.maxReadBytes)
-        let offset = UInt64(arguments.int("offset") ?? 0)
+        let offset = UInt64(clamping: arguments.int("offset") ?? 0)
         let browser = try await browser()
         let range: ReadRange = offset > 0 ? .bytes(ByteRange(parsing: "\(offset)-")!) : .whole
         let preview = try await browser.read(path, options: ReadOptions(range: range, maxBytes: maxBytes))

@@ -54,28 +54,54 @@ public struct ResolvedFleet: Sendable {
         self.resolver = resolver
     }
 
-    /// The host of the fleet called `name`: one of ``hosts``, or a plain host name that one of the
-    /// ``patterns`` matches (resolved through ssh_config); `nil` for anything else, so a request can
-    /// never make hostscope connect to an address outside the fleet.
+    /// The host of the fleet called `name`: one of ``hosts``, or a name one of the ``patterns`` admits
+    /// (``admission(of:)``); `nil` for anything else.
     public func host(named name: String) -> ResolvedHost? {
-        if let host = hosts.first(where: { $0.displayName == name }) { return host }
-        // A pattern admits bare names only: no user, port, brackets or path that would change where
-        // or as whom hostscope connects; `local` (this machine) only when named outright.
-        guard let resolver, !name.isEmpty, name != HostTarget.localName, name.utf8.count <= 253,
-            name.utf8.allSatisfy(Self.isHostNameByte),
-            patterns.contains(where: { pattern in
-                !pattern.contains("@") && !pattern.contains(":") && HostPattern.matches(name, patternList: pattern)
-            }),
-            let target = try? HostTarget(parsing: name)
-        else { return nil }
-        return try? resolver.resolve(target)
+        admission(of: name)?.host
     }
 
-    /// Letters, digits, `-`, `.` and `_`.
-    static func isHostNameByte(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+    /// How the host called `name` belongs to the fleet: one of ``hosts`` (named by the operator), or a
+    /// name one of the ``patterns`` admits by ``PatternAdmission``'s rule, resolved through ssh_config;
+    /// `nil` for anything else, so a request can never make hostscope connect to an address it chose.
+    ///
+    /// A host admitted by a pattern is connected to with known_hosts only (no host key is recorded, whatever
+    /// `--accept-new-host-key` or `StrictHostKeyChecking` say) and by key or agent only (no password is
+    /// sent): the name came from whoever sent the request, not from the operator.
+    public func admission(of name: String) -> FleetAdmission? {
+        if let host = hosts.first(where: { $0.displayName == name }) { return .named(host) }
+        // A pattern admits plain host names only: no user, port, brackets or path that would change where
+        // or as whom hostscope connects; `local` (this machine) only when named outright.
+        guard let resolver, let normalized = PatternAdmission.normalized(name), normalized != HostTarget.localName
+        else { return nil }
+        if let host = hosts.first(where: { $0.displayName == normalized }) { return .named(host) }
+        let dots = patterns.filter { !$0.contains("@") && !$0.contains(":") }.compactMap {
+            PatternAdmission.patternDots(selecting: normalized, patternList: $0)
+        }.max()
+        guard let dots, let target = try? HostTarget(parsing: normalized),
+            case .ssh(var options)? = try? resolver.resolve(target),
+            PatternAdmission.addressIsFixed(
+                name: normalized, hostName: options.hostName, fromHostName: options.hostNameOrigin != nil,
+                patternDots: dots)
+        else { return nil }
+        options.hostKeyPolicy = .strict
+        options.hostKeyRecorded = nil
+        options.allowPassword = false
+        return .pattern(.ssh(options))
+    }
+
+}
+
+/// How a host a request names belongs to the fleet (``ResolvedFleet/admission(of:)``).
+public enum FleetAdmission: Sendable {
+    /// Named by the operator: an argument, a hosts-file line, or a name a pattern expanded to from ssh_config.
+    case named(ResolvedHost)
+    /// A name a pattern admitted on request; connected to with known_hosts and keys only.
+    case pattern(ResolvedHost)
+
+    /// The host, however it was admitted.
+    public var host: ResolvedHost {
+        switch self {
+        case .named(let host), .pattern(let host): host
+        }
     }
 }

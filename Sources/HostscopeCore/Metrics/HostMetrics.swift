@@ -1,6 +1,7 @@
 public import AgentTracing
 import Foundation
 public import HostStats
+import ValueFormats
 
 /// A snapshot's figures as OpenTelemetry metrics, named and shaped as the system and host semantic conventions
 /// say, so that a backend shows them beside the OpenTelemetry Collector's `hostmetrics` receiver's:
@@ -76,15 +77,18 @@ public enum HostMetrics {
     /// backend never mistakes a new start time for a counter reset), else collection time less uptime, rounded to
     /// the second for the same reason.
     static func bootNanoseconds(_ snapshot: Snapshot) -> UInt64? {
-        if let bootTime = snapshot.counters?.cpu?.bootTime, bootTime > 0 { return UInt64(bootTime) * 1_000_000_000 }
+        // Both figures come from the host: clamped, so that a hostile one cannot trap the conversion.
+        if let bootTime = snapshot.counters?.cpu?.bootTime, bootTime > 0 {
+            return UInt64(clamping: Double(bootTime) * 1e9)
+        }
         guard let uptime = snapshot.uptimeSeconds else { return nil }
         let seconds = (snapshot.collectedAt.timeIntervalSince1970 - uptime).rounded()
-        return seconds > 0 ? UInt64(seconds) * 1_000_000_000 : nil
+        return seconds > 0 ? UInt64(clamping: seconds * 1e9) : nil
     }
 
     private static func nanoseconds(_ date: Date) -> UInt64 {
         let seconds = date.timeIntervalSince1970
-        return seconds > 0 ? UInt64((seconds * 1_000_000).rounded()) * 1_000 : 0
+        return seconds > 0 ? UInt64(clamping: (seconds * 1_000_000).rounded()) &* 1_000 : 0
     }
 
     private static func cpuTime(_ snapshot: Snapshot, time: UInt64, boot: UInt64?) -> Metric? {

@@ -238,6 +238,22 @@ public final class FleetWatch: Sendable {
         return true
     }
 
+    /// Stops watching the hosts called `names` (their sessions close); names not watched are left alone.
+    public func removeHosts(named names: Set<String>) {
+        var stopped: [Task<Void, Never>] = []
+        var removed: [String] = []
+        state.withLock { state in
+            for name in names {
+                guard let entry = state.entries.removeValue(forKey: name) else { continue }
+                if let task = entry.task { stopped.append(task) }
+                removed.append(name)
+            }
+            if !removed.isEmpty { state.order.removeAll { names.contains($0) } }
+        }
+        for task in stopped { task.cancel() }
+        for name in removed { events.yield(.removed(host: name)) }
+    }
+
     /// The events from now on, the current state of every host first. `buffer` events are held for a
     /// slow reader; past that it loses the oldest and reads ``WatchEvent/missed(_:)``. The sequence ends
     /// when the watch ends (after the last events are read) or the reading task is cancelled.

@@ -36,11 +36,20 @@ public struct TickSchedule: Sendable, Equatable {
     public func firstSlot(atOrAfter time: Date) -> Date {
         let length = interval.wholeNanoseconds
         guard length > 0 else { return time }
-        let now = Int64((time.timeIntervalSince1970 * 1e9).rounded(.up))
+        let now = Int64(clamping: time.timeIntervalSince1970 * 1e9, rounding: .up)
         let offset = phase.wholeNanoseconds
-        // The smallest phase + k × interval that is >= now.
-        let steps = (now - offset + length - 1).floorDivided(by: length)
-        return Date(timeIntervalSince1970: Double(steps * length + offset) / 1e9)
+        // The smallest phase + k × interval that is >= now. An interval of centuries (`--every 15000w`)
+        // takes the slot in floating point rather than overflowing.
+        let (distance, under) = now.subtractingReportingOverflow(offset)
+        guard !under else { return time }
+        let (behind, rest) = distance.floorDividedWithRemainder(by: length)
+        let steps = rest > 0 ? behind + 1 : behind
+        let (product, overflow) = steps.multipliedReportingOverflow(by: length)
+        let (slot, carry) = product.addingReportingOverflow(offset)
+        guard !overflow, !carry else {
+            return Date(timeIntervalSince1970: (Double(steps) * Double(length) + Double(offset)) / 1e9)
+        }
+        return Date(timeIntervalSince1970: Double(slot) / 1e9)
     }
 
     /// Whether a tick due at `slot` and reached only at `now` is past its own interval (its next slot is
@@ -56,9 +65,11 @@ public struct TickSchedule: Sendable, Equatable {
 }
 
 extension Int64 {
-    /// Division rounding towards minus infinity.
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+    /// Division rounding towards minus infinity by a positive `divisor`, and the remainder left (from 0 up
+    /// to the divisor).
+    fileprivate func floorDividedWithRemainder(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+        let remainder = self % divisor
+        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }
 }

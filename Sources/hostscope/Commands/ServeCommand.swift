@@ -70,6 +70,14 @@ struct ServeCommand: AsyncParsableCommand {
             "Requests per second each client address may make on average (bursts of twice as many).", valueName: "n"))
     var rateLimit: Double = 100
 
+    @Option(
+        name: .customLong("probe-max-hosts"),
+        help: ArgumentHelp(
+            "Hosts that /probe may add through the fleet's patterns, watched at once (0: none); each stops being "
+                + "watched once it is not probed for three times the interval between its probes.",
+            valueName: "n"))
+    var probeMaxHosts: Int = 1000
+
     @Flag(
         name: .customLong("on-demand"),
         help:
@@ -101,6 +109,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--tls-cert and --tls-key go together; give both or neither.")
         }
         guard rateLimit > 0, rateLimit.isFinite else { throw ValidationError("--rate-limit must be above 0.") }
+        guard probeMaxHosts >= 0 else {
+            throw ValidationError("--probe-max-hosts must be 0 or more (0: patterns admit no host on request).")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
                 "--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
@@ -173,9 +184,12 @@ struct ServeCommand: AsyncParsableCommand {
         let board = FleetBoard(
             topProcesses: min(watchOptions.top, 10), version: HostscopeVersion.string,
             documentFreshness: .seconds(1))
-        let configuration = ServeConfiguration(
+        var serveConfiguration = ServeConfiguration(
             listen: address, token: token, tls: tlsCertificate.map { ($0, tlsKey!) },
-            requestsPerSecond: rateLimit, burst: Int(max(10, rateLimit * 2)), version: HostscopeVersion.string)
+            requestsPerSecond: rateLimit, burst: Int(clamping: max(10, rateLimit * 2)), version: HostscopeVersion.string
+        )
+        serveConfiguration.maximumProbeHosts = probeMaxHosts
+        let configuration = serveConfiguration
         let database = history
         let pruning = Task {
             while let retention, let history = database, !Task.isCancelled {
