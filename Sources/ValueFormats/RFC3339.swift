@@ -25,9 +25,16 @@ public enum RFC3339 {
         }
     }
 
-    /// `date` in UTC, its fraction cut (not rounded) to `precision`.
+    /// The first and last second RFC 3339's four-digit years hold: 0000-01-01T00:00:00Z and
+    /// 9999-12-31T23:59:59Z.
+    static let representable: ClosedRange<Double> = -62_167_219_200...253_402_300_799
+
+    /// `date` in UTC, its fraction cut (not rounded) to `precision`. A date outside the years 0000 to 9999 (a
+    /// host's clock or boot time can say anything) is written as the nearest of them, NaN as the epoch.
     public static func format(_ date: Date, precision: Precision = .milliseconds) -> String {
-        let interval = date.timeIntervalSince1970
+        let given = date.timeIntervalSince1970
+        let interval =
+            given.isNaN ? 0 : min(max(given, representable.lowerBound), representable.upperBound + 0.999)
         let seconds = Int64(clamping: interval, rounding: .down)
         let fraction: Int64
         switch precision {

@@ -28,13 +28,14 @@ import Testing
         return serve
     }
 
-    /// An ssh_config whose `Host h*` block sends every `h…` name to a loopback port nothing listens on: a
-    /// fixed address, so the pattern admits any plain `h…` name, and each collection fails at once.
+    /// An ssh_config whose `Host hz h*` block sends every `h…` name to a loopback port nothing listens on: a
+    /// fixed address, so the pattern admits any plain `h…` name, and each collection fails at once (`hz` is
+    /// there because a pattern of the fleet must select a host of ssh_config).
     func closedPortConfig() throws -> String {
         let closed = try LoopbackListener.freePort()
         let path = directory + "/ssh_config"
         try """
-        Host h*
+        Host hz h*
             HostName 127.0.0.1
             Port \(closed)
             User nobody
@@ -187,7 +188,8 @@ import Testing
         ]
         let config = directory + "/ssh_config_probe"
         try
-            ("Host web-known-*\n" + (common + ["UserKnownHostsFile \(known)"]).map { "    \($0)\n" }.joined()
+            ("Host web-known-0 web-known-*\n"
+            + (common + ["UserKnownHostsFile \(known)"]).map { "    \($0)\n" }.joined()
             + "Host web-*\n" + (common + ["UserKnownHostsFile \(emptyKnownHosts)"]).map { "    \($0)\n" }.joined())
             .write(toFile: config, atomically: true, encoding: .utf8)
         let passwordLines = { () -> Int in
@@ -197,7 +199,9 @@ import Testing
         let before = passwordLines()
         let serve = try RunningServe(
             [
-                "web-*", "-F", config, "--every", "1s", "--listen", "127.0.0.1:0", "--accept-new-host-key",
+                // On demand: web-known-0, which the ssh_config names, is not contacted.
+                "web-*", "-F", config, "--on-demand", "--every", "1s", "--listen", "127.0.0.1:0",
+                "--accept-new-host-key",
                 "--password-env", "HOSTSCOPE_PROBE_PASSWORD",
             ], directory: directory, environment: ["HOSTSCOPE_PROBE_PASSWORD": password])
         defer { _ = serve.stop() }

@@ -11,13 +11,13 @@ import Testing
         directory = NSTemporaryDirectory() + "hostscope-admission-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try """
-        Host corp-*
+        Host corp-0 corp-*
             HostName %h.corp.example
-        Host fixed-*
+        Host fixed-0 fixed-*
             HostName 192.0.2.10
-        Host same-*
+        Host same-0 same-*
             HostName %h
-        Host web-* db-* *.lan
+        Host web-0 web-* db-1 db-* printer.lan *.lan
             User deploy
 
         """.write(toFile: directory + "/ssh_config", atomically: true, encoding: .utf8)

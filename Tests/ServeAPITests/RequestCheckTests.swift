@@ -108,6 +108,7 @@ import Testing
     ])
     func theScrapeTimeoutHeaderGivesAWaitFromZeroToTheStandardOne(header: String, seconds: Double) {
         let wait = ProbeRequest.firstRecordWait(scrapeTimeout: header, standard: .seconds(10))
-        #expect(abs(wait.inSeconds - seconds) < 1e-6, "\(header): \(wait)")
+        let expected = Duration.nanoseconds(Int64(seconds * 1e9))
+        #expect(wait - expected < .microseconds(1) && expected - wait < .microseconds(1), "\(header): \(wait)")
     }
 }

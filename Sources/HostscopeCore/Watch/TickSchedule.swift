@@ -17,7 +17,10 @@ public struct TickSchedule: Sendable, Equatable {
         self.interval = interval
         let length = interval.wholeNanoseconds
         let offset = phase.wholeNanoseconds
-        self.phase = length > 0 ? .nanoseconds(((offset % length) + length) % length) : .zero
+        // The remainder, moved into `0 ..< length` without adding `length` to a positive one (which
+        // overflows for an interval of centuries).
+        let remainder = length > 0 ? offset % length : 0
+        self.phase = .nanoseconds(remainder < 0 ? remainder + length : remainder)
     }
 
     /// The schedule of the host named `host`: its phase is a hash of the name (64-bit FNV-1a)
