@@ -241,6 +241,26 @@ final class RunningCLI {
         #expect(try JSONParser.parse(result.stdout.trimmingCharacters(in: .newlines))["host"] == "local")
     }
 
+    @Test func severalOutputsEachGetEveryRecordInTheFormatOfTheirExtension() throws {
+        let csv = directory + "/a.csv"
+        let ndjson = directory + "/b.ndjson"
+        let result = try CLI.run([
+            "watch", "local", "--every", "200ms", "--count", "2", "--no-history", "-o", csv, "-o", ndjson,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = lines(csv, separator: "\r\n")
+        #expect(rows.count == 3, "a header and two records in \(csv)")
+        #expect(rows.first?.hasPrefix("timestamp,host,") == true)
+        #expect(try lines(ndjson).map { try JSONParser.parse($0)["host"] } == ["local", "local"])
+
+        let twice = try CLI.run(["watch", "local", "--no-history", "-o", csv, "-o", directory + "/./a.csv"])
+        #expect(twice.status != 0)
+        #expect(twice.stderr.contains("given twice"), "\(twice.stderr)")
+        let formatted = try CLI.run(["watch", "local", "--no-history", "-o", csv, "-o", ndjson, "--format", "csv"])
+        #expect(formatted.status != 0)
+        #expect(formatted.stderr.contains("leave --format out"), "\(formatted.stderr)")
+    }
+
     @Test func badInvocationsGetOneSentence() throws {
         let none = try CLI.run(["watch", "--no-history"])
         #expect(none.status == 2)
