@@ -261,6 +261,31 @@ final class RunningCLI {
         #expect(formatted.stderr.contains("leave --format out"), "\(formatted.stderr)")
     }
 
+    @Test func aStrayWordAmongTheHostsIsRefusedBeforeTheWatchStarts() throws {
+        let config = directory + "/ssh_config"
+        try "Host web1\n  HostName 127.0.0.1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        // `s` was meant as the unit of --every; no name `s` resolves here.
+        let stray = try CLI.run(["watch", "web1", "--every", "2", "s", "-F", config, "--no-history", "--count", "1"])
+        #expect(stray.status != 0)
+        #expect(stray.stderr.contains("host s does not resolve"), "\(stray.stderr)")
+        #expect(stray.stdout.isEmpty)
+        let misspelt = try CLI.run(["watch", "web", "-F", config, "--no-history", "--count", "1"])
+        #expect(misspelt.status != 0)
+        #expect(misspelt.stderr.contains("Did you mean web1?"), "\(misspelt.stderr)")
+    }
+
+    @Test func aHostFailingEveryTickIsSaidOnStderrOncePerChangeOfState() throws {
+        // Nothing listens on port 1 of the loopback: every tick fails the same way.
+        let result = try CLI.run([
+            "watch", "local", "127.0.0.1:1", "--every", "200ms", "--count", "3", "--no-history", "--format", "ndjson",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == 6)
+        let notices = result.stderr.split(separator: "\n").filter { $0.contains("127.0.0.1:1") }
+        #expect(notices.count == 1, "\(result.stderr)")
+        #expect(notices.first?.contains("failed (connect)") == true, "\(result.stderr)")
+    }
+
     @Test func badInvocationsGetOneSentence() throws {
         let none = try CLI.run(["watch", "--no-history"])
         #expect(none.status == 2)

@@ -25,6 +25,21 @@ enum HostAddressCheck {
             aliases: aliases)
     }
 
+    /// A sentence for the first of a watch's host `arguments` that is a bare name no ssh_config block gives a
+    /// HostName, no alias, and that does not resolve (`watch web1 --every 2 s` makes `s` such a host), or `nil`.
+    /// Patterns, `local`, aliases and names with a jump host or ProxyCommand are taken as they are: the
+    /// watch reports their failures per tick.
+    static func unknownHost(among arguments: [String], resolver: HostResolver) -> String? {
+        let aliases = resolver.config.hostAliases
+        for argument in arguments where !HostList.isPattern(argument) && !aliases.contains(argument) {
+            guard let target = try? HostTarget(parsing: argument), let host = try? resolver.resolve(target),
+                case .ssh(let options) = host, options.hostNameOrigin == nil
+            else { continue }
+            if let problem = problem(host, argument: argument, aliases: aliases) { return problem }
+        }
+        return nil
+    }
+
     /// The sentence for a name that does not resolve, with the closest ssh_config alias when there is one.
     static func unresolved(_ argument: String, hostName: String, reason: String, aliases: [String]) -> String {
         if aliases.contains(argument) {

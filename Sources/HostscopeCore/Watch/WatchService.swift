@@ -158,7 +158,27 @@ public struct WatchService: Sendable {
         } catch {
             throw CoreError(.invalidRequest, error.message)
         }
-        return try resolver.watchHosts(arguments: request.hosts, hostsFile: request.hostsFile)
+        let hosts = try resolver.watchHosts(arguments: request.hosts, hostsFile: request.hostsFile)
+        // Checked before the watch starts, so that a stray word (`--every 2 s`) is one sentence and not a host
+        // retried forever.
+        if let problem = HostAddressCheck.unknownHost(among: request.hosts, resolver: resolver) {
+            throw CoreError(.invalidRequest, problem)
+        }
+        return hosts
+    }
+
+    /// Opens every output, after checking that no two name the same file.
+    private static func open(_ outputs: [RecordOutput]) throws(CoreError) -> [RecordFileWriter] {
+        var paths: Set<String> = []
+        for case .file(let path, _, _, _) in outputs {
+            let normalized = URL(fileURLWithPath: path).standardizedFileURL.path
+            guard paths.insert(normalized).inserted else {
+                throw CoreError(.invalidRequest, "\(path) is given twice as an output; name each file once.")
+            }
+        }
+        var writers: [RecordFileWriter] = []
+        for output in outputs { writers.append(try open(output)) }
+        return writers
     }
 
     private static func open(_ output: RecordOutput) throws(CoreError) -> RecordFileWriter {

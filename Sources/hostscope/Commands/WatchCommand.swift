@@ -27,7 +27,8 @@ struct WatchCommand: AsyncParsableCommand {
             files each get every record in their own format) or stdout. On a \
             terminal without --format (or with --output), watch shows the full-screen view of \
             `hostscope top` (q ends the watch), or a one-line-per-host status where TERM is dumb; \
-            piped, it prints nothing but data. Files stay valid: CSV and NDJSON lines are written \
+            piped, it prints nothing but data, and a host that fails is said on stderr when it \
+            begins to, when its failure changes and when it answers again. Files stay valid: CSV and NDJSON lines are written \
             whole, the JSON array is closed after every record, and a run appending to an \
             existing file first drops a record cut short by a crash.
 
@@ -92,12 +93,12 @@ struct WatchCommand: AsyncParsableCommand {
             throw ValidationError("--count and --for both say when to stop; give one of them.")
         }
         if let count, count < 1 { throw ValidationError("--count must be 1 or more.") }
-    }
         if output.count > 1, let format {
             throw ValidationError(
                 "--format \(format.rawValue) would give \(output.count) outputs one format; with several --output "
                     + "files each takes the format of its extension (.csv, .json, .ndjson), so leave --format out.")
         }
+    }
 
     func run() async throws {
         let settings = try CoreSettings.command(
@@ -125,7 +126,14 @@ struct WatchCommand: AsyncParsableCommand {
         do {
             outcome = try await withTerminationSignals { () async throws(CoreError) in
                 try await WatchService(settings: settings).run(request, outputs: destinations) { watch in
-                    guard liveView else { return }
+                    guard liveView else {
+                        // Without a view, a failing host is still said once per change of its state.
+                        var notices = HostFailureNotices()
+                        for await case .record(let record) in watch.subscribe() {
+                            if let notice = notices.notice(for: record) { Output.warning(notice) }
+                        }
+                        return
+                    }
                     if fullScreen {
                         await FleetTopView.run(watch, title: "hostscope watch", colours: colours)
                         // q or Ctrl-C in the view ends the watch; the records collected are kept.
