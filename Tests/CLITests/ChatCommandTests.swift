@@ -476,7 +476,7 @@ import Testing
             #expect(updated["turns"] == 2)
 
             let unknown = try CLI.run(["chat", "--resume", "ffffffffffff", "--message", "x", "--db", setup.database])
-            #expect(unknown.status == 2)
+            #expect(unknown.status == 64)
             #expect(unknown.stderr.contains("chat sessions"))
 
             // The key went out with every request (the mock checks it) and came back nowhere.
@@ -499,7 +499,7 @@ import Testing
             chmod(file, 0o644)
             let refused = try CLI.run(
                 setup.arguments("openai", model: "mock-text") + ["--credentials", file, "--message", "hi"])
-            #expect(refused.status == 2)
+            #expect(refused.status == 64)
             #expect(refused.stderr.contains("chmod 600"))
             chmod(file, 0o600)
             let used = try CLI.run(

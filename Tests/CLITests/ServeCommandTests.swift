@@ -488,18 +488,18 @@ final class RunningServe {
         #expect(inUse.stderr.contains("in use"), "\(inUse.stderr)")
 
         let open = try CLI.run(["serve", "local", "--listen", "0.0.0.0:0", "--no-history"])
-        #expect(open.status == 2)
+        #expect(open.status == 64)
         #expect(open.stderr.contains("--token-file"))
 
         let loose = directory + "/loose-token"
         try "0123456789abcdef0123456789abcdef\n".write(toFile: loose, atomically: true, encoding: .utf8)
         chmod(loose, 0o644)
         let looseRun = try CLI.run(["serve", "local", "--listen", "0.0.0.0:0", "--token-file", loose, "--no-history"])
-        #expect(looseRun.status == 2)
+        #expect(looseRun.status == 64)
         #expect(looseRun.stderr.contains("chmod 600"))
 
         let missing = try CLI.run(["serve", "--hosts-file", directory + "/no-such-file", "--no-history"])
-        #expect(missing.status == 2)
+        #expect(missing.status == 64)
         #expect(missing.stderr.contains("cannot read the hosts file"))
     }
 }

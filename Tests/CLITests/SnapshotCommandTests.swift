@@ -218,7 +218,7 @@ import Testing
         #expect(port.status != 0)
         #expect(port.stderr.contains("70000"))
         let config = try CLI.run(["snapshot", "web1", "-F", "/nonexistent/config"])
-        #expect(config.status == 2)
+        #expect(config.status == 64)
         #expect(config.stderr.contains("/nonexistent/config"))
         let sample = try CLI.run(["snapshot", "--sample", "soon"])
         #expect(sample.status != 0)
@@ -254,7 +254,7 @@ import Testing
 
     @Test func anUnknownToolAndAMissingFileAreClearErrors() throws {
         let tool = try CLI.run(["parse", "nosuchtool", fixture])
-        #expect(tool.status == 2)
+        #expect(tool.status == 64)
         #expect(tool.stderr.contains("unknown tool"))
         let file = try CLI.run(["parse", "free", "/nonexistent/file"])
         #expect(file.status == 1)

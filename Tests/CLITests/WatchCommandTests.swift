@@ -288,16 +288,16 @@ final class RunningCLI {
 
     @Test func badInvocationsGetOneSentence() throws {
         let none = try CLI.run(["watch", "--no-history"])
-        #expect(none.status == 2)
+        #expect(none.status == 64)
         #expect(none.stderr.contains("no hosts to watch"))
         let both = try CLI.run(["watch", "local", "--count", "2", "--for", "1m"])
         #expect(both.status != 0)
         #expect(both.stderr.contains("--count and --for"))
         let unknown = try CLI.run(["watch", "local", "-o", directory + "/out.txt", "--no-history"])
-        #expect(unknown.status == 2)
+        #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("--format"))
         let missing = try CLI.run(["watch", "--hosts-file", "/nonexistent/hosts"])
-        #expect(missing.status == 2)
+        #expect(missing.status == 64)
         #expect(missing.stderr.contains("/nonexistent/hosts"))
     }
 

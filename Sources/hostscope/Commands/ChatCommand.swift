@@ -43,7 +43,7 @@ struct ChatCommand: AsyncParsableCommand {
             $XDG_DATA_HOME/hostscope/hostscope.sqlite); `chat sessions` lists them (most recent first, \
             --limit N, --jsonl for JSON lines), --resume ID continues one.
 
-            Exit status: 0 answered, 1 local failure, 2 usage or configuration (a credentials file others \
+            Exit status: 0 answered, 1 local failure, 64 usage or configuration (a credentials file others \
             can read), 9 the provider failed or refused the turn (key, model, rate limit, server error, \
             timeout, broken stream), 130 stopped with Ctrl-C.
             """)

@@ -25,7 +25,7 @@ struct FilesCommand: AsyncParsableCommand {
             --root DIR confines every path to a workspace: relative paths start there, and paths that \
             resolve outside it on the server (.., absolute paths, symbolic links) are refused.
 
-            Exit status: 0 success, 1 local failure, 2 usage, 3 connect (or the connection dropped), \
+            Exit status: 0 success, 1 local failure, 64 usage, 3 connect (or the connection dropped), \
             4 authentication, 5 host key, 7 timeout, 8 a remote file could not be read; files grep \
             exits 1 when nothing matched, as grep does.
             """,
