@@ -259,6 +259,12 @@ import ValueFormats
                 NetworkInterfaceStats(
                     interface: "eth0", rxBytes: 7, txBytes: 9, rxBytesPerSecond: tick == 0 ? nil : Double(tick) * 2048,
                     txBytesPerSecond: tick == 0 ? nil : 512)
+        // The same examples as every duration that cannot be read.
+        #expect(bad.stderr.contains("a duration back from now (30m, 2h, 1h30m, 7d)"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("as 250ms, 5s"), "\(bad.stderr)")
+        let compound = try CLI.run(["history", "--since", "1h30m", "--until", "1h31m"])
+        #expect(
+            compound.stderr.contains("--since is later than --until"), "1h30m and 1h31m are read: \(compound.stderr)")
             ]
             records.append(.snapshot(snapshot))
         }

@@ -21,6 +21,11 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
 
     var value: Value
 
+    /// How to write a moment, for the message about one that could not be read.
+    static let syntax =
+        "a time is a duration back from now (30m, 2h, 1h30m, 7d) or an RFC 3339 time (2026-11-21T19:00:00Z); "
+        + DurationText.syntax
+
     init?(argument: String) {
         if let duration = DurationText.parse(argument) {
             value = .ago(duration)
