@@ -160,7 +160,9 @@ import Testing
             "\(configured.stderr)")
         let typed = try CLI.run(["snapshot", "web9.no-such-domain.invalid", "-F", config, "-o", "ndjson"])
         #expect(typed.status == 3)
-        #expect(typed.stderr.contains("check the name, or give it a HostName in ~/.ssh/config"), "\(typed.stderr)")
+        // The advice names the file read, not the one -F replaced.
+        #expect(typed.stderr.contains("check the name, or give it a HostName in \(config)"), "\(typed.stderr)")
+        #expect(!typed.stderr.contains("~/.ssh/config"), "\(typed.stderr)")
     }
 
     @Test func anUnknownHostKeyExitsFiveAndSaysHowToAccept() throws {

@@ -272,6 +272,8 @@ final class RunningCLI {
         let misspelt = try CLI.run(["watch", "web", "-F", config, "--no-history", "--count", "1"])
         #expect(misspelt.status != 0)
         #expect(misspelt.stderr.contains("Did you mean web1?"), "\(misspelt.stderr)")
+        // The file read is the one named, not ~/.ssh/config.
+        #expect(misspelt.stderr.contains("it is no \(config) alias"), "\(misspelt.stderr)")
     }
 
     @Test func aHostFailingEveryTickIsSaidOnStderrOncePerChangeOfState() throws {
