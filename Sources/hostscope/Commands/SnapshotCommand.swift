@@ -27,7 +27,10 @@ struct SnapshotCommand: AsyncParsableCommand {
             the host, never taken from since-boot counters.
 
             Output is a table on a terminal and JSON when piped (one object per host; an array for \
-            several hosts with --format json). A host that fails yields an error record and a line \
+            several hosts with --format json). The table lists real filesystems, fullest first, \
+            and leaves out pseudo ones (tmpfs, devtmpfs, /dev, overlay) and the loopback and virtual \
+            interfaces (lo, ifb0), saying how many; --all lists them too. JSON and CSV keep every \
+            entry. A host that fails yields an error record and a line \
             on stderr; the others still report. Exit status: 0 all hosts succeeded, 3 connect, \
             4 authentication, 5 host key, 6 collection, 7 timeout (the first failing host's).
             """)
@@ -68,6 +71,9 @@ struct SnapshotCommand: AsyncParsableCommand {
         help: ArgumentHelp("Limit on the probe command on each host.", valueName: "duration"))
     var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
 
+    @Flag(help: "Also list pseudo filesystems (tmpfs, /dev) and virtual interfaces (lo, ifb0) in the table.")
+    var all = false
+
     @OptionGroup var connection: ConnectionOptions
 
     @OptionGroup var tracing: TracingOptions
@@ -102,7 +108,7 @@ struct SnapshotCommand: AsyncParsableCommand {
         switch format ?? formatAlias ?? (Output.stdoutIsTerminal ? .table : .json) {
         case .table:
             let width = Output.terminalWidth
-            Output.write(records.map { SnapshotTable.render($0, width: width) }.joined(separator: "\n"))
+            Output.write(records.map { SnapshotTable.render($0, width: width, all: all) }.joined(separator: "\n"))
         case .json:
             let values = records.map(\.jsonValue)
             Output.writeData((values.count == 1 ? values[0] : .array(values)).prettyJSONString + "\n")
