@@ -165,6 +165,30 @@ import Testing
         #expect(!typed.stderr.contains("~/.ssh/config"), "\(typed.stderr)")
     }
 
+    @Test func aHostsFileIsReadAndSeveralHostsOnATerminalGetOneLineEach() throws {
+        let file = NSTemporaryDirectory() + "hostscope-cli-hosts-\(UUID().uuidString)"
+        // Nothing listens on port 1 of the loopback: that host fails at once.
+        try "# fleet\nlocal   # this machine\n127.0.0.1:1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let piped = try CLI.run(["snapshot", "--hosts-file", file, "-f", "ndjson", "--sample", "100ms"])
+        #expect(piped.status == 3, "\(piped.stderr)")
+        let hosts = try piped.stdout.split(separator: "\n").map { try JSONParser.parse(String($0))["host"] }
+        #expect(hosts == ["local", "127.0.0.1:1"])
+
+        let summary = try CLI.runOnTerminal(["snapshot", "--hosts-file", file, "--sample", "100ms"])
+        let lines = summary.stdout.components(separatedBy: "\r\n")
+        #expect(lines.first?.hasPrefix("HOST") == true, "\(summary.stdout)")
+        #expect(lines.contains { $0.hasPrefix("local ") && $0.contains(" up ") }, "\(summary.stdout)")
+        #expect(lines.contains { $0.hasPrefix("127.0.0.1:1 ") && $0.contains(" connect ") }, "\(summary.stdout)")
+        #expect(!summary.stdout.contains("MOUNT"), "one line per host, no block: \(summary.stdout)")
+        // The failure's whole sentence is below the table.
+        #expect(summary.stdout.contains("127.0.0.1:1  ERROR (connect): "), "\(summary.stdout)")
+
+        let long = try CLI.runOnTerminal(["snapshot", "--hosts-file", file, "--sample", "100ms", "--long"])
+        #expect(long.stdout.contains("MOUNT"), "\(long.stdout)")
+        #expect(!long.stdout.hasPrefix("HOST"))
+    }
+
     @Test func anUnknownHostKeyExitsFiveAndSaysHowToAccept() throws {
         let server = try SSHTestServer.shared()
         let knownHosts = NSTemporaryDirectory() + "hostscope-cli-kh-\(UUID().uuidString)"

@@ -113,6 +113,33 @@ public enum SnapshotTable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Several hosts as one line each (CPU, memory, load, the fullest real filesystem, network rates without
+    /// the loopback, uptime), in the order given, then the whole sentence of each host that failed.
+    public static func summary(_ records: [SnapshotRecord], width: Int = 120) -> String {
+        var rows = [["HOST", "STATE", "CPU%", "MEM%", "LOAD", "DISK%", "RX/s", "TX/s", "UP"]]
+        var failures: [String] = []
+        for record in records {
+            switch record {
+            case .snapshot(let snapshot):
+                let fullest = ShownDevices.disks(snapshot.disks, all: false).first?.usedPercent
+                rows.append([
+                    TerminalText.sanitize(snapshot.host), "up", FigureText.percent(snapshot.cpu?.busyPercent),
+                    FigureText.percent(snapshot.memory?.usedPercent),
+                    snapshot.load.map { String(format: "%.2f", $0.one) } ?? "-", FigureText.percent(fullest),
+                    FigureText.humanRate(snapshot.networkReceiveRate),
+                    FigureText.humanRate(snapshot.networkTransmitRate), FigureText.uptime(snapshot.uptimeSeconds),
+                ])
+            case .failure(let failure):
+                rows.append(
+                    [TerminalText.sanitize(failure.host), failure.kind.rawValue] + Array(repeating: "-", count: 7))
+                failures.append(render(record, width: width).trimmingCharacters(in: .newlines))
+            }
+        }
+        var lines = columns(rows, rightAligned: [2, 3, 4, 5, 6, 7, 8], width: width, flexible: 0)
+        if !failures.isEmpty { lines += [""] + failures }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// The filesystems, within `width` columns: the figures as `df -h` prints them (`20G`, `148K/s`) when the
     /// binary units (`19.5 GiB`) leave too little room, then the mount point shortened in its middle
     /// (`/var/lib/…/merged`), the filesystem from its start (`…vg0-root`) and the type at its end.
