@@ -391,12 +391,7 @@ extension FleetTopModel {
 
     /// The last `width` samples (0–100) as block characters, right-aligned.
     static func sparkline(_ values: [Double], width: Int) -> String {
-        let blocks: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
-        let shown = values.suffix(width).map { value -> Character in
-            let index = Int((min(max(value, 0), 100) / 100 * Double(blocks.count - 1)).rounded())
-            return blocks[index]
-        }
-        return String(repeating: " ", count: width - shown.count) + String(shown)
+        Sparkline.render(values, width: width)
     }
 
     /// A bar of `width` cells filled to `percent`.
