@@ -28,6 +28,9 @@ Scenarios beyond the fixture files:
                  message echoes the key it was given and the value of every X-Custom-* header, as careless
                  servers do, so clients can prove they scrub them
     disconnect   replay disconnect.sse, then drop the connection without ending the chunked body
+    rate-limited-once
+                 the first such request since the start (or /reset) is answered 429 with Retry-After: 1,
+                 the following ones replay text.sse: a rate limit that lifts
     slow         replay slow.sse one frame every 100 ms (X-Mock-Interval-Ms changes it)
     stall-head   read the request and answer nothing until the client leaves
     stall-body   send the first three frames of text.sse, then nothing until the client leaves
@@ -91,6 +94,7 @@ class State:
         self.requests = []
         self.sessions = {}
         self.session_counter = 0
+        self.limited = False
 
     def record(self, entry):
         with self.lock:
@@ -113,6 +117,7 @@ class State:
         with self.lock:
             self.requests = []
             self.sessions = {}
+            self.limited = False
 
 
 def split_frames(data):
@@ -296,6 +301,16 @@ class Handler(BaseHTTPRequestHandler):
         stage = count_tool_results(provider, body)
         record["stage"] = stage
 
+        if scenario == "rate-limited-once":
+            with self.state.lock:
+                first = not self.state.limited
+                self.state.limited = True
+            if first:
+                return self.fail(record, provider, 429,
+                                 "rate_limit_error" if provider == "anthropic" else "rate_limit_exceeded",
+                                 "Rate limit reached for requests per minute. Please try again in 1s.",
+                                 [("Retry-After", "1")])
+            scenario = "text"
         if scenario.startswith("error-"):
             return self.injected_error(record, provider, scenario[len("error-"):])
         if scenario == "stall-head":

@@ -89,7 +89,7 @@ up)
         exit 3
     fi
     if ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-        echo "ip netns is not available: install iproute2 (Scripts/setup.sh does)" >&2
+        echo "ip netns is not available: install iproute2 (Scripts/setup.sh --tests does)" >&2
         exit 3
     fi
     sweep

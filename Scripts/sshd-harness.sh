@@ -144,7 +144,7 @@ fi
 
 sshd_bin=$(command -v sshd || echo /usr/sbin/sshd)
 if [[ ! -x "$sshd_bin" ]]; then
-    echo "sshd is not installed: run 'apt-get install openssh-server' (Scripts/setup.sh does)." >&2
+    echo "sshd is not installed: run 'apt-get install openssh-server' (Scripts/setup.sh --tests does)." >&2
     exit 1
 fi
 

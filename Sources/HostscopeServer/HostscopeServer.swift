@@ -88,11 +88,15 @@ public enum HostscopeServer {
                 serverName: "hostscope/\(configuration.version)"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.listen.port
+                // The one start-up line: where it listens, how, and what it watches.
                 logger.info(
                     "listening",
                     metadata: [
                         "address": "\(configuration.listen.host):\(port)",
-                        "tls": "\(configuration.tls != nil)", "auth": "\(configuration.token != nil)",
+                        "tls": .stringConvertible(configuration.tls != nil),
+                        "auth": .stringConvertible(configuration.token != nil),
+                        "hosts": .stringConvertible(parts.watch.states.count),
+                        "every": "\(DurationText.format(parts.watch.plan.interval))",
                     ])
                 listening(port)
                 boundContinuation.yield()
@@ -191,13 +195,11 @@ struct FleetService: Service {
         // watch's states anew (the history has a subscription of its own).
         let events = watch.subscribe(buffer: Self.boardBacklog)
         let running = Task { await watch.run() }
-        logger.info(
-            "watching",
-            metadata: ["hosts": "\(watch.states.count)", "every": "\(DurationText.format(watch.plan.interval))"])
         let consumer = Task {
             for await event in events {
                 if case .missed(let count) = event {
-                    logger.warning("the board missed events of the watch", metadata: ["events": "\(count)"])
+                    logger.warning(
+                        "the board missed events of the watch", metadata: ["events": .stringConvertible(count)])
                     board.synchronize(watch.states, announce: true)
                     continue
                 }
@@ -258,8 +260,9 @@ struct FleetService: Service {
             logger.info(
                 "reloaded the host list",
                 metadata: [
-                    "hosts": "\(fleet.hosts.count)", "added": "\(after.subtracting(before).count)",
-                    "removed": "\(before.subtracting(after).count)",
+                    "hosts": .stringConvertible(fleet.hosts.count),
+                    "added": .stringConvertible(after.subtracting(before).count),
+                    "removed": .stringConvertible(before.subtracting(after).count),
                 ])
         } catch {
             logger.error(

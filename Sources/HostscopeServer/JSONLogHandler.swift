@@ -28,6 +28,8 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        // Hummingbird's own start-up line says less than serve's `listening` line (no TLS, auth or hosts).
+        if event.message.description.hasPrefix(Self.serverStartedPrefix) { return }
         var object = JSONObject()
         object.append("time", .string(RFC3339.format(Date())))
         object.append("level", .string(event.level.rawValue))
@@ -41,9 +43,18 @@ public struct JSONLogHandler: LogHandler {
         write(JSONValue.object(object).jsonString + "\n")
     }
 
+    /// How Hummingbird's start-up line begins (`Server started and listening on 127.0.0.1:9464`): serve logs one
+    /// of its own, so that start-up is one line.
+    static let serverStartedPrefix = "Server started and listening on "
+
     static func json(_ value: Logger.Metadata.Value) -> JSONValue {
         switch value {
         case .string(let text): .string(ProcessSecrets.scrub(text))
+        // Figures and flags given as values (`.stringConvertible(12.5)`, `.stringConvertible(true)`) stay JSON
+        // numbers and booleans, so that `jq '.duration_ms > 100'` works.
+        case .stringConvertible(let value as Bool): .bool(value)
+        case .stringConvertible(let value as Int): .int(Int64(value))
+        case .stringConvertible(let value as Double) where value.isFinite: .double(value)
         case .stringConvertible(let value): .string(ProcessSecrets.scrub(value.description))
         case .array(let values): .array(values.map(json))
         case .dictionary(let values):

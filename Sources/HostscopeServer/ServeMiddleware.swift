@@ -88,11 +88,13 @@ struct ErrorAndLogMiddleware: RouterMiddleware {
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         let metadata: Logger.Metadata = [
             "method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
-            "status": "\(response.status.code)", "duration_ms": "\(String(format: "%.2f", milliseconds))",
+            "status": .stringConvertible(Int(response.status.code)),
+            "duration_ms": .stringConvertible((milliseconds * 100).rounded() / 100),
             "client": "\(context.clientAddress)",
         ]
-        // Scrapes come every few seconds from every scraper: successful ones only at debug level.
-        if response.status.code < 400 {
+        // Scrapes come every few seconds from every scraper: successful ones only at debug level; so are the
+        // 503s of /readyz, which a load balancer asks for while the first tick has not finished.
+        if response.status.code < 400 || request.uri.path == "/readyz" {
             context.logger.debug("request", metadata: metadata)
         } else {
             context.logger.info("request refused", metadata: metadata)

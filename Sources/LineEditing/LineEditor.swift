@@ -416,11 +416,26 @@ public final class LineEditor {
         let current = (window.ws_col, window.ws_row)
         guard current != size else { return }
         let first = size == (0, 0)
+        let oldColumns = Int(size.columns)
         size = current
         guard !first else { return }
         el_resize(editLine)
+        // libedit redraws the prompt and the line from where it believes the line starts; the cursor is where the
+        // typing left it. Back to the line's first row (as wide as the terminal was) and clear from there down,
+        // so the prompt is drawn once, not after the old one.
+        writeOutput(Self.clearingLine(cursorColumn: promptWidth + lineText().before.count, columns: oldColumns))
         hostscope_el_refresh(editLine)
     }
+
+    /// What takes the cursor from `cursorColumn` of a line (counted from the line's start, prompt included, on a
+    /// terminal `columns` wide) to the line's first row and clears from there to the end of the screen.
+    static func clearingLine(cursorColumn: Int, columns: Int) -> String {
+        let rowsAbove = columns > 0 ? cursorColumn / columns : 0
+        return "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J"
+    }
+
+    /// The prompt's width in columns (its characters; the prompt holds no escape sequences).
+    private var promptWidth: Int { prompt.prefix { $0 != 0 }.count }
 
     private var terminalColumns: Int {
         var window = winsize()

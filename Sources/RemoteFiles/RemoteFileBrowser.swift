@@ -221,7 +221,15 @@ public struct RemoteFileBrowser: Sendable {
                     span.attributes["sftp.status"] = Int(status)
                     span.attributes["sftp.status_text"] = SFTPStatus.describe(status)
                 }
-                span.setStatus(SpanStatus(code: .error, message: (error as? RemoteFilesError)?.code.description))
+                // Stopped (Ctrl-C ending `cat --follow`) is no failure; a failure carries the sentence the user sees.
+                if error is CancellationError || (error as? RemoteFilesError)?.code == .interrupted {
+                    span.attributes["files.stopped"] = true
+                } else {
+                    let sentence = (error as? RemoteFilesError)?.message ?? (error as? SSHError)?.message ?? "\(error)"
+                    span.attributes["error.type"] =
+                        (error as? RemoteFilesError)?.code.description ?? "\(type(of: error))"
+                    span.setStatus(SpanStatus(code: .error, message: sentence))
+                }
                 throw error
             }
         }

@@ -45,6 +45,8 @@ public struct SSHConnectionOptions: Sendable {
     /// Where `hostName` was set (`~/.ssh/config line 12`), when an ssh_config `HostName` set it: a name
     /// that does not resolve is then traced to that line.
     public var hostNameOrigin: String?
+    /// The user's ssh_config file as messages name it: `~/.ssh/config`, or the file given with `-F`.
+    public var userConfigFile = SSHConfig.userConfigPath
     public var port: Int
     public var user: String
     /// Private key files to try, in order, after the agent. Missing files are skipped.

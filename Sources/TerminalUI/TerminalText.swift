@@ -156,6 +156,30 @@ public enum TerminalText {
         return lines.map { truncate($0, to: width) }
     }
 
+    /// `text` broken between words into lines of at most `width` columns, each line after the first starting
+    /// with `indent`; a word longer than a line is cut where the line ends.
+    public static func wordWrapped(_ text: String, width: Int, indent: String = "") -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            let prefix = lines.isEmpty ? "" : indent
+            if line.isEmpty {
+                line = prefix + word
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                lines.append(line)
+                line = indent + word
+            }
+            while line.count > width, width > indent.count {
+                lines.append(String(line.prefix(width)))
+                line = indent + line.dropFirst(width)
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
     /// `text` padded with spaces to `width` columns, on the left when `right`-aligned; longer text is left as is.
     public static func padded(_ text: String, to width: Int, right: Bool = false) -> String {
         let padding = String(repeating: " ", count: max(0, width - text.count))

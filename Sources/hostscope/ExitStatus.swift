@@ -6,8 +6,10 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0
     /// Anything not covered below (bad input file, unwritable output …).
     case failure = 1
-    /// Command-line usage errors (ArgumentParser's own validation uses 64).
-    case usage = 2
+    /// Usage errors, every one of them: bad arguments, missing or unreadable files named by them, a bad
+    /// ssh_config. 64 (`EX_USAGE`), the status of the argument parser's own validation, so that scripts see
+    /// one status whichever part of hostscope found the mistake.
+    case usage = 64
     /// DNS, TCP or SSH handshake failure, or a dropped connection.
     case connect = 3
     case auth = 4

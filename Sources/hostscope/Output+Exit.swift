@@ -20,8 +20,13 @@ extension Output {
         var text = command.fullMessage(for: error)
         let code = command.exitCode(for: error)
         // Every duration option is named `<duration>` in usage, so a value it could not read says how to write one.
-        if let end = text.range(of: " <duration>'")?.upperBound, text.hasPrefix("Error: The value '") {
-            text.insert(contentsOf: ": " + DurationText.syntax, at: end)
+        // So is every moment (`history --since`), which is a duration or an RFC 3339 time.
+        if text.hasPrefix("Error: The value '") {
+            if let end = text.range(of: " <duration>'")?.upperBound {
+                text.insert(contentsOf: ": " + DurationText.syntax, at: end)
+            } else if let end = text.range(of: " <time>'")?.upperBound {
+                text.insert(contentsOf: ": " + TimeArgument.syntax, at: end)
+            }
         }
         if !text.isEmpty {
             if code == .success {

@@ -277,7 +277,7 @@ struct OTLPHTTPExporterTests {
         "rotel, a second independent collector, receives the exported spans in every encoding", arguments: wireFormats)
     func rotelReceives(encoding: OTLPEncoding, compression: OTLPCompression) async throws {
         guard let agent = RotelAgent.path else {
-            Issue.record("PyPI's rotel is not installed: pip install rotel (Scripts/setup.sh does)")
+            Issue.record("PyPI's rotel is not installed: pip install rotel (Scripts/setup.sh --tests does)")
             return
         }
         let rotel = try RotelAgent.start(agent)

@@ -192,7 +192,7 @@ struct OTLPMetricsExporterTests {
         arguments: OTLPHTTPExporterTests.wireFormats)
     func rotelForwards(encoding: OTLPEncoding, compression: OTLPCompression) async throws {
         guard let agent = RotelAgent.path else {
-            Issue.record("PyPI's rotel is not installed: pip install rotel (Scripts/setup.sh does)")
+            Issue.record("PyPI's rotel is not installed: pip install rotel (Scripts/setup.sh --tests does)")
             return
         }
         try await withPythonServer("otlp_receiver.py") { server in

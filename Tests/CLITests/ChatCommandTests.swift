@@ -336,6 +336,29 @@ import Testing
 
     // MARK: - Errors
 
+    @Test("A rate-limited turn waits out the provider's Retry-After with a countdown and runs again by itself")
+    func rateLimitIsWaitedOut() async throws {
+        try await Self.withSetup { setup in
+            for provider in ["openai", "anthropic"] {
+                try setup.reset()
+                let started = Date()
+                let (result, events) = try setup.chat(provider, model: "mock-rate-limited-once")
+                #expect(result.status == 0, "\(provider): \(result.stderr)")
+                #expect(Date().timeIntervalSince(started) >= 1, "the second of Retry-After was waited")
+                #expect(result.stderr.contains("rate limited: retrying in 1 s (Ctrl-C gives up)"), "\(result.stderr)")
+                let errors = events.filter { Self.type($0) == "error" }
+                #expect(errors.compactMap { $0["kind"]?.stringValue } == ["rate_limited"], "\(provider)")
+                #expect(!Self.text(events).isEmpty, "\(provider): the retried turn answered")
+                #expect(events.last?["finish_reason"] == "stop", "\(provider)")
+                #expect(try setup.requests().count == 2)
+            }
+            // The wait is bounded: a limit that never lifts ends the turn after the retries asked for.
+            let (limited, _) = try setup.chat("openai", model: "mock-error-429", extra: ["--rate-limit-retries", "1"])
+            #expect(limited.status == 9, "\(limited.stderr)")
+            #expect(limited.stderr.contains("retrying in 7 s"), "\(limited.stderr)")
+        }
+    }
+
     @Test("Provider errors are events with what to do and exit 9; malformed frames are counted and the stream goes on")
     func errors() async throws {
         try await Self.withSetup { setup in
@@ -347,7 +370,9 @@ import Testing
                 ("openai", "mock-stall-body", "timeout"),
             ]
             for (provider, model, kind) in cases {
-                let (result, events) = try setup.chat(provider, model: model, extra: ["--idle-timeout", "1s"])
+                // Without retries, a rate limit is the turn's end, as every other error.
+                let (result, events) = try setup.chat(
+                    provider, model: model, extra: ["--idle-timeout", "1s", "--rate-limit-retries", "0"])
                 #expect(result.status == 9, "\(model): \(result.stderr)")
                 let errors = events.filter { Self.type($0) == "error" }
                 #expect(errors.compactMap { $0["kind"]?.stringValue } == [kind], "\(model)")
@@ -476,7 +501,7 @@ import Testing
             #expect(updated["turns"] == 2)
 
             let unknown = try CLI.run(["chat", "--resume", "ffffffffffff", "--message", "x", "--db", setup.database])
-            #expect(unknown.status == 2)
+            #expect(unknown.status == 64)
             #expect(unknown.stderr.contains("chat sessions"))
 
             // The key went out with every request (the mock checks it) and came back nowhere.
@@ -499,7 +524,7 @@ import Testing
             chmod(file, 0o644)
             let refused = try CLI.run(
                 setup.arguments("openai", model: "mock-text") + ["--credentials", file, "--message", "hi"])
-            #expect(refused.status == 2)
+            #expect(refused.status == 64)
             #expect(refused.stderr.contains("chmod 600"))
             chmod(file, 0o600)
             let used = try CLI.run(

@@ -117,6 +117,30 @@ import Testing
         }
     }
 
+    @Test func afterTheTerminalIsResizedThePromptIsShownOnce() async throws {
+        try await Self.withSetup { setup in
+            let session = try setup.session(width: 80, height: 24)
+            _ = try session.waitForScreen { Self.prompt($0) == "›" }
+            try session.send("/model mock-slow")
+            _ = try session.waitForScreen { Self.prompt($0) == "› /model mock-slow" }
+            for (width, height) in [(100, 30), (70, 20)] {
+                try session.tmux(["resize-window", "-t", "0", "-x", String(width), "-y", String(height)])
+                // The editor looks at the terminal's size every 250 ms while it waits for a key and then draws the
+                // line again; nothing on the screen tells that it did, so real time is let pass for a few looks.
+                try await Task.sleep(for: .seconds(1))
+                let screen = try session.waitForScreen { screen in
+                    screen.count >= height && Self.prompt(screen) == "› /model mock-slow"
+                }
+                #expect(!screen.contains { $0.contains("› ›") }, "\(screen.joined(separator: "\n"))")
+                #expect(
+                    screen.filter { $0.contains("/model mock-slow") }.count == 1, "\(screen.joined(separator: "\n"))")
+            }
+            // The line is still the one typed.
+            try session.send("C-u", "C-d")
+            #expect(try session.waitForExit() == 0)
+        }
+    }
+
     @Test func ctrlCOnAnEmptyLineSaysHowToLeaveAndASecondOneLeavesWithTheModeRestored() async throws {
         try await Self.withSetup { setup in
             let session = try setup.session()

@@ -140,7 +140,7 @@ import Testing
             chmod(file, 0o644)
             try setup.reset()
             let (refused, _) = try setup.chat("openai", model: "mock-text", extra: ["--header", "@" + file])
-            #expect(refused.status == 2)
+            #expect(refused.status == 64)
             #expect(refused.stderr.contains("refusing the headers file given to --header \(file)"))
             #expect(refused.stderr.contains("chmod 600"))
             #expect(try setup.requests().isEmpty)

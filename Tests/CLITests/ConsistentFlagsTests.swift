@@ -53,6 +53,21 @@ import Testing
         #expect(missing.stderr.contains("Missing value for '--top <top>'"), "\(missing.stderr)")
     }
 
+    @Test func everyUsageErrorExitsWithTheOneStatusOfTheArgumentParser() throws {
+        let cases: [[String]] = [
+            ["watch", "local", "--frobnicate"],
+            ["watch", "--no-history"],
+            ["snapshot", "local", "-F", "/nonexistent/ssh_config"],
+            ["watch", "--hosts-file", "/nonexistent/hosts", "--no-history"],
+            ["files", "ls", "/tmp"],
+        ]
+        for arguments in cases {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.isEmpty, "\(arguments) says why")
+        }
+    }
+
     @Test func aMisspeltCommandIsAnsweredWithTheOneItWasMeantToBe() throws {
         let top = try CLI.run(["snapshto", "local"])
         #expect(top.status == 64)

@@ -347,7 +347,7 @@ import Testing
         #expect(inside.stdout == "needle in js\n")
 
         let local = try CLI.run(["files", "ls", "/tmp"])
-        #expect(local.status == 2)
+        #expect(local.status == 64)
         #expect(local.stderr.contains("HOST:PATH"))
 
         let refused = try CLI.run(

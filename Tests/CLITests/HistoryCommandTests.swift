@@ -217,10 +217,54 @@ import ValueFormats
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
+    @Test func stepRollsEachHostsRecordsUpIntoMeansPerStepInEveryFormat() async throws {
+        let fixture = try await Self.fleet()
+        defer { fixture.remove() }
+        // The fixture starts on a multiple of 20 s: web1's ticks 0+10, 20+30, 40+50 make three steps.
+        let ndjson = try CLI.run(["history", "--db", fixture.path, "--step", "20s", "-f", "ndjson"])
+        #expect(ndjson.status == 0, "\(ndjson.stderr)")
+        let steps = try ndjson.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        #expect(steps.count == 7, "\(ndjson.stdout)")
+        #expect(steps.allSatisfy { $0["schema"] == "hostscope.history-step/1" })
+        let web1 = steps.filter { $0["host"] == "web1" }.sorted {
+            $0["start"]!.stringValue! < $1["start"]!.stringValue!
+        }
+        #expect(web1.map { $0["cpu_busy_percent"]?.doubleValue } == [1.0, 3.0, 5.0])
+        #expect(web1.map { $0["samples"]?.intValue } == [2, 2, 2])
+        #expect(
+            web1.first?["start"]?.stringValue == Self.stamp(0).replacingOccurrences(of: ".000Z", with: "Z")
+                || web1.first?["start"]?.stringValue == Self.stamp(0))
+        let failed = try #require(steps.first { $0["host"] == "web2" && $0["errors"]?.intValue == 1 })
+        #expect(failed["samples"]?.intValue == 2 && failed["cpu_busy_percent"]?.doubleValue == 50)
+
+        let csv = try CLI.run(["history", "web1", "--db", fixture.path, "--step", "20s", "-f", "csv"])
+        let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.first?.hasPrefix("start,end,host,samples,errors,cpu_busy_percent,") == true, "\(csv.stdout)")
+        #expect(rows.count == 4)
+        #expect(rows.dropFirst().map { $0.split(separator: ",")[5] } == ["1.00", "3.00", "5.00"])
+
+        let json = try CLI.run(["history", "--db", fixture.path, "--step", "20s", "-f", "json"])
+        #expect(try JSONParser.parse(json.stdout).arrayValue?.count == 7)
+
+        let table = try CLI.runOnTerminal(["history", "web1", "--db", fixture.path, "--step", "20s"])
+        #expect(table.stdout.contains("web1  3 steps of 20s"), "\(table.stdout)")
+        #expect(table.stdout.contains("START (UTC)"), "\(table.stdout)")
+
+        let short = try CLI.run(["history", "--db", fixture.path, "--step", "100ms"])
+        #expect(short.status == 64)
+        #expect(short.stderr.contains("--step 100ms is too short"))
+    }
+
     @Test func badTimesAreUsageErrors() throws {
         let bad = try CLI.run(["history", "--since", "yesterday-ish"])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--since"))
+        // The same examples as every duration that cannot be read.
+        #expect(bad.stderr.contains("a duration back from now (30m, 2h, 1h30m, 7d)"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("as 250ms, 5s"), "\(bad.stderr)")
+        let compound = try CLI.run(["history", "--since", "1h30m", "--until", "1h31m"])
+        #expect(
+            compound.stderr.contains("--since is later than --until"), "1h30m and 1h31m are read: \(compound.stderr)")
         let reversed = try CLI.run(["history", "--since", "1h", "--until", "2h"])
         #expect(reversed.status == 64)
         #expect(reversed.stderr.contains("--since is later than --until"))

@@ -5,7 +5,7 @@ import Testing
 
 /// Whether Phoenix is there to test against.
 enum PhoenixInstallation {
-    /// Whether `python3 -c 'import phoenix'` works (Scripts/setup.sh installs it).
+    /// Whether `python3 -c 'import phoenix'` works (Scripts/setup.sh --tests installs it).
     static let importable: Bool = {
         let result = try? CLI.runShell("${PYTHON:-python3} -c 'import phoenix' 2>/dev/null")
         return result?.status == 0

@@ -66,7 +66,7 @@ import Testing
         let config = try write("Host *\n    Hostnme \(server.host)\n", "config")
         let result = try CLI.run(
             ["snapshot", "-F", config, server.target, "-o", "json"] + CLI.harnessArguments(server))
-        #expect(result.status == 2)
+        #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         #expect(
             result.stderr

@@ -433,6 +433,44 @@ final class RunningServe {
         }
     }
 
+    @Test func theLogStartsWithOneLineKeepsNumbersAsNumbersAndReadyzRefusalsAtDebug() throws {
+        // Daily, `local` is not due for hours: /readyz refuses meanwhile.
+        let serve = try RunningServe(
+            ["local", "--every", "1d", "--listen", "127.0.0.1:0", "--no-history"], directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        #expect(try serve.get("/readyz").status == 503)
+        #expect(try serve.get("/nothing-here").status == 404)
+        var lines: [JSONValue] = []
+        try #require(
+            (0..<100).contains { _ in
+                lines = serve.logLines()
+                if lines.contains(where: { $0["path"]?.stringValue == "/nothing-here" }) { return true }
+                Thread.sleep(forTimeInterval: 0.1)
+                return false
+            }, "the requests are logged: \(serve.log)")
+        let info = lines.filter { $0["level"]?.stringValue == "info" && $0["path"] == nil }
+        #expect(info.map { $0["message"]?.stringValue } == ["listening"], "one start-up line: \(serve.log)")
+        let listening = try #require(info.first)
+        #expect(listening["auth"] == .bool(false) && listening["tls"] == .bool(false), "\(serve.log)")
+        #expect(listening["hosts"]?.intValue == 1 && listening["hosts"]?.stringValue == nil, "\(serve.log)")
+        let readyz = try #require(lines.first { $0["path"]?.stringValue == "/readyz" })
+        #expect(readyz["level"]?.stringValue == "debug", "\(readyz)")
+        #expect(readyz["status"]?.intValue == 503 && readyz["duration_ms"]?.stringValue == nil, "\(readyz)")
+        #expect(readyz["duration_ms"]?.doubleValue != nil, "\(readyz)")
+        let missing = try #require(lines.first { $0["path"]?.stringValue == "/nothing-here" })
+        #expect(missing["level"]?.stringValue == "info" && missing["status"]?.intValue == 404, "\(missing)")
+    }
+
+    @Test func serveHelpKeepsItsEndpointListInsideEightyColumns() throws {
+        let help = try CLI.run(["serve", "--help"], environment: ["COLUMNS": "80"])
+        let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("  /metrics") })
+        let block = lines[start...].prefix { !$0.isEmpty }
+        #expect(block.count == 4, "\(block.joined(separator: "\n"))")
+        #expect(block.allSatisfy { $0.hasPrefix("  /") }, "no line of the list wraps to column 0")
+    }
+
     @Test func sigtermEndsOpenEventStreamsAndExitsZero() async throws {
         let serve = try RunningServe(["local", "--every", "1s", "--listen", "127.0.0.1:0"], directory: directory)
         try serve.waitUntilListening()
@@ -488,18 +526,18 @@ final class RunningServe {
         #expect(inUse.stderr.contains("in use"), "\(inUse.stderr)")
 
         let open = try CLI.run(["serve", "local", "--listen", "0.0.0.0:0", "--no-history"])
-        #expect(open.status == 2)
+        #expect(open.status == 64)
         #expect(open.stderr.contains("--token-file"))
 
         let loose = directory + "/loose-token"
         try "0123456789abcdef0123456789abcdef\n".write(toFile: loose, atomically: true, encoding: .utf8)
         chmod(loose, 0o644)
         let looseRun = try CLI.run(["serve", "local", "--listen", "0.0.0.0:0", "--token-file", loose, "--no-history"])
-        #expect(looseRun.status == 2)
+        #expect(looseRun.status == 64)
         #expect(looseRun.stderr.contains("chmod 600"))
 
         let missing = try CLI.run(["serve", "--hosts-file", directory + "/no-such-file", "--no-history"])
-        #expect(missing.status == 2)
+        #expect(missing.status == 64)
         #expect(missing.stderr.contains("cannot read the hosts file"))
     }
 }

@@ -160,7 +160,33 @@ import Testing
             "\(configured.stderr)")
         let typed = try CLI.run(["snapshot", "web9.no-such-domain.invalid", "-F", config, "-o", "ndjson"])
         #expect(typed.status == 3)
-        #expect(typed.stderr.contains("check the name, or give it a HostName in ~/.ssh/config"), "\(typed.stderr)")
+        // The advice names the file read, not the one -F replaced.
+        #expect(typed.stderr.contains("check the name, or give it a HostName in \(config)"), "\(typed.stderr)")
+        #expect(!typed.stderr.contains("~/.ssh/config"), "\(typed.stderr)")
+    }
+
+    @Test func aHostsFileIsReadAndSeveralHostsOnATerminalGetOneLineEach() throws {
+        let file = NSTemporaryDirectory() + "hostscope-cli-hosts-\(UUID().uuidString)"
+        // Nothing listens on port 1 of the loopback: that host fails at once.
+        try "# fleet\nlocal   # this machine\n127.0.0.1:1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let piped = try CLI.run(["snapshot", "--hosts-file", file, "-f", "ndjson", "--sample", "100ms"])
+        #expect(piped.status == 3, "\(piped.stderr)")
+        let hosts = try piped.stdout.split(separator: "\n").map { try JSONParser.parse(String($0))["host"] }
+        #expect(hosts == ["local", "127.0.0.1:1"])
+
+        let summary = try CLI.runOnTerminal(["snapshot", "--hosts-file", file, "--sample", "100ms"])
+        let lines = summary.stdout.components(separatedBy: "\r\n")
+        #expect(lines.first?.hasPrefix("HOST") == true, "\(summary.stdout)")
+        #expect(lines.contains { $0.hasPrefix("local ") && $0.contains(" up ") }, "\(summary.stdout)")
+        #expect(lines.contains { $0.hasPrefix("127.0.0.1:1 ") && $0.contains(" connect ") }, "\(summary.stdout)")
+        #expect(!summary.stdout.contains("MOUNT"), "one line per host, no block: \(summary.stdout)")
+        // The failure's whole sentence is below the table.
+        #expect(summary.stdout.contains("127.0.0.1:1  ERROR (connect): "), "\(summary.stdout)")
+
+        let long = try CLI.runOnTerminal(["snapshot", "--hosts-file", file, "--sample", "100ms", "--long"])
+        #expect(long.stdout.contains("MOUNT"), "\(long.stdout)")
+        #expect(!long.stdout.hasPrefix("HOST"))
     }
 
     @Test func anUnknownHostKeyExitsFiveAndSaysHowToAccept() throws {
@@ -218,7 +244,7 @@ import Testing
         #expect(port.status != 0)
         #expect(port.stderr.contains("70000"))
         let config = try CLI.run(["snapshot", "web1", "-F", "/nonexistent/config"])
-        #expect(config.status == 2)
+        #expect(config.status == 64)
         #expect(config.stderr.contains("/nonexistent/config"))
         let sample = try CLI.run(["snapshot", "--sample", "soon"])
         #expect(sample.status != 0)
@@ -254,7 +280,7 @@ import Testing
 
     @Test func anUnknownToolAndAMissingFileAreClearErrors() throws {
         let tool = try CLI.run(["parse", "nosuchtool", fixture])
-        #expect(tool.status == 2)
+        #expect(tool.status == 64)
         #expect(tool.stderr.contains("unknown tool"))
         let file = try CLI.run(["parse", "free", "/nonexistent/file"])
         #expect(file.status == 1)

@@ -119,6 +119,72 @@ import Testing
         #expect(report.orphans == 0)
     }
 
+    /// A `files` command is one trace: its connect and its SFTP calls under the command's span; a failure carries the
+    /// sentence the user saw. `trace export` takes whole traces by host, kind and trace id.
+    @Test func aFilesCommandIsOneTraceWhoseFailureSaysTheUsersSentenceAndExportFiltersTraces() throws {
+        let server = try SSHTestServer.shared()
+        let database = Self.temporaryDatabase()
+        defer { Self.remove(database) }
+        let root = NSTemporaryDirectory() + "hostscope-trace-files-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root + "/inside", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try "hello\n".write(toFile: root + "/inside/a.txt", atomically: true, encoding: .utf8)
+        let connection = ["-p", String(server.port)] + CLI.harnessArguments(server)
+        let environment = ["HOSTSCOPE_DB": database]
+        let listed = try CLI.run(
+            ["files", "ls", "\(server.user)@\(server.host):\(root)/inside"] + connection, environment: environment)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let refused = try CLI.run(
+            ["files", "cat", "--root", root + "/inside", "\(server.user)@\(server.host):../a.txt"] + connection,
+            environment: environment)
+        #expect(refused.status == 8, "\(refused.stderr)")
+        let sentence = refused.stderr.replacingOccurrences(of: "hostscope: ", with: "")
+            .trimmingCharacters(in: .newlines)
+        // Also a snapshot, a trace of another kind and host.
+        #expect(try Self.snapshot(server, database: database).status == 0)
+
+        let spans = try Self.flatSpans(
+            CLI.run(["trace", "export", "--format", "spans", "--db", database]).stdout)
+        let files = spans.filter { ($0["name"] as? String)?.hasPrefix("files ") == true }
+        #expect(Set(files.compactMap { $0["name"] as? String }) == ["files ls", "files cat"], "\(files)")
+        for command in files {
+            let trace = command["trace_id"] as? String
+            let inTrace = spans.filter { $0["trace_id"] as? String == trace }
+            let connect = try #require(inTrace.first { ($0["name"] as? String)?.hasPrefix("ssh connect") == true })
+            #expect(connect["parent_span_id"] as? String == command["span_id"] as? String)
+            #expect(command["parent_span_id"] == nil || command["parent_span_id"] is NSNull)
+        }
+        // The failed SFTP call and the command both say what the user read, not a code's name.
+        let failed = spans.filter { ($0["status"] as? [String: Any])?["code"] as? String == "error" }
+        #expect(failed.count == 2, "\(failed)")
+        for span in failed {
+            let message = (span["status"] as? [String: Any])?["message"] as? String
+            #expect(message == sentence, "\(span)")
+        }
+        let list = try CLI.run(["trace", "list", "--errors", "--db", database])
+        #expect(list.stdout.contains("files cat"), "\(list.stdout)")
+        #expect(!list.stdout.contains("outsideRoot"), "\(list.stdout)")
+
+        // Export by kind (whole traces holding an sftp span), by host, by trace id.
+        let sftp = try Self.flatSpans(
+            CLI.run(["trace", "export", "--format", "spans", "--kind", "sftp", "--db", database]).stdout)
+        #expect(
+            Set(sftp.compactMap { $0["trace_id"] as? String }) == Set(files.compactMap { $0["trace_id"] as? String }))
+        #expect(!sftp.contains { $0["name"] as? String == "collect snapshot" })
+        let byHost = try Self.flatSpans(
+            CLI.run(["trace", "export", "--format", "spans", "--host", server.target, "--db", database]).stdout)
+        #expect(byHost.contains { $0["name"] as? String == "collect snapshot" })
+        let one = try #require(files.first { $0["name"] as? String == "files cat" }?["trace_id"] as? String)
+        let byTrace = try Self.flatSpans(
+            CLI.run(["trace", "export", "--format", "spans", "--trace", String(one.prefix(12)), "--db", database])
+                .stdout)
+        #expect(!byTrace.isEmpty && byTrace.allSatisfy { $0["trace_id"] as? String == one })
+        let none = try CLI.run(["trace", "export", "--host", "nowhere", "--db", database])
+        #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("no spans match"))
+        let bad = try CLI.run(["trace", "export", "--trace", "not-hex", "--db", database])
+        #expect(bad.status == 64)
+    }
+
     @Test func aFailedTickIsExplainedByTraceShow() throws {
         let server = try SSHTestServer.shared()
         let database = Self.temporaryDatabase()

@@ -64,7 +64,7 @@ import Testing
                     "chat", "--host", "nosuch.invalid", "--base-url", mock.baseURL + "/v1", "--message", "hello",
                     "--no-history",
                 ], environment: ["OPENAI_API_KEY": "sk-test"])
-            #expect(result.status == 2)
+            #expect(result.status == 64)
             #expect(result.stderr.contains("host nosuch.invalid does not resolve"), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)
             let requests = try CLI.runShell("curl -s \(mock.baseURL)/requests")
@@ -80,7 +80,7 @@ import Testing
         let result = try CLI.run(
             ["chat", "--host", "webservr1", "-F", config, "--message", "hello", "--no-history"],
             environment: ["OPENAI_API_KEY": "sk-test"])
-        #expect(result.status == 2)
+        #expect(result.status == 64)
         #expect(result.stderr.contains("Did you mean webserver1?"), "\(result.stderr)")
     }
 
@@ -88,7 +88,7 @@ import Testing
         let result = try CLI.run(
             ["chat", "--host", "local", "--message", "hello", "--no-history"],
             environment: ["OPENAI_API_KEY": ""])
-        #expect(result.status == 2)
+        #expect(result.status == 64)
         #expect(result.stderr.contains("no API key for OpenAI: set OPENAI_API_KEY"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
     }

@@ -241,18 +241,65 @@ final class RunningCLI {
         #expect(try JSONParser.parse(result.stdout.trimmingCharacters(in: .newlines))["host"] == "local")
     }
 
+    @Test func severalOutputsEachGetEveryRecordInTheFormatOfTheirExtension() throws {
+        let csv = directory + "/a.csv"
+        let ndjson = directory + "/b.ndjson"
+        let result = try CLI.run([
+            "watch", "local", "--every", "200ms", "--count", "2", "--no-history", "-o", csv, "-o", ndjson,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = lines(csv, separator: "\r\n")
+        #expect(rows.count == 3, "a header and two records in \(csv)")
+        #expect(rows.first?.hasPrefix("timestamp,host,") == true)
+        #expect(try lines(ndjson).map { try JSONParser.parse($0)["host"] } == ["local", "local"])
+
+        let twice = try CLI.run(["watch", "local", "--no-history", "-o", csv, "-o", directory + "/./a.csv"])
+        #expect(twice.status != 0)
+        #expect(twice.stderr.contains("given twice"), "\(twice.stderr)")
+        let formatted = try CLI.run(["watch", "local", "--no-history", "-o", csv, "-o", ndjson, "--format", "csv"])
+        #expect(formatted.status != 0)
+        #expect(formatted.stderr.contains("leave --format out"), "\(formatted.stderr)")
+    }
+
+    @Test func aStrayWordAmongTheHostsIsRefusedBeforeTheWatchStarts() throws {
+        let config = directory + "/ssh_config"
+        try "Host web1\n  HostName 127.0.0.1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        // `s` was meant as the unit of --every; no name `s` resolves here.
+        let stray = try CLI.run(["watch", "web1", "--every", "2", "s", "-F", config, "--no-history", "--count", "1"])
+        #expect(stray.status != 0)
+        #expect(stray.stderr.contains("host s does not resolve"), "\(stray.stderr)")
+        #expect(stray.stdout.isEmpty)
+        let misspelt = try CLI.run(["watch", "web", "-F", config, "--no-history", "--count", "1"])
+        #expect(misspelt.status != 0)
+        #expect(misspelt.stderr.contains("Did you mean web1?"), "\(misspelt.stderr)")
+        // The file read is the one named, not ~/.ssh/config.
+        #expect(misspelt.stderr.contains("it is no \(config) alias"), "\(misspelt.stderr)")
+    }
+
+    @Test func aHostFailingEveryTickIsSaidOnStderrOncePerChangeOfState() throws {
+        // Nothing listens on port 1 of the loopback: every tick fails the same way.
+        let result = try CLI.run([
+            "watch", "local", "127.0.0.1:1", "--every", "200ms", "--count", "3", "--no-history", "--format", "ndjson",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == 6)
+        let notices = result.stderr.split(separator: "\n").filter { $0.contains("127.0.0.1:1") }
+        #expect(notices.count == 1, "\(result.stderr)")
+        #expect(notices.first?.contains("failed (connect)") == true, "\(result.stderr)")
+    }
+
     @Test func badInvocationsGetOneSentence() throws {
         let none = try CLI.run(["watch", "--no-history"])
-        #expect(none.status == 2)
+        #expect(none.status == 64)
         #expect(none.stderr.contains("no hosts to watch"))
         let both = try CLI.run(["watch", "local", "--count", "2", "--for", "1m"])
         #expect(both.status != 0)
         #expect(both.stderr.contains("--count and --for"))
         let unknown = try CLI.run(["watch", "local", "-o", directory + "/out.txt", "--no-history"])
-        #expect(unknown.status == 2)
+        #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("--format"))
         let missing = try CLI.run(["watch", "--hosts-file", "/nonexistent/hosts"])
-        #expect(missing.status == 2)
+        #expect(missing.status == 64)
         #expect(missing.stderr.contains("/nonexistent/hosts"))
     }
 

@@ -42,7 +42,8 @@ import Testing
         let server = try SSHTestServer.shared()
         guard let user = server.tcshUser else {
             // The harness creates that user only as root, and only where tcsh is installed.
-            try #require(getuid() != 0, "the harness created no tcsh user: install tcsh (Scripts/setup.sh does)")
+            try #require(
+                getuid() != 0, "the harness created no tcsh user: install tcsh (Scripts/setup.sh --tests does)")
             return
         }
         let home = try #require(getpwnam(user)).pointee.pw_dir.map { String(cString: $0) } ?? ""

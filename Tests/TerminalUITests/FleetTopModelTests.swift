@@ -88,7 +88,9 @@ import Testing
         #expect(row.contains("wait"))
         #expect(row.contains("91.0"))
         #expect(row.contains("42s"))
-        #expect(row.contains("connect: db-primary"))
+        // The row names the host once: the sentence's own leading name is left out.
+        #expect(row.contains("connect: connection refused by 10.0"), "\(row)")
+        #expect(row.components(separatedBy: "db-primary").count == 2, "\(row)")
         let styled = model.screen(width: 160, height: 45, now: Self.now, colours: true).text
         // The stale CPU figure is dimmed (SGR 2), not coloured as a current one would be (red from 85 %).
         #expect(styled.contains("\u{1B}[2m  91.0\u{1B}[0m"))
@@ -139,7 +141,49 @@ import Testing
         _ = model.handle(.character("e"))
         let lines = model.plainLines(width: 80, height: 24, now: Self.now)
         let index = try #require(lines.firstIndex { $0.contains("db-primary") })
-        #expect(lines[index + 1].contains("connect: db-primary: connection refused by 10.0.0.7:22"))
+        #expect(lines[index + 1].contains("connect: connection refused by 10.0.0.7:22"))
+        #expect(!lines[index + 1].contains("db-primary"))
+    }
+
+    @Test(arguments: [80, 160])
+    func eWrapsALongErrorWholeUnderItsRow(_ width: Int) throws {
+        var model = try Self.fleet()
+        let sentence =
+            "cannot resolve host name \"db-primary.internal.example.com\" (Temporary failure in name resolution); "
+            + "check HostName db-primary.internal.example.com at /etc/ssh/ssh_config.d/fleet.conf line 12, or the "
+            + "resolver of this machine"
+        var db = HostWatchState(host: "db-primary", phase: .backingOff(until: Self.now.addingTimeInterval(8)))
+        db.lastError = "connect: db-primary: " + sentence
+        model.apply(.state(db))
+        _ = model.handle(.down)
+        _ = model.handle(.character("e"))
+        let lines = model.plainLines(width: width, height: 24, now: Self.now)
+        let index = try #require(lines.firstIndex { $0.contains("db-primary ") })
+        let shown = lines[(index + 1)...].prefix {
+            $0.hasPrefix("    ") && !$0.trimmingCharacters(in: .whitespaces).isEmpty
+        }
+        let text = shown.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(text == "connect: " + sentence, "\(lines.joined(separator: "\n"))")
+        #expect(shown.count > 1)
+    }
+
+    @Test func aHostsDetailListsRealFilesystemsFullestFirstAndHidesPseudoOnesAndTheLoopbackUnlessAll() throws {
+        var model = try Self.fleet()
+        _ = model.handle(.enter)
+        let lines = model.plainLines(width: 80, height: 24, now: Self.now)
+        #expect(lines.contains { $0.hasPrefix("/ ") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.hasPrefix("eth0 ") }, "\(lines.joined(separator: "\n"))")
+        for hidden in ["/dev ", "/dev/shm ", "/sys/fs/cgroup ", "lo ", "ifb0 ", "ifb1 "] {
+            #expect(!lines.contains { $0.hasPrefix(hidden) }, "\(hidden) is shown")
+        }
+        #expect(!lines.contains { $0.contains("more filesystem") || $0.contains("more interface") })
+        model.showsAllDevices = true
+        let all = model.plainLines(width: 160, height: 60, now: Self.now)
+        for shown in ["/ ", "/dev ", "/dev/shm ", "lo ", "ifb0 ", "eth0 "] {
+            #expect(all.contains { $0.hasPrefix(shown) }, "\(shown) with --all")
+        }
+        let root = try #require(all.firstIndex { $0.hasPrefix("/ ") })
+        #expect(all.firstIndex { $0.hasPrefix("/dev ") }! > root, "real filesystems first")
     }
 
     @Test func aLongFleetScrollsToKeepTheSelectionOnScreen() throws {

@@ -67,6 +67,31 @@ import Testing
         #expect(web1.first == Self.start && web1.last == Self.start.addingTimeInterval(300))
     }
 
+    @Test func eachFigureDrawsItsCourseAsASparklineWhereTheLineHasRoom() throws {
+        let table = HistoryTable.render(Self.summary(), width: 120)
+        // web1's table, the second: db-1 only failed and has no course to draw.
+        let cpu = try #require(table.split(separator: "\n").last { $0.hasPrefix("CPU busy") })
+        let blocks = cpu.filter { "▁▂▃▄▅▆▇█".contains($0) }
+        #expect(blocks.count == 30, "\(cpu)")
+        // 0.25, 12.75 … 75.25 again and again: the lowest and the highest block of the 0–100 scale recur.
+        #expect(blocks.hasPrefix("▁▂▃▄▅▅▆▁"), "\(cpu)")
+        #expect(table.contains("TREND"))
+        // Too narrow for one: the figures only.
+        #expect(!HistoryTable.render(Self.summary(), width: 60).contains("TREND"))
+        // Nor where there is no course to draw: db-1 only failed.
+        #expect(!table.components(separatedBy: "\n\n")[0].contains("TREND"))
+    }
+
+    @Test func aTrendStaysBoundedAndAveragesItsRuns() {
+        var summary = FigureSummary()
+        for value in 0..<128 { summary.add(Double(value)) }
+        #expect(summary.trend.count == 64)
+        #expect(summary.trend.first == 0.5 && summary.trend.last == 126.5)
+        for value in 0..<10_000 { summary.add(Double(value)) }
+        #expect(summary.trend.count <= FigureSummary.trendCapacity)
+        #expect(summary.count == 10_128)
+    }
+
     @Test(arguments: [80, 120])
     func theTableMatchesItsGoldenAndFitsTheWidth(_ width: Int) throws {
         let table = HistoryTable.render(Self.summary(), width: width)

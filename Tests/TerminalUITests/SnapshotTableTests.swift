@@ -51,6 +51,34 @@ import Testing
         return .snapshot(snapshot)
     }
 
+    @Test func theTableListsRealFilesystemsFullestFirstAndLeavesPseudoOnesAndVirtualInterfacesToAll() throws {
+        let record = try Self.containerHost()
+        let mounts = { (table: String) in
+            table.split(separator: "\n").compactMap { line -> String? in
+                line.hasPrefix("/") ? String(line.split(separator: " ")[0]) : nil
+            }
+        }
+        let table = SnapshotTable.render(record, width: 240)
+        #expect(mounts(table) == ["/home/me/mnt/backup", "/srv/data", "/"], "\(table)")
+        let interfaces = table.split(separator: "\n").filter { line in
+            ["lo ", "ifb0 ", "ifb1 ", "eth0 "].contains { line.hasPrefix($0) }
+        }
+        #expect(interfaces.map { String($0.split(separator: " ")[0]) } == ["eth0"], "\(table)")
+        #expect(table.contains("5 pseudo filesystems and 3 virtual interfaces not shown; --all shows them"), "\(table)")
+
+        let all = SnapshotTable.render(record, width: 240, all: true)
+        #expect(Array(mounts(all).prefix(3)) == ["/home/me/mnt/backup", "/srv/data", "/"], "\(all)")
+        #expect(
+            Set(mounts(all).dropFirst(3)) == [
+                "/var/lib/docker/overlay2/3f9a2c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f/merged",
+                "/dev", "/dev/shm", "/srv/archive/volumes/shared/readonly/stor", "/sys/fs/cgroup",
+            ])
+        #expect(!all.contains("not shown"))
+        // The JSON keeps every entry.
+        guard case .snapshot(let snapshot) = record else { return }
+        #expect(snapshot.disks.count == 8 && snapshot.network.count == 4)
+    }
+
     @Test(arguments: [80, 120])
     func theTableMatchesItsGoldenAndFitsTheWidth(_ width: Int) throws {
         let table = SnapshotTable.render(try Self.containerHost(), width: width)
@@ -61,7 +89,8 @@ import Testing
     }
 
     @Test func atEightyColumnsLongNamesAreShortenedWhereTheyTellLeastAndFiguresTakeDfsUnits() throws {
-        let lines = SnapshotTable.render(try Self.containerHost(), width: 80).split(separator: "\n").map(String.init)
+        let lines = SnapshotTable.render(try Self.containerHost(), width: 80, all: true).split(separator: "\n").map(
+            String.init)
         // The mount point keeps its start and its end, the filesystem its end.
         let overlay = try #require(lines.first { $0.hasPrefix("/var/li…merged ") })
         #expect(overlay.contains(" overlay "))
@@ -70,7 +99,7 @@ import Testing
         #expect(volume.contains("4.0T") && volume.contains("3.5T") && volume.contains("512G"))
         #expect(volume.contains("100M/s") && volume.contains("1023B/s"))
         // Where the whole names and the binary units fit, both are shown.
-        let wide = SnapshotTable.render(try Self.containerHost(), width: 240)
+        let wide = SnapshotTable.render(try Self.containerHost(), width: 240, all: true)
         #expect(wide.contains("/overlay2/3f9a2c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f/merged "))
         #expect(wide.contains("4.0 TiB") && wide.contains("100.0 MiB/s"))
     }

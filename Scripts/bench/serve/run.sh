@@ -34,7 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 command -v wrk >/dev/null && command -v prometheus-node-exporter >/dev/null || {
-    echo "wrk and prometheus-node-exporter are needed: bash Scripts/setup.sh" >&2
+    echo "wrk and prometheus-node-exporter are needed: bash Scripts/setup.sh --tests" >&2
     exit 1
 }
 # HOSTSCOPE_BIN names a hostscope built elsewhere; else the release build of this checkout.

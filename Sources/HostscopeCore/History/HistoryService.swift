@@ -71,6 +71,33 @@ public struct HistoryService: Sendable {
         return HistorySummary(hosts: hosts.values.sorted { $0.host < $1.host }, unreadable: unreadable)
     }
 
+    /// The records of `host` (as ``read(host:since:until:pageSize:_:)`` selects them) rolled up into steps of
+    /// `length` per host, handed to `steps` as they complete (a page at a time); returns how many stored records
+    /// could not be read and were left out. Memory stays bounded by the number of hosts.
+    ///
+    /// - Throws: ``CoreError`` as ``read(host:since:until:pageSize:_:)``.
+    public func steps(
+        host: String?, since: Date? = nil, until: Date? = nil, length: Duration, pageSize: Int = 500,
+        _ steps: ([HistoryStep]) async -> Void
+    ) async throws(CoreError) -> Int {
+        var stepper = HistoryStepper(length: length)
+        var unreadable = 0
+        try await read(host: host, since: since, until: until, pageSize: pageSize) { page in
+            var completed: [HistoryStep] = []
+            for stored in page {
+                guard let record = try? stored.record() else {
+                    unreadable += 1
+                    continue
+                }
+                if let step = stepper.add(record) { completed.append(step) }
+            }
+            if !completed.isEmpty { await steps(completed) }
+        }
+        let rest = stepper.finish()
+        if !rest.isEmpty { await steps(rest) }
+        return unreadable
+    }
+
     /// Every host with history, with its first and last record.
     public func hosts() async throws(CoreError) -> [HostSummary] {
         try await access.with { database throws(CoreError) in

@@ -11,11 +11,22 @@ public struct FigureSummary: Sendable, Equatable {
     /// The value of the latest record that gave it.
     public private(set) var last: Double?
     private var sum = 0.0
+    /// The values in at most ``trendCapacity`` consecutive buckets of equal length, for a sparkline.
+    private var buckets: [(sum: Double, count: Int)] = []
+    /// Values per bucket: doubles whenever the buckets fill up, so memory stays bounded however long the range.
+    private var bucketLength = 1
+
+    /// The most points ``trend`` has.
+    public static let trendCapacity = 64
 
     public init() {}
 
     /// The arithmetic mean of the values, or `nil` when there were none.
     public var mean: Double? { count > 0 ? sum / Double(count) : nil }
+
+    /// The course of the values, oldest first: the means of consecutive runs of equal length, at most
+    /// ``trendCapacity`` of them (every value itself while there are no more).
+    public var trend: [Double] { buckets.map { $0.sum / Double($0.count) } }
 
     /// Adds the value of the next record, oldest first; `nil` and values that are not finite are ignored.
     public mutating func add(_ value: Double?) {
@@ -25,6 +36,26 @@ public struct FigureSummary: Sendable, Equatable {
         minimum = Swift.min(minimum ?? value, value)
         maximum = Swift.max(maximum ?? value, value)
         last = value
+        if let current = buckets.last, current.count < bucketLength {
+            buckets[buckets.count - 1] = (current.sum + value, current.count + 1)
+        } else {
+            if buckets.count == Self.trendCapacity {
+                // Full: each pair of buckets becomes one twice as long.
+                var merged: [(sum: Double, count: Int)] = []
+                for index in stride(from: 0, to: buckets.count, by: 2) {
+                    let (first, second) = (buckets[index], buckets[index + 1])
+                    merged.append((sum: first.sum + second.sum, count: first.count + second.count))
+                }
+                buckets = merged
+                bucketLength *= 2
+            }
+            buckets.append((value, 1))
+        }
+    }
+
+    public static func == (left: FigureSummary, right: FigureSummary) -> Bool {
+        left.count == right.count && left.minimum == right.minimum && left.maximum == right.maximum
+            && left.last == right.last && left.sum == right.sum && left.trend == right.trend
     }
 }
 

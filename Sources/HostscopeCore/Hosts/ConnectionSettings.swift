@@ -126,6 +126,7 @@ public struct HostResolver: Sendable {
             allowPassword: secrets.canSupplyPassword, secrets: secrets.provider)
         options.keepaliveCountMax = host.serverAliveCountMax
         options.hostNameOrigin = host.origins["hostname"]?.description
+        options.userConfigFile = settings.configFile ?? SSHConfig.userConfigPath
         options.algorithms = host.algorithms
         options.revokedHostKeysFiles = host.revokedHostKeysFiles
         if let notice = settings.hostKeyRecorded {

@@ -19,15 +19,28 @@ public struct SnapshotService: Sendable {
     /// record) and every session is closed.
     ///
     /// - Throws: ``CoreError`` (`invalidRequest`) when a host cannot be resolved; nothing was collected.
-    public func collect(_ hosts: [String], options: CollectorOptions) async throws(CoreError) -> [SnapshotRecord] {
+    ///
+    /// - Parameter hostsFile: a file of further hosts or patterns, one per line (`#` comments), as `watch`'s.
+    public func collect(
+        _ hosts: [String], hostsFile: String? = nil, options: CollectorOptions
+    ) async throws(CoreError) -> [SnapshotRecord] {
         let resolved: [ResolvedHost]
         let aliases: [String]
+        let resolver: HostResolver
         do {
-            let resolver = try HostResolver(settings: settings.connection, environment: settings.environment)
-            aliases = resolver.config.hostAliases
-            resolved = try resolver.resolve(arguments: hosts.isEmpty ? [HostTarget.localName] : hosts)
+            resolver = try HostResolver(settings: settings.connection, environment: settings.environment)
         } catch {
             throw CoreError(.invalidRequest, "\(error)")
+        }
+        aliases = resolver.config.hostAliases
+        if let hostsFile {
+            resolved = try resolver.watchHosts(arguments: hosts, hostsFile: hostsFile)
+        } else {
+            do {
+                resolved = try resolver.resolve(arguments: hosts.isEmpty ? [HostTarget.localName] : hosts)
+            } catch {
+                throw CoreError(.invalidRequest, "\(error)")
+            }
         }
         let records = await TraceRuntime.with(settings.traceSetup(), diagnostics: settings.diagnostics) { _ in
             await Self.collect(resolved, options: options)

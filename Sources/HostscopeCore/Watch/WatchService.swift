@@ -81,8 +81,19 @@ public struct WatchService: Sendable {
         _ request: WatchRequest, output: RecordOutput?, clock: any WatchClock = SystemWatchClock(),
         observe: (@Sendable (FleetWatch) async -> Void)? = nil
     ) async throws(CoreError) -> WatchOutcome {
+        try await run(request, outputs: output.map { [$0] } ?? [], clock: clock, observe: observe)
+    }
+
+    /// As ``run(_:output:clock:observe:)``, with every record written to each of `outputs` (a CSV file and an
+    /// NDJSON file at once, each in its own format); a failure of one output skips only that one.
+    ///
+    /// - Throws: ``CoreError``: `invalidRequest` also for two outputs naming the same file.
+    public func run(
+        _ request: WatchRequest, outputs: [RecordOutput], clock: any WatchClock = SystemWatchClock(),
+        observe: (@Sendable (FleetWatch) async -> Void)? = nil
+    ) async throws(CoreError) -> WatchOutcome {
         let hosts = try resolveHosts(request)
-        let writer = try Self.open(output)
+        let writers = try Self.open(outputs)
         var history: StorageDatabase?
         if settings.storesHistory {
             let path = settings.databasePath
@@ -111,7 +122,7 @@ public struct WatchService: Sendable {
         // A reader that went away (`watch … | head -2`) ends the run as Ctrl-C would: what was collected is
         // kept, files and the database closed valid.
         let sink = RecordSink(
-            writer: writer, history: history, metrics: metrics, diagnostics: diagnostics,
+            writers: writers, history: history, metrics: metrics, diagnostics: diagnostics,
             readerClosed: { watch.stop() })
         // Subscribed before the watch starts, read by a task that is not cancelled with the watch: every
         // record collected reaches the file and the database, Ctrl-C or not.
@@ -147,13 +158,31 @@ public struct WatchService: Sendable {
         } catch {
             throw CoreError(.invalidRequest, error.message)
         }
-        return try resolver.watchHosts(arguments: request.hosts, hostsFile: request.hostsFile)
+        let hosts = try resolver.watchHosts(arguments: request.hosts, hostsFile: request.hostsFile)
+        // Checked before the watch starts, so that a stray word (`--every 2 s`) is one sentence and not a host
+        // retried forever.
+        if let problem = HostAddressCheck.unknownHost(among: request.hosts, resolver: resolver) {
+            throw CoreError(.invalidRequest, problem)
+        }
+        return hosts
     }
 
-    private static func open(_ output: RecordOutput?) throws(CoreError) -> RecordFileWriter? {
+    /// Opens every output, after checking that no two name the same file.
+    private static func open(_ outputs: [RecordOutput]) throws(CoreError) -> [RecordFileWriter] {
+        var paths: Set<String> = []
+        for case .file(let path, _, _, _) in outputs {
+            let normalized = URL(fileURLWithPath: path).standardizedFileURL.path
+            guard paths.insert(normalized).inserted else {
+                throw CoreError(.invalidRequest, "\(path) is given twice as an output; name each file once.")
+            }
+        }
+        var writers: [RecordFileWriter] = []
+        for output in outputs { writers.append(try open(output)) }
+        return writers
+    }
+
+    private static func open(_ output: RecordOutput) throws(CoreError) -> RecordFileWriter {
         switch output {
-        case nil:
-            return nil
         case .stream(let format, let layout, let write):
             return RecordFileWriter(streamFormat: format, csvLayout: layout, write: write)
         case .file(let path, let format, let layout, let escaping):
@@ -188,13 +217,19 @@ public struct WatchService: Sendable {
 /// is written again from the next record on (said once too, with how many records it missed). `watch`
 /// and `serve` both keep their records through one.
 public final class RecordSink: Sendable {
-    private let writer: RecordFileWriter?
+    /// An output file or stream and whether it is failing now.
+    private final class Output: Sendable {
+        let writer: RecordFileWriter
+        let state = Lock(DestinationState())
+
+        init(writer: RecordFileWriter) { self.writer = writer }
+    }
+    private let outputs: [Output]
     private let history: StorageDatabase?
     private let metrics: HostMetricsExporter?
     private let diagnostics: Diagnostics
     /// The first failure of the run, for the exit status: the output is incomplete.
     private let failed = Lock<String?>(nil)
-    private let output = Lock(DestinationState())
     private let historyState = Lock(DestinationState())
 
     /// Whether a destination is failing now, and how many records it missed since it began to.
@@ -224,11 +259,21 @@ public final class RecordSink: Sendable {
 
     /// A sink to `writer`, `history` and `metrics`, any of which may be absent; failures go to `diagnostics`,
     /// and `readerClosed` is called once when the reader of standard output goes away.
-    public init(
+    public convenience init(
         writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics,
         readerClosed: @escaping @Sendable () -> Void = {}
     ) {
-        self.writer = writer
+        self.init(
+            writers: writer.map { [$0] } ?? [], history: history, metrics: metrics, diagnostics: diagnostics,
+            readerClosed: readerClosed)
+    }
+
+    /// A sink writing every record to each of `writers` (each failing on its own), `history` and `metrics`.
+    public init(
+        writers: [RecordFileWriter], history: StorageDatabase?, metrics: HostMetricsExporter?,
+        diagnostics: Diagnostics, readerClosed: @escaping @Sendable () -> Void = {}
+    ) {
+        self.outputs = writers.map { Output(writer: $0) }
         self.history = history
         self.metrics = metrics
         self.diagnostics = diagnostics
@@ -255,11 +300,11 @@ public final class RecordSink: Sendable {
 
     func write(_ record: SnapshotRecord) async {
         metrics?.record(record)
-        if let writer, !closed.withLock({ $0 }) {
+        for output in outputs where !(output.writer.path == nil && closed.withLock({ $0 })) {
             do {
-                try writer.write(record)
-                if let missed = output.withLock({ $0.succeeded() }) {
-                    let target = writer.path ?? "standard output"
+                try output.writer.write(record)
+                if let missed = output.state.withLock({ $0.succeeded() }) {
+                    let target = output.writer.path ?? "standard output"
                     diagnostics.note(
                         "writing to \(target) again; the \(missed) record(s) made while it failed "
                             + "are only in the history database")
@@ -269,7 +314,7 @@ public final class RecordSink: Sendable {
                 readerClosed()
             } catch {
                 failed.withLock { $0 = $0 ?? error.message }
-                if output.withLock({ $0.failedOnce() }) { diagnostics.error(error.message) }
+                if output.state.withLock({ $0.failedOnce() }) { diagnostics.error(error.message) }
             }
         }
         if let history {
@@ -283,7 +328,7 @@ public final class RecordSink: Sendable {
                 let message = error.message
                 failed.withLock { $0 = $0 ?? message }
                 if historyState.withLock({ $0.failedOnce() }) {
-                    diagnostics.error(message + (writer == nil ? "" : " (the output file keeps receiving records)"))
+                    diagnostics.error(message + (outputs.isEmpty ? "" : " (the output file keeps receiving records)"))
                 }
             }
         }
@@ -291,12 +336,15 @@ public final class RecordSink: Sendable {
 
     /// Completes the output file (a JSON array on a pipe gets its closing bracket).
     public func finish() {
-        // A destination failing at the end (a disk still full) or a reader gone has nothing to close.
-        guard !output.withLock({ $0.failing }), !closed.withLock({ $0 }) else { return }
-        do {
-            try writer?.finish()
-        } catch {
-            fail(error.message)
+        for output in outputs {
+            // A destination failing at the end (a disk still full) or a reader gone has nothing to close.
+            guard !output.state.withLock({ $0.failing }), !(output.writer.path == nil && closed.withLock({ $0 }))
+            else { continue }
+            do {
+                try output.writer.finish()
+            } catch {
+                fail(error.message)
+            }
         }
     }
 

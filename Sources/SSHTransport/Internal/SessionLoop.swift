@@ -295,7 +295,7 @@ final class SessionLoop: @unchecked Sendable {
                     continuation.resume(
                         returning: try TCPConnector.resolve(
                             host: options.hostName, port: options.port, displayName: options.displayName,
-                            origin: options.hostNameOrigin))
+                            origin: options.hostNameOrigin, configFile: options.userConfigFile))
                 } catch {
                     continuation.resume(throwing: error)
                 }

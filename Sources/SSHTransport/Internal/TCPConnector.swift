@@ -23,14 +23,17 @@ enum TCPConnector {
 
     /// Resolves `host` with `getaddrinfo`, which may block for the resolver's timeout: never call
     /// it on an I/O thread. `origin` is the ssh_config line that set `host` as a `HostName`, if one did.
-    static func resolve(host: String, port: Int, displayName: String, origin: String? = nil) throws(SSHError)
-        -> [Address]
-    {
-        try lookup(host: host, port: port, displayName: displayName, origin: origin, flags: 0)
+    /// `configFile` is the user's ssh_config as the advice names it.
+    static func resolve(
+        host: String, port: Int, displayName: String, origin: String? = nil,
+        configFile: String = SSHConfig.userConfigPath
+    ) throws(SSHError) -> [Address] {
+        try lookup(host: host, port: port, displayName: displayName, origin: origin, configFile: configFile, flags: 0)
     }
 
     private static func lookup(
-        host: String, port: Int, displayName: String, origin: String? = nil, flags: Int32
+        host: String, port: Int, displayName: String, origin: String? = nil,
+        configFile: String = SSHConfig.userConfigPath, flags: Int32
     ) throws(SSHError) -> [Address] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -43,7 +46,7 @@ enum TCPConnector {
             let reason = String(cString: gai_strerror(status))
             let advice =
                 origin.map { "check HostName \(host) at \($0)" }
-                ?? "check the name, or give it a HostName in ~/.ssh/config"
+                ?? "check the name, or give it a HostName in \(configFile)"
             throw SSHError(.resolve, "\(displayName): cannot resolve host name \"\(host)\" (\(reason)); \(advice)")
         }
         defer { freeaddrinfo(list) }

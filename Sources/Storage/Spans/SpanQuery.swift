@@ -70,3 +70,17 @@ public struct SpanPage: Sendable, Equatable {
         self.next = next
     }
 }
+
+/// Which whole traces an export takes: those holding a span about `host`, of `kind`, whose id starts with
+/// `traceIDPrefix`; every trace when all are `nil`.
+public struct SpanTraceFilter: Sendable, Equatable {
+    public var host: String?
+    public var kind: String?
+    public var traceIDPrefix: String?
+
+    public init(host: String? = nil, kind: String? = nil, traceIDPrefix: String? = nil) {
+        self.host = host
+        self.kind = kind
+        self.traceIDPrefix = traceIDPrefix
+    }
+}

@@ -232,11 +232,29 @@ public struct SpanStore: Sendable {
 
     /// Up to `limit` spans that started in [`since`, `until`], oldest first, after `cursor`.
     public func page(
-        since: Date? = nil, until: Date? = nil, after cursor: SpanCursor? = nil, limit: Int
+        since: Date? = nil, until: Date? = nil, traces: SpanTraceFilter = SpanTraceFilter(),
+        after cursor: SpanCursor? = nil, limit: Int
     ) async throws(StorageError) -> SpanPage {
         try checkPageLimit(limit)
         let fetched = try await database.read { db in
             var (conditions, arguments) = Self.rangeConditions(since: since, until: until, after: cursor)
+            // Whole traces: those holding a span about the host, of the kind.
+            var inner: [String] = []
+            if let host = traces.host {
+                inner.append("host = ?")
+                arguments += [host]
+            }
+            if let kind = traces.kind {
+                inner.append("kind = ?")
+                arguments += [kind]
+            }
+            if !inner.isEmpty {
+                conditions.append("trace_id IN (SELECT trace_id FROM span WHERE \(inner.joined(separator: " AND ")))")
+            }
+            if let prefix = traces.traceIDPrefix?.lowercased(), !prefix.isEmpty {
+                conditions.append("substr(trace_id, 1, length(?)) = ?")
+                arguments += [prefix, prefix]
+            }
             arguments += [limit]
             let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             return try Self.fetch(
@@ -249,13 +267,14 @@ public struct SpanStore: Sendable {
         return SpanPage(spans: fetched.map(\.span), next: next)
     }
 
-    /// The spans that started in [`since`, `until`], oldest first, read `pageSize` at a time (for export).
-    public func spans(since: Date? = nil, until: Date? = nil, pageSize: Int = 1_000) -> PagedRows<
-        StoredSpan, SpanCursor
-    > {
+    /// The spans that started in [`since`, `until`], of the traces `traces` selects, oldest first, read `pageSize`
+    /// at a time (for export).
+    public func spans(
+        since: Date? = nil, until: Date? = nil, traces: SpanTraceFilter = SpanTraceFilter(), pageSize: Int = 1_000
+    ) -> PagedRows<StoredSpan, SpanCursor> {
         let limit = max(1, pageSize)
         return PagedRows { (cursor: SpanCursor?) async throws(StorageError) in
-            let page = try await self.page(since: since, until: until, after: cursor, limit: limit)
+            let page = try await self.page(since: since, until: until, traces: traces, after: cursor, limit: limit)
             return (page.spans, page.next)
         }
     }

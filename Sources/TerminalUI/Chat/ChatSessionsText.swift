@@ -6,26 +6,25 @@ import ValueFormats
 
 /// How stored conversations are listed.
 public enum ChatSessionsText {
-    /// The `chat sessions` table.
-    public static func table(_ sessions: [StoredChatSession]) -> String {
+    /// The `chat sessions` table, its columns as wide as their longest cell (a long model name widens its column
+    /// rather than pushing the rest aside), the first question cut to fit `width`.
+    public static func table(_ sessions: [StoredChatSession], width: Int = 160) -> String {
         guard !sessions.isEmpty else { return "no conversations yet\n" }
-        var out =
-            "ID            UPDATED (UTC)        HOST                 MODEL                     TURNS  TOOLS  "
-            + "TOKENS IN/OUT   COST      FIRST QUESTION\n"
+        var rows = [
+            ["ID", "UPDATED (UTC)", "HOST", "MODEL", "TURNS", "TOOLS", "TOKENS IN/OUT", "COST", "FIRST QUESTION"]
+        ]
         for session in sessions {
-            let updated = TimeText.utc(RFC3339.format(session.updatedAt, precision: .seconds))
-            let cost = session.costUSD.map(FigureText.cost) ?? "-"
-            let model = TerminalText.truncate(TerminalText.sanitize("\(session.provider)/\(session.model)"), to: 25)
-            out +=
-                [
-                    pad(session.id, 12), pad(updated, 19),
-                    pad(TerminalText.truncate(TerminalText.sanitize(session.host), to: 20), 20),
-                    pad(model, 25), pad(String(session.turns), 5), pad(String(session.toolCalls), 5),
-                    pad("\(session.inputTokens)/\(session.outputTokens)", 15), pad(cost, 8),
-                    TerminalText.truncate(TerminalText.sanitize(session.title ?? ""), to: 50),
-                ].joined(separator: "  ") + "\n"
+            rows.append([
+                session.id, TimeText.utc(RFC3339.format(session.updatedAt, precision: .seconds)),
+                TerminalText.truncate(TerminalText.sanitize(session.host), to: 30),
+                TerminalText.truncate(TerminalText.sanitize("\(session.provider)/\(session.model)"), to: 60),
+                String(session.turns), String(session.toolCalls), "\(session.inputTokens)/\(session.outputTokens)",
+                session.costUSD.map(FigureText.cost) ?? "-",
+                TerminalText.truncate(TerminalText.sanitize(session.title ?? ""), to: 50),
+            ])
         }
-        return out
+        return SnapshotTable.columns(rows, rightAligned: [4, 5, 6, 7], width: width, flexible: 8)
+            .joined(separator: "\n") + "\n"
     }
 
     /// One JSON object per conversation, per line.
@@ -46,9 +45,5 @@ public enum ChatSessionsText {
             object.append("title", .from(session.title, JSONValue.string))
             return JSONValue.object(object).jsonString + "\n"
         }.joined()
-    }
-
-    private static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 }

@@ -34,11 +34,23 @@ public enum HistoryTable {
         // The figures' columns share one width, so that the table reads as a grid.
         let nameWidth = max(rows.map { $0[0].count }.max() ?? 0, "errors".count)
         let figureWidth = rows.flatMap { $0.dropFirst() }.map(\.count).max() ?? 0
-        for row in rows {
-            lines.append(
+        // What is left of the line draws each figure's course over the range.
+        let trendWidth = min(FigureSummary.trendCapacity, width - nameWidth - 4 * (figureWidth + 2) - 2)
+        for (index, row) in rows.enumerated() {
+            var line =
                 ([TerminalText.padded(row[0], to: nameWidth)]
-                    + row.dropFirst().map { TerminalText.padded($0, to: figureWidth, right: true) })
-                    .joined(separator: "  "))
+                + row.dropFirst().map { TerminalText.padded($0, to: figureWidth, right: true) })
+                .joined(separator: "  ")
+            if trendWidth >= 8, HostHistorySummary.Figure.allCases.contains(where: { host[$0].count > 1 }) {
+                line +=
+                    "  "
+                    + (index == 0
+                        ? "TREND"
+                        : trend(
+                            host[HostHistorySummary.Figure.allCases[index - 1]],
+                            of: HostHistorySummary.Figure.allCases[index - 1], width: trendWidth))
+            }
+            lines.append(line)
         }
         var errorRow = TerminalText.padded("errors", to: nameWidth) + "  \(host.errors) of \(host.samples)"
         if let failure = host.lastError {
@@ -48,6 +60,45 @@ public enum HistoryTable {
         }
         lines.append(TerminalText.truncate(errorRow, to: width))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A figure's course as a sparkline: shares on their 0–100 scale, other figures from 0 to their greatest.
+    static func trend(_ summary: FigureSummary, of figure: HostHistorySummary.Figure, width: Int) -> String {
+        let values = summary.trend
+        let shown = Array(values.suffix(width))
+        switch figure {
+        case .cpuBusy, .memoryUsed, .fullestDisk:
+            return Sparkline.render(shown, width: shown.count)
+        case .load1m, .networkReceive, .networkTransmit:
+            return Sparkline.render(shown, width: shown.count, lowest: 0, highest: shown.max() ?? 0)
+        }
+    }
+
+    /// Steps of `history --step` on a terminal: per host, a line for each step with its samples, errors and the
+    /// mean of each figure; hosts a blank line apart.
+    public static func render(steps: [HistoryStep], length: Duration, width: Int) -> String {
+        guard !steps.isEmpty else { return "no records in that range\n" }
+        var byHost: [String: [HistoryStep]] = [:]
+        for step in steps { byHost[step.host, default: []].append(step) }
+        return byHost.keys.sorted().map { host in
+            let rows = byHost[host]!.sorted { $0.start < $1.start }
+            var lines = [
+                TerminalText.sanitize(host) + "  \(rows.count) step\(rows.count == 1 ? "" : "s") of "
+                    + DurationText.format(length)
+            ]
+            var table = [["START (UTC)", "SAMPLES", "ERRORS", "CPU", "MEM", "LOAD", "DISK", "RX", "TX"]]
+            for step in rows {
+                let summary = step.summary
+                let mean = { (figure: HostHistorySummary.Figure) in
+                    summary[figure].mean.map { text($0, of: figure) } ?? "-"
+                }
+                table.append(
+                    [time(step.start), String(summary.samples), String(summary.errors)]
+                        + HostHistorySummary.Figure.allCases.map(mean))
+            }
+            lines += SnapshotTable.columns(table, rightAligned: Set(1..<9), width: width, flexible: 0)
+            return lines.joined(separator: "\n") + "\n"
+        }.joined(separator: "\n")
     }
 
     static func name(_ figure: HostHistorySummary.Figure) -> String {

@@ -5,17 +5,19 @@ import HostscopeCore
 /// The snapshot as a person reads it on a terminal: a summary, then disks, network and top
 /// processes as aligned columns. Every string from the host is sanitised for the terminal.
 public enum SnapshotTable {
-    public static func render(_ record: SnapshotRecord, width: Int = 120) -> String {
+    /// The record as a block of lines; pseudo filesystems and virtual interfaces only with `all`
+    /// (``ShownDevices``).
+    public static func render(_ record: SnapshotRecord, width: Int = 120, all: Bool = false) -> String {
         switch record {
         case .failure(let failure):
             return
                 "\(TerminalText.sanitize(failure.host))  ERROR (\(failure.kind.rawValue)): \(TerminalText.sanitize(failure.message))\n"
         case .snapshot(let snapshot):
-            return render(snapshot, width: width)
+            return render(snapshot, width: width, all: all)
         }
     }
 
-    static func render(_ snapshot: Snapshot, width: Int) -> String {
+    static func render(_ snapshot: Snapshot, width: Int, all: Bool = false) -> String {
         var lines: [String] = []
         var system = TerminalText.sanitize(snapshot.host)
         var header: [String] = []
@@ -66,14 +68,16 @@ public enum SnapshotTable {
             lines += TerminalText.wrapped(parts, width: width, indent: "      ")
         }
 
-        if !snapshot.disks.isEmpty {
+        let disks = ShownDevices.disks(snapshot.disks, all: all)
+        let network = ShownDevices.interfaces(snapshot.network, all: all)
+        if !disks.isEmpty {
             lines.append("")
-            lines += diskTable(snapshot.disks, width: width)
+            lines += diskTable(disks, width: width)
         }
-        if !snapshot.network.isEmpty {
+        if !network.isEmpty {
             lines.append("")
             var rows = [["INTERFACE", "RX", "TX", "RX TOTAL", "TX TOTAL", "ERRORS", "DROPPED"]]
-            for interface in snapshot.network {
+            for interface in network {
                 let errors = (interface.rxErrors ?? 0) + (interface.txErrors ?? 0)
                 let dropped = (interface.rxDropped ?? 0) + (interface.txDropped ?? 0)
                 rows.append([
@@ -83,6 +87,11 @@ public enum SnapshotTable {
                 ])
             }
             lines += columns(rows, rightAligned: [1, 2, 3, 4, 5, 6], width: width, flexible: 0)
+        }
+        if let note = ShownDevices.hiddenNote(
+            disks: snapshot.disks.count - disks.count, interfaces: snapshot.network.count - network.count)
+        {
+            lines.append(note)
         }
         if !snapshot.processes.isEmpty {
             lines.append("")
@@ -101,6 +110,33 @@ public enum SnapshotTable {
             lines.append("")
             for warning in snapshot.warnings { lines.append("warning: " + TerminalText.sanitize(warning)) }
         }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Several hosts as one line each (CPU, memory, load, the fullest real filesystem, network rates without
+    /// the loopback, uptime), in the order given, then the whole sentence of each host that failed.
+    public static func summary(_ records: [SnapshotRecord], width: Int = 120) -> String {
+        var rows = [["HOST", "STATE", "CPU%", "MEM%", "LOAD", "DISK%", "RX/s", "TX/s", "UP"]]
+        var failures: [String] = []
+        for record in records {
+            switch record {
+            case .snapshot(let snapshot):
+                let fullest = ShownDevices.disks(snapshot.disks, all: false).first?.usedPercent
+                rows.append([
+                    TerminalText.sanitize(snapshot.host), "up", FigureText.percent(snapshot.cpu?.busyPercent),
+                    FigureText.percent(snapshot.memory?.usedPercent),
+                    snapshot.load.map { String(format: "%.2f", $0.one) } ?? "-", FigureText.percent(fullest),
+                    FigureText.humanRate(snapshot.networkReceiveRate),
+                    FigureText.humanRate(snapshot.networkTransmitRate), FigureText.uptime(snapshot.uptimeSeconds),
+                ])
+            case .failure(let failure):
+                rows.append(
+                    [TerminalText.sanitize(failure.host), failure.kind.rawValue] + Array(repeating: "-", count: 7))
+                failures.append(render(record, width: width).trimmingCharacters(in: .newlines))
+            }
+        }
+        var lines = columns(rows, rightAligned: [2, 3, 4, 5, 6, 7, 8], width: width, flexible: 0)
+        if !failures.isEmpty { lines += [""] + failures }
         return lines.joined(separator: "\n") + "\n"
     }
 

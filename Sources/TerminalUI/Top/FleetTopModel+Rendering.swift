@@ -72,19 +72,29 @@ extension FleetTopModel {
             lines.append((StyledLine(filter.isEmpty ? "no hosts" : "no host matches \"\(filter)\"", .dim), false))
             return lines
         }
-        // Rows left for hosts (an expanded error takes a line more).
-        let rows = height - 3 - expanded.filter { visible.contains($0) }.count
+        // Rows left for hosts (an expanded error takes the lines its sentence needs).
+        let expandedErrors = visible.filter(expanded.contains).reduce(into: [String: [String]]()) { errors, name in
+            guard let state = host(name)?.state, state.phase != .up, let error = Self.errorText(state) else { return }
+            errors[name] = TerminalText.wordWrapped(error, width: width - 4).map { "    " + $0 }
+        }
+        let rows = height - 3 - expandedErrors.values.map(\.count).reduce(0, +)
         scrollToSelection(rows: rows)
         for name in visible.dropFirst(firstRow) {
             guard let host = host(name) else { continue }
             lines.append((fleetRow(host, columns: columns, now: now), name == selected))
-            if expanded.contains(name), let error = host.state.lastError, host.state.phase != .up {
-                var detail = StyledLine("    ")
-                detail.add(error, .red)
-                lines.append((detail, false))
-            }
+            for row in expandedErrors[name] ?? [] { lines.append((StyledLine(row, .red), false)) }
         }
         return lines
+    }
+
+    /// A host's last failure as `kind: sentence`, without the host name the sentence starts with (the row or the
+    /// title already shows it).
+    static func errorText(_ state: HostWatchState) -> String? {
+        guard let error = state.lastError else { return nil }
+        guard let colon = error.range(of: ": ") else { return error }
+        let message = error[colon.upperBound...]
+        let named = state.host + ": "
+        return message.hasPrefix(named) ? String(error[..<colon.upperBound]) + message.dropFirst(named.count) : error
     }
 
     private func header(now: Date) -> StyledLine {
@@ -136,7 +146,7 @@ extension FleetTopModel {
         line.column(snapshot.flatMap(Self.networkRate).map(Self.compactBytes) ?? "-", 10, stale, right: true)
         let age = snapshot.map { Self.age(now.timeIntervalSince($0.collectedAt)) } ?? "-"
         line.column(age, 5, current ? .dim : .yellow, right: true)
-        if !current, let error = state.lastError, !expanded.contains(state.host) {
+        if !current, let error = Self.errorText(state), !expanded.contains(state.host) {
             line.add(error, .red)
         }
         return line
@@ -164,8 +174,10 @@ extension FleetTopModel {
                 host.state.phase == .up ? .dim : .yellow)
         }
         lines.append(title)
-        if host.state.phase != .up, let error = host.state.lastError {
-            lines.append(StyledLine(error, .red))
+        if host.state.phase != .up, let error = Self.errorText(host.state) {
+            for row in TerminalText.wordWrapped(error, width: width, indent: "  ") {
+                lines.append(StyledLine(row, .red))
+            }
         }
         guard let snapshot else {
             lines.append(StyledLine("no snapshot yet", .dim))
@@ -175,8 +187,10 @@ extension FleetTopModel {
         lines.append(contentsOf: memoryLines(snapshot, width: width))
         // Filesystems and interfaces share the screen with the processes: each table gets at most a quarter.
         let share = max(3, (height - lines.count) / 4)
-        lines.append(contentsOf: Self.limited(diskLines(snapshot, width: width), to: share, noun: "filesystem"))
-        lines.append(contentsOf: Self.limited(interfaceLines(snapshot, width: width), to: share, noun: "interface"))
+        let disks = ShownDevices.disks(snapshot.disks, all: showsAllDevices)
+        let interfaces = ShownDevices.interfaces(snapshot.network, all: showsAllDevices)
+        lines.append(contentsOf: Self.limited(diskLines(disks, width: width), to: share, noun: "filesystem"))
+        lines.append(contentsOf: Self.limited(interfaceLines(interfaces, width: width), to: share, noun: "interface"))
         let room = max(0, height - 1 - lines.count)
         lines.append(contentsOf: processLines(snapshot, width: width, rows: room))
         return lines.map { ($0, false) }
@@ -248,8 +262,8 @@ extension FleetTopModel {
         return [line, StyledLine("    " + breakdown)]
     }
 
-    private func diskLines(_ snapshot: Snapshot, width: Int) -> [StyledLine] {
-        guard !snapshot.disks.isEmpty else { return [] }
+    private func diskLines(_ disks: [DiskStats], width: Int) -> [StyledLine] {
+        guard !disks.isEmpty else { return [] }
         let mountWidth = max(10, min(30, width - 60))
         var heading = StyledLine()
         heading.column("MOUNT", mountWidth, .bold)
@@ -260,7 +274,7 @@ extension FleetTopModel {
         heading.column("USE%", 5, .bold, right: true)
         heading.column("INODE%", 6, .bold, right: true)
         var lines = [heading]
-        for disk in snapshot.disks {
+        for disk in disks {
             var line = StyledLine()
             line.column(disk.mount, mountWidth)
             line.column(disk.type ?? "-", 6)
@@ -280,8 +294,8 @@ extension FleetTopModel {
         return lines
     }
 
-    private func interfaceLines(_ snapshot: Snapshot, width: Int) -> [StyledLine] {
-        guard !snapshot.network.isEmpty else { return [] }
+    private func interfaceLines(_ interfaces: [NetworkInterfaceStats], width: Int) -> [StyledLine] {
+        guard !interfaces.isEmpty else { return [] }
         var heading = StyledLine()
         heading.column("INTERFACE", 14, .bold)
         heading.column("RX/s", 11, .bold, right: true)
@@ -290,7 +304,7 @@ extension FleetTopModel {
         heading.column("TX ERR", 7, .bold, right: true)
         heading.column("DROP", 7, .bold, right: true)
         var lines = [heading]
-        for interface in snapshot.network {
+        for interface in interfaces {
             var line = StyledLine()
             line.column(interface.interface, 14)
             line.column(interface.rxBytesPerSecond.map(Self.compactBytes) ?? "-", 11, right: true)
@@ -377,12 +391,7 @@ extension FleetTopModel {
 
     /// The last `width` samples (0–100) as block characters, right-aligned.
     static func sparkline(_ values: [Double], width: Int) -> String {
-        let blocks: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
-        let shown = values.suffix(width).map { value -> Character in
-            let index = Int((min(max(value, 0), 100) / 100 * Double(blocks.count - 1)).rounded())
-            return blocks[index]
-        }
-        return String(repeating: " ", count: width - shown.count) + String(shown)
+        Sparkline.render(values, width: width)
     }
 
     /// A bar of `width` cells filled to `percent`.

@@ -67,6 +67,8 @@ public struct FleetTopModel: Sendable {
     public var interval: Duration
     /// The first words of the header (`hostscope top`, `hostscope watch`).
     public var title = "hostscope top"
+    /// Whether a host's detail lists pseudo filesystems and virtual interfaces too (`--all`; ``ShownDevices``).
+    public var showsAllDevices = false
     /// The zone of the clock times shown (the local one; tests fix it).
     public var timeZone = TimeZone.current
     /// The first row of the list shown (when the list is longer than the screen).

@@ -41,7 +41,7 @@ public enum FleetTopView {
     }
 
     /// Shows `watch` until `q`, Ctrl-C, the end of the watch or cancellation.
-    public static func run(_ watch: FleetWatch, title: String, colours: Bool) async {
+    public static func run(_ watch: FleetWatch, title: String, colours: Bool, allDevices: Bool = false) async {
         guard TerminalModes.save(0) != nil else { return }
         setRawMode(0)
         Output.write(.enterFullScreen)
@@ -51,6 +51,7 @@ public enum FleetTopView {
         }
         var model = FleetTopModel(hosts: watch.states.map(\.host), interval: watch.plan.interval)
         model.title = title
+        model.showsAllDevices = allDevices
         let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let reader = KeyReader(descriptor: 0) { feed.yield(.keys($0)) }
         let events = Task {

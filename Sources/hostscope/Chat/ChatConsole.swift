@@ -296,7 +296,7 @@ struct ChatConsole {
                 Output.write("conversations are not stored (--no-history)\n")
                 return
             }
-            Output.write(ChatSessionsText.table(sessions))
+            Output.write(ChatSessionsText.table(sessions, width: Output.terminalWidth))
         } catch {
             Output.write(red(error.message) + "\n")
         }

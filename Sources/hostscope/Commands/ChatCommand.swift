@@ -43,7 +43,7 @@ struct ChatCommand: AsyncParsableCommand {
             $XDG_DATA_HOME/hostscope/hostscope.sqlite); `chat sessions` lists them (most recent first, \
             --limit N, --jsonl for JSON lines), --resume ID continues one.
 
-            Exit status: 0 answered, 1 local failure, 2 usage or configuration (a credentials file others \
+            Exit status: 0 answered, 1 local failure, 64 usage or configuration (a credentials file others \
             can read), 9 the provider failed or refused the turn (key, model, rate limit, server error, \
             timeout, broken stream), 130 stopped with Ctrl-C.
             """)
@@ -128,6 +128,13 @@ struct ChatCommand: AsyncParsableCommand {
     var maxIterations: Int = 10
 
     @Option(
+        name: .customLong("rate-limit-retries"),
+        help: ArgumentHelp(
+            "With --message, how often a rate-limited turn (HTTP 429) is run again after the wait the provider "
+                + "asks for (at most 60 s, counted down; Ctrl-C gives up).", valueName: "n"))
+    var rateLimitRetries: Int = 3
+
+    @Option(
         name: .customLong("tool-timeout"),
         help: ArgumentHelp(
             "How long one tool call may run before it is stopped and reported as an error (default 60s).",
@@ -163,6 +170,7 @@ struct ChatCommand: AsyncParsableCommand {
         }
         if jsonl, message == nil { throw ValidationError("--jsonl needs --message: it prints the events of one turn.") }
         if maxIterations < 1 { throw ValidationError("--max-iterations must be 1 or more.") }
+        if rateLimitRetries < 0 { throw ValidationError("--rate-limit-retries must be 0 or more.") }
         if let toolTimeout, toolTimeout.duration <= .zero {
             throw ValidationError("--tool-timeout must be longer than zero, e.g. --tool-timeout 30s.")
         }
@@ -207,9 +215,10 @@ struct ChatCommand: AsyncParsableCommand {
             captureContent: try captureContent())
         let status: Int32
         do {
+            let retries = rateLimitRetries
             status = try await ChatService(settings: settings).withConversation(request) { conversation in
                 if let message {
-                    return await Self.answer(message, in: conversation, jsonl: jsonl)
+                    return await Self.answer(message, in: conversation, jsonl: jsonl, rateLimitRetries: retries)
                 }
                 await ChatConsole(chat: conversation, lines: Self.inputLines(persistsHistory: !noHistory)).run()
                 return 0
@@ -220,6 +229,25 @@ struct ChatCommand: AsyncParsableCommand {
         if status != 0 {
             throw ExitCode(status)
         }
+    }
+
+    /// Counts `wait` down on stderr, a second at a time (one line rewritten on a terminal), until it is over
+    /// (true) or Ctrl-C sets `stopped` (false).
+    static func countDown(_ wait: Duration, stopped: () -> Bool) async -> Bool {
+        let styled = Output.stderrIsTerminal
+        let seconds = Int((wait.inSeconds).rounded(.up))
+        for remaining in stride(from: max(1, seconds), to: 0, by: -1) {
+            if stopped() { break }
+            let line = "rate limited: retrying in \(remaining) s (Ctrl-C gives up)"
+            if styled {
+                Output.writeError(.carriageReturn + .eraseLine + TerminalOutput(line))
+            } else if remaining == max(1, seconds) {
+                Output.writeError(TerminalOutput("hostscope: " + line + "\n"))
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+        if styled { Output.writeError(.carriageReturn + .eraseLine) }
+        return !stopped()
     }
 
     /// Where the interactive chat reads its lines: an editor when standard input and output are a terminal that
@@ -251,13 +279,22 @@ struct ChatCommand: AsyncParsableCommand {
         if jsonl {
             Output.writeData(ChatSessionsText.jsonl(sessions))
         } else {
-            Output.write(ChatSessionsText.table(sessions))
+            Output.write(ChatSessionsText.table(sessions, width: Output.terminalWidth))
         }
     }
 
+    /// The longest Retry-After a rate-limited turn waits for by itself; a provider asking for longer is said to and
+    /// the turn fails (exit 9).
+    static let longestRateLimitWait: Duration = .seconds(60)
+    /// The wait before retrying a rate-limited turn whose provider said not when.
+    static let defaultRateLimitWait: Duration = .seconds(5)
+
     /// Runs one turn, printing the answer (or, with `jsonl`, every event), and returns the exit status.
-    /// Ctrl-C or SIGTERM stops the answer (130).
-    static func answer(_ message: String, in conversation: ChatConversation, jsonl: Bool) async -> Int32 {
+    /// Ctrl-C or SIGTERM stops the answer (130). A turn the provider rate-limits (HTTP 429) is run again after
+    /// its Retry-After, counted down on stderr, up to `rateLimitRetries` times; Ctrl-C during the wait gives up.
+    static func answer(
+        _ message: String, in conversation: ChatConversation, jsonl: Bool, rateLimitRetries: Int = 3
+    ) async -> Int32 {
         let session = await conversation.session
         let stopped = Atomic<Bool>(false)
         let stopping = Lock<Task<Void, Never>?>(nil)
@@ -270,30 +307,47 @@ struct ChatCommand: AsyncParsableCommand {
         let styled = Output.stdoutIsTerminal && !jsonl
         var renderer = MarkdownStreamRenderer(styled: styled)
         var wroteText = false
-        for await event in await session.send(message) {
-            if jsonl {
-                Output.writeData(event.jsonLine + "\n")
-                continue
-            }
-            switch event {
-            case .text(let delta):
-                Output.write(renderer.feed(delta))
-                wroteText = true
-            case .toolCall, .toolResult:
-                if case .toolResult(let result) = event, let (number, record) = await conversation.row(result.id) {
-                    Output.writeError(ChatTimelineText.row(number, record, width: Output.terminalWidth) + "\n")
+        var events = await session.send(message)
+        var retriesLeft = rateLimitRetries
+        while true {
+            var rateLimited: ChatError?
+            for await event in events {
+                if case .error(let error) = event, error.kind == .rateLimited { rateLimited = error }
+                if jsonl {
+                    Output.writeData(event.jsonLine + "\n")
+                    continue
                 }
-            case .error(let error):
-                Output.error("\(error.kind): \(error.message)")
-            case .usage, .done:
+                switch event {
+                case .text(let delta):
+                    Output.write(renderer.feed(delta))
+                    wroteText = true
+                case .toolCall, .toolResult:
+                    if case .toolResult(let result) = event, let (number, record) = await conversation.row(result.id) {
+                        Output.writeError(ChatTimelineText.row(number, record, width: Output.terminalWidth) + "\n")
+                    }
+                case .error(let error):
+                    Output.error("\(error.kind): \(error.message)")
+                case .usage, .done:
+                    break
+                }
+            }
+            // A rate limit that lifts soon is waited out here rather than handed to the user to retry.
+            guard let limit = rateLimited, retriesLeft > 0, !wroteText, !stopped.load(ordering: .relaxed) else { break }
+            let wait = limit.retryAfter ?? defaultRateLimitWait
+            guard wait <= longestRateLimitWait else {
+                Output.note("the provider asks to wait \(DurationText.format(wait)); not waiting that long")
                 break
             }
+            retriesLeft -= 1
+            guard await countDown(wait, stopped: { stopped.load(ordering: .relaxed) }) else { break }
+            events = await session.retry()
         }
         if !jsonl {
             let tail = renderer.finish()
             Output.write(tail + (wroteText ? "\n" : ""))
         }
         // The stream ends as soon as the stop cancels it; the gateway's DELETE may still be on its way.
+        // (Ctrl-C during a rate limit's wait gives up: 130 below.)
         await stopping.withLock { $0 }?.value
         await conversation.save()
         if stopped.load(ordering: .relaxed) { return 130 }

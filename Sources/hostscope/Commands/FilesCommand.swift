@@ -25,7 +25,7 @@ struct FilesCommand: AsyncParsableCommand {
             --root DIR confines every path to a workspace: relative paths start there, and paths that \
             resolve outside it on the server (.., absolute paths, symbolic links) are refused.
 
-            Exit status: 0 success, 1 local failure, 2 usage, 3 connect (or the connection dropped), \
+            Exit status: 0 success, 1 local failure, 64 usage, 3 connect (or the connection dropped), \
             4 authentication, 5 host key, 7 timeout, 8 a remote file could not be read; files grep \
             exits 1 when nothing matched, as grep does.
             """,
@@ -48,10 +48,12 @@ struct FilesOptions: ParsableArguments {
     /// The operations' spans (connect, every SFTP call) are stored for `hostscope trace`, in the
     /// database `history` reads.
     func run<T: Sendable>(
-        _ argument: String, _ settings: ConnectionSettings, _ body: (RemoteFilesSession) async throws -> T
+        _ operation: String, _ argument: String, _ settings: ConnectionSettings,
+        _ body: (RemoteFilesSession) async throws -> T
     ) async throws -> T {
         do {
-            return try await FilesService(settings: try .command(connection: settings)).with(argument, root: root, body)
+            return try await FilesService(settings: try .command(connection: settings)).with(
+                argument, root: root, operation: operation, body)
         } catch {
             throw FilesFailure.exit(error)
         }
@@ -61,19 +63,24 @@ struct FilesOptions: ParsableArguments {
     /// body sees `CancellationError` (or a ``RemoteFilesError`` of code `interrupted`) and the session is still
     /// closed, its spans stored. A second Ctrl-C exits at once.
     func runUntilInterrupted<T: Sendable>(
-        _ argument: String, _ settings: ConnectionSettings,
+        _ operation: String, _ argument: String, _ settings: ConnectionSettings,
         _ body: @escaping @Sendable (RemoteFilesSession) async throws -> T
     ) async throws -> T {
         let root = root
         do {
             let service = FilesService(settings: try .command(connection: settings))
             return try await withTerminationSignals { () async throws -> T in
-                try await service.with(argument, root: root, body)
+                try await service.with(argument, root: root, operation: operation, body)
             }
         } catch {
             throw FilesFailure.exit(error)
         }
     }
+}
+
+extension ParsableCommand {
+    /// The name of a `files` subcommand (`ls`, `cat`), for the root span of its trace.
+    fileprivate static var operation: String { configuration.commandName ?? "files" }
 }
 
 enum FilesFailure {
@@ -142,7 +149,7 @@ struct FilesListCommand: AsyncParsableCommand {
     @OptionGroup var connection: ListingConnectionOptions
 
     func run() async throws {
-        try await files.run(target, connection.settings) { session in
+        try await files.run(Self.operation, target, connection.settings) { session in
             var options = ListOptions(includeHidden: all, readLinkTargets: long || json, sorted: !unsorted)
             options.batchSize = 500
             var first = true
@@ -190,7 +197,7 @@ struct FilesTreeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await files.run(target, connection.settings) { session in
+        try await files.run(Self.operation, target, connection.settings) { session in
             let tree = try await session.browser.tree(
                 session.path, options: WalkOptions(maxDepth: depth, includeHidden: all, followLinks: followLinks))
             if json {
@@ -214,7 +221,7 @@ struct FilesStatCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        try await files.run(target, connection.settings) { session in
+        try await files.run(Self.operation, target, connection.settings) { session in
             let entry = try await session.browser.stat(session.path)
             if json {
                 Output.writeData(entry.jsonValue.prettyJSONString + "\n")
@@ -303,7 +310,7 @@ struct FilesCatCommand: AsyncParsableCommand {
         if let bytes { range = .bytes(bytes) }
         let cap = maxBytes?.bytes ?? ReadOptions.defaultMaxBytes
         let terminal = Output.stdoutIsTerminal
-        let preview = try await files.run(target, connection.settings) { session in
+        let preview = try await files.run(Self.operation, target, connection.settings) { session in
             try await session.browser.read(session.path, options: ReadOptions(range: range, maxBytes: cap))
         }
         let hostPath = "\(target)"
@@ -327,7 +334,8 @@ extension FilesCatCommand {
     /// terminal), until Ctrl-C (exit 0) or the file is replaced, truncated or removed (a note says which, exit 0).
     func runFollowing() async throws {
         let options = FollowOptions(lines: tail ?? 10, maxInitialBytes: maxBytes?.bytes ?? ReadOptions.defaultMaxBytes)
-        let ended = try await files.runUntilInterrupted(target, connection.settings) { session -> String? in
+        let ended = try await files.runUntilInterrupted(Self.operation, target, connection.settings) {
+            session -> String? in
             do {
                 let end = try await session.browser.follow(session.path, options: options) { Output.writeData($0) }
                 return end.message(host: session.browser.host)
@@ -412,7 +420,7 @@ struct FilesGrepCommand: AsyncParsableCommand {
             recursive: recursive, ignoreCase: ignoreCase, fixedString: fixedStrings, glob: glob.map(GlobPattern.init),
             maxCount: filesWithMatches ? 1 : maxCount, invertMatch: invertMatch, before: before, after: after)
         var last: (path: RemotePath, line: Int)?
-        let summary = try await files.run(target, connection.settings) { session in
+        let summary = try await files.run(Self.operation, target, connection.settings) { session in
             try await session.browser.grep(
                 pattern, in: session.path, options: options,
                 fileSearched: { path, selected in
@@ -481,7 +489,7 @@ struct FilesFindCommand: AsyncParsableCommand {
         options.type = type.map { ["f": .file, "d": .dir, "l": .symlink][$0]! }
         var first = true
         if json { Output.writeData("[") }
-        let problems = try await files.run(target, connection.settings) { session in
+        let problems = try await files.run(Self.operation, target, connection.settings) { session in
             try await session.browser.find(session.path, options: options) { entry in
                 if json {
                     Output.writeData((first ? "\n  " : ",\n  ") + entry.jsonValue.jsonString)
@@ -545,7 +553,7 @@ struct FilesGetCommand: AsyncParsableCommand {
     func run() async throws {
         if destination == "-" {
             // The bytes as they are into a pipe or file (escaped on a terminal), as `scp host:file /dev/stdout`.
-            let preview = try await files.run(target, connection.settings) { session in
+            let preview = try await files.run(Self.operation, target, connection.settings) { session in
                 try await session.browser.read(session.path, options: ReadOptions(range: .whole, maxBytes: .max))
             }
             Output.writeData(preview.bytes)
@@ -554,7 +562,7 @@ struct FilesGetCommand: AsyncParsableCommand {
         if recursive { return try await runRecursive() }
         let (destination, quiet) = (destination, quiet)
         let options = DownloadOptions(resume: !noResume, checksum: !noChecksum)
-        let result = try await files.runUntilInterrupted(target, connection.settings) { session in
+        let result = try await files.runUntilInterrupted(Self.operation, target, connection.settings) { session in
             let last = session.path.lastComponent
             let name = last.isEmpty ? session.path.escaped : EscapedText.encode(last)
             let meter = quiet ? nil : DownloadProgressMeter.onTerminal(name: name)
@@ -578,7 +586,8 @@ struct FilesGetCommand: AsyncParsableCommand {
         var download = DownloadOptions(resume: !noResume, checksum: !noChecksum)
         if !quiet { download.progress = { done, total in meter.update(done: done, total: total) } }
         let options = download
-        let (summary, results) = try await files.runUntilInterrupted(target, connection.settings) { session in
+        let (summary, results) = try await files.runUntilInterrupted(Self.operation, target, connection.settings) {
+            session in
             defer { meter.finish() }
             var results: [DownloadResult] = []
             let summary = try await session.browser.downloadTree(session.path, to: destination, options: options) {

@@ -21,6 +21,11 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
 
     var value: Value
 
+    /// How to write a moment, for the message about one that could not be read.
+    static let syntax =
+        "a time is a duration back from now (30m, 2h, 1h30m, 7d) or an RFC 3339 time (2026-11-21T19:00:00Z); "
+        + DurationText.syntax
+
     init?(argument: String) {
         if let duration = DurationText.parse(argument) {
             value = .ago(duration)
@@ -53,7 +58,12 @@ struct HistoryCommand: AsyncParsableCommand {
 
             HOST is a host as watch named it, a glob such as 'db-*' (quote it), or all; without HOST \
             every host is printed. --since and --until take a duration back from now (2h, 30m, 7d) \
-            or an RFC 3339 time (2026-11-21T19:00:00Z); both ends are inclusive.
+            or an RFC 3339 time (2026-11-21T19:00:00Z); both ends are inclusive. The table draws each \
+            figure's course over the range as a sparkline.
+
+            --step 1m rolls the records of each host up into steps counted from the Unix epoch (12:00, \
+            12:01, …): the samples, the errors and the mean of each figure per step, as a table on a \
+            terminal, as CSV, or as hostscope.history-step/1 objects in JSON and NDJSON.
 
             The database is --db, else $HOSTSCOPE_DB, else $XDG_DATA_HOME/hostscope/hostscope.sqlite \
             (~/.local/share/hostscope/hostscope.sqlite when XDG_DATA_HOME is unset).
@@ -90,6 +100,11 @@ struct HistoryCommand: AsyncParsableCommand {
     @Option(name: .customLong("db"), help: ArgumentHelp("The history database file.", valueName: "file"))
     var database: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Roll records up into the mean of each figure per step (e.g. 1m), per host.", valueName: "duration"))
+    var step: DurationArgument?
+
     /// Records fetched per read: bounds memory however long the history is.
     static let pageSize = 500
 
@@ -97,6 +112,9 @@ struct HistoryCommand: AsyncParsableCommand {
         let now = Date()
         if let since, let until, since.resolve(now: now) > until.resolve(now: now) {
             throw ValidationError("--since is later than --until; nothing could match.")
+        }
+        if let step, step.duration < .seconds(1) {
+            throw ValidationError("--step \(DurationText.format(step.duration)) is too short; use 1s or more.")
         }
     }
 
@@ -106,6 +124,10 @@ struct HistoryCommand: AsyncParsableCommand {
     func run() async throws {
         let now = Date()
         let history = HistoryService(settings: try .command(database: database))
+        if let step {
+            try await runSteps(history, length: step.duration, now: now)
+            return
+        }
         if summaryTable {
             let summary: HistorySummary
             do {
@@ -151,6 +173,54 @@ struct HistoryCommand: AsyncParsableCommand {
         output.flush()
         if skipped > 0 {
             throw Output.fail("\(skipped) stored record(s) could not be read and were left out", .failure)
+        }
+    }
+
+    /// `--step`: the steps as a table per host on a terminal, else in the chosen format as they complete.
+    private func runSteps(_ history: HistoryService, length: Duration, now: Date) async throws {
+        var output = PageWriter()
+        var collected: [HistoryStep] = []
+        var first = true
+        let unreadable: Int
+        if !summaryTable {
+            switch format {
+            case .csv: output.append(HistoryStep.csvHeader)
+            case .json: output.append("[")
+            case .ndjson: break
+            }
+        }
+        do {
+            unreadable = try await history.steps(
+                host: host, since: since?.resolve(now: now), until: until?.resolve(now: now), length: length,
+                pageSize: Self.pageSize
+            ) { steps in
+                guard !summaryTable else {
+                    collected += steps
+                    return
+                }
+                for step in steps {
+                    switch format {
+                    case .csv: output.append(step.csvRow)
+                    case .ndjson: output.append(step.jsonValue.jsonString + "\n")
+                    case .json:
+                        let element = step.jsonValue.prettyJSONString.replacingOccurrences(of: "\n", with: "\n  ")
+                        output.append((first ? "\n  " : ",\n  ") + element)
+                    }
+                    first = false
+                }
+                output.flush()
+            }
+        } catch {
+            throw Output.fail(error)
+        }
+        if summaryTable {
+            Output.write(HistoryTable.render(steps: collected, length: length, width: Output.terminalWidth))
+        } else if format == .json {
+            output.append(first ? "]\n" : "\n]\n")
+        }
+        output.flush()
+        if unreadable > 0 {
+            throw Output.fail("\(unreadable) stored record(s) could not be read and were left out", .failure)
         }
     }
 

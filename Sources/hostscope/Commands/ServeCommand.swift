@@ -17,10 +17,10 @@ struct ServeCommand: AsyncParsableCommand {
             Watches the hosts as `watch` does (each every --every at its own phase, one record per tick, \
             the history database kept) and serves on --listen (default 127.0.0.1:9464):
 
-              /metrics            every host, node_exporter's metric names with instance=HOST
+              /metrics            every host: node_exporter's names, instance=HOST
               /probe?target=HOST  one host of the fleet (multi-target exporter pattern)
-              /api/v1/...         hosts, history, spans, traces (JSON) and /api/v1/events (SSE)
-              /healthz, /readyz
+              /api/v1/...         hosts, history, spans, traces (JSON); events (SSE)
+              /healthz, /readyz   liveness; readiness (every host has a record)
 
             Listening on an address other than loopback needs --token-file (a file of mode 0600 whose \
             first line is the bearer token clients send) or an explicit --insecure-no-auth. --tls-cert \

@@ -22,18 +22,28 @@ struct SnapshotCommand: AsyncParsableCommand {
         abstract: "Snapshot CPU, memory, load, disks, network and top processes of hosts.",
         discussion: """
             With no host, snapshots this machine ("local") through the same probe as a remote host. \
-            Hosts are ~/.ssh/config aliases, user@host, host:port, user@host:port or local; several \
+            Hosts are ~/.ssh/config aliases and patterns ('db-*'), user@host, host:port, \
+            user@host:port or local, and the lines of --hosts-file (one per line, # comments); several \
             are collected at once. CPU and rates are measured over --sample inside one command on \
             the host, never taken from since-boot counters.
 
             Output is a table on a terminal and JSON when piped (one object per host; an array for \
-            several hosts with --format json). A host that fails yields an error record and a line \
+            several hosts with --format json). On a terminal, several hosts get one line each (with \
+            the sentence of each that failed below); --long gives each its full block. The table lists real filesystems, fullest first, \
+            and leaves out pseudo ones (tmpfs, devtmpfs, /dev, overlay) and the loopback and virtual \
+            interfaces (lo, ifb0), saying how many; --all lists them too. JSON and CSV keep every \
+            entry. A host that fails yields an error record and a line \
             on stderr; the others still report. Exit status: 0 all hosts succeeded, 3 connect, \
             4 authentication, 5 host key, 6 collection, 7 timeout (the first failing host's).
             """)
 
     @Argument(help: "Hosts to snapshot (default: local).", completion: Completions.host)
     var hosts: [String] = []
+
+    @Option(
+        name: .customLong("hosts-file"),
+        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
+    var hostsFile: String?
 
     @Option(
         name: [.customShort("f"), .long],
@@ -68,6 +78,12 @@ struct SnapshotCommand: AsyncParsableCommand {
         help: ArgumentHelp("Limit on the probe command on each host.", valueName: "duration"))
     var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
 
+    @Flag(help: "With several hosts, a table's full block per host instead of one line each.")
+    var long = false
+
+    @Flag(help: "Also list pseudo filesystems (tmpfs, /dev) and virtual interfaces (lo, ifb0) in the table.")
+    var all = false
+
     @OptionGroup var connection: ConnectionOptions
 
     @OptionGroup var tracing: TracingOptions
@@ -89,11 +105,12 @@ struct SnapshotCommand: AsyncParsableCommand {
             kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
         let service = SnapshotService(
             settings: try .command(
-                database: database, connection: connection.settings(attended: hosts.count <= 1), tracing: tracing))
+                database: database, connection: connection.settings(attended: hosts.count <= 1 && hostsFile == nil),
+                tracing: tracing))
         let records: [SnapshotRecord]
         do {
-            records = try await withTerminationSignals { [hosts] () async throws(CoreError) in
-                try await service.collect(hosts, options: options)
+            records = try await withTerminationSignals { [hosts, hostsFile] () async throws(CoreError) in
+                try await service.collect(hosts, hostsFile: hostsFile, options: options)
             }
         } catch {
             throw Output.fail(error)
@@ -102,7 +119,11 @@ struct SnapshotCommand: AsyncParsableCommand {
         switch format ?? formatAlias ?? (Output.stdoutIsTerminal ? .table : .json) {
         case .table:
             let width = Output.terminalWidth
-            Output.write(records.map { SnapshotTable.render($0, width: width) }.joined(separator: "\n"))
+            if records.count > 1 && !long {
+                Output.write(SnapshotTable.summary(records, width: width))
+            } else {
+                Output.write(records.map { SnapshotTable.render($0, width: width, all: all) }.joined(separator: "\n"))
+            }
         case .json:
             let values = records.map(\.jsonValue)
             Output.writeData((values.count == 1 ? values[0] : .array(values)).prettyJSONString + "\n")

@@ -60,6 +60,9 @@ struct TopCommand: AsyncParsableCommand {
         name: .customLong("db"), help: ArgumentHelp("The history database file (with --history).", valueName: "file"))
     var database: String?
 
+    @Flag(help: "Also list pseudo filesystems (tmpfs, /dev) and virtual interfaces (lo, ifb0) in a host's detail.")
+    var all = false
+
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -82,7 +85,7 @@ struct TopCommand: AsyncParsableCommand {
             outcome = try await withTerminationSignals { () async throws(CoreError) in
                 try await WatchService(settings: settings).run(request, output: nil) { watch in
                     if fullScreen {
-                        await FleetTopView.run(watch, title: "hostscope top", colours: colours)
+                        await FleetTopView.run(watch, title: "hostscope top", colours: colours, allDevices: all)
                         // q or Ctrl-C in the view: the watch ends with it.
                         watch.stop()
                     } else {

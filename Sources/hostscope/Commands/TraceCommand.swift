@@ -190,7 +190,8 @@ struct TraceExportCommand: AsyncParsableCommand {
             --format otlp writes one ExportTraceServiceRequest per line, each under 1 MiB: what an \
             OpenTelemetry Collector's file exporter writes and its otlpjsonfile receiver reads. \
             --format spans writes one flat JSON object per span, for jq. Spans are written oldest \
-            first, a page at a time.
+            first, a page at a time. --host, --kind and --trace keep whole traces: those holding a \
+            span about the host, of the kind, or with that trace id (or id prefix).
             """)
 
     @Option(name: [.customShort("f"), .long], help: "otlp (OTLP JSON lines) or spans (one flat span per line).")
@@ -203,12 +204,28 @@ struct TraceExportCommand: AsyncParsableCommand {
     var until: TimeArgument?
 
     @Option(
+        help: ArgumentHelp("Whole traces holding a span about this host, as trace list takes it.", valueName: "host"))
+    var host: String?
+
+    @Option(help: "Whole traces holding a span of this kind: ssh, sftp, http, chat, tool, snapshot, exec or other.")
+    var kind: SpanCategory?
+
+    @Option(name: .customLong("trace"), help: ArgumentHelp("The trace with this id (or id prefix).", valueName: "id"))
+    var trace: String?
+
+    @Option(
         name: [.customShort("o"), .long], help: ArgumentHelp("File to write (default: stdout).", valueName: "file"))
     var output: String?
 
     @OptionGroup var database: TraceDatabaseOption
 
     static let pageSize = 1_000
+
+    func validate() throws {
+        if let trace, trace.isEmpty || !trace.allSatisfy(\.isHexDigit) {
+            throw ValidationError("--trace \(trace) is no trace id; give the hex digits trace list shows.")
+        }
+    }
 
     func run() async throws {
         let store = try await database.open()
@@ -237,8 +254,10 @@ struct TraceExportCommand: AsyncParsableCommand {
                 written += page.count
                 page.removeAll(keepingCapacity: true)
             }
+            let traces = SpanTraceFilter(host: host, kind: kind?.rawValue, traceIDPrefix: trace)
             for try await row in store.spans.spans(
-                since: since?.resolve(now: now), until: until?.resolve(now: now), pageSize: Self.pageSize)
+                since: since?.resolve(now: now), until: until?.resolve(now: now), traces: traces,
+                pageSize: Self.pageSize)
             {
                 guard let span = try? row.finishedSpan() else {
                     skipped += 1
@@ -258,7 +277,9 @@ struct TraceExportCommand: AsyncParsableCommand {
         if skipped > 0 {
             throw Output.fail("\(skipped) stored span(s) could not be read and were left out", .failure)
         }
-        if written == 0 { Output.warning("no spans in that range") }
+        if written == 0 {
+            Output.warning(host == nil && kind == nil && trace == nil ? "no spans in that range" : "no spans match")
+        }
     }
 }
 

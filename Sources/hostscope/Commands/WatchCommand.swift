@@ -23,10 +23,12 @@ struct WatchCommand: AsyncParsableCommand {
 
             Hosts come from arguments (aliases, user@host:port, local), ~/.ssh/config patterns \
             such as 'db-*', and --hosts-file (one per line, # comments). Output goes to --output \
-            (format from --format or the file's extension: .csv, .json, .ndjson) or stdout. On a \
+            (format from --format or the file's extension: .csv, .json, .ndjson; several --output \
+            files each get every record in their own format) or stdout. On a \
             terminal without --format (or with --output), watch shows the full-screen view of \
             `hostscope top` (q ends the watch), or a one-line-per-host status where TERM is dumb; \
-            piped, it prints nothing but data. Files stay valid: CSV and NDJSON lines are written \
+            piped, it prints nothing but data, and a host that fails is said on stderr when it \
+            begins to, when its failure changes and when it answers again. Files stay valid: CSV and NDJSON lines are written \
             whole, the JSON array is closed after every record, and a run appending to an \
             existing file first drops a record cut short by a crash.
 
@@ -61,8 +63,10 @@ struct WatchCommand: AsyncParsableCommand {
 
     @Option(
         name: [.customShort("o"), .long],
-        help: ArgumentHelp("File to write records to (default: stdout).", valueName: "file"))
-    var output: String?
+        help: ArgumentHelp(
+            "File to write records to (default: stdout); repeat for several files, each in the format of its "
+                + "extension.", valueName: "file"))
+    var output: [String] = []
 
     @Option(
         name: [.customShort("f"), .long],
@@ -89,6 +93,11 @@ struct WatchCommand: AsyncParsableCommand {
             throw ValidationError("--count and --for both say when to stop; give one of them.")
         }
         if let count, count < 1 { throw ValidationError("--count must be 1 or more.") }
+        if output.count > 1, let format {
+            throw ValidationError(
+                "--format \(format.rawValue) would give \(output.count) outputs one format; with several --output "
+                    + "files each takes the format of its extension (.csv, .json, .ndjson), so leave --format out.")
+        }
     }
 
     func run() async throws {
@@ -99,24 +108,32 @@ struct WatchCommand: AsyncParsableCommand {
             hosts: hosts, hostsFile: hostsFile, interval: every.duration, count: count, duration: runFor?.duration,
             collector: watchOptions.collectorOptions, retention: watchOptions.retain?.duration)
         // Without a file or a format, a terminal gets the live view; anything else gets data.
-        let destination: RecordOutput?
-        if let output {
-            destination = .file(
-                path: output, format: format, csvLayout: csvLayout, terminalEscaping: TerminalText.escaped(bytes:))
+        let destinations: [RecordOutput]
+        if !output.isEmpty {
+            destinations = output.map {
+                .file(path: $0, format: format, csvLayout: csvLayout, terminalEscaping: TerminalText.escaped(bytes:))
+            }
         } else if Output.stdoutIsTerminal && format == nil {
-            destination = nil
+            destinations = []
         } else {
-            destination = .stream(format: format ?? .ndjson, csvLayout: csvLayout, write: Output.writeStream)
+            destinations = [.stream(format: format ?? .ndjson, csvLayout: csvLayout, write: Output.writeStream)]
         }
-        let liveView = Output.stdoutIsTerminal && (output != nil || format == nil)
+        let liveView = Output.stdoutIsTerminal && (!output.isEmpty || format == nil)
         // The full-screen view where the terminal can show it; the one-line-per-host status elsewhere.
         let fullScreen = liveView && FleetTopView.isCapable()
         let colours = colour.enabled(isTerminal: Output.stdoutIsTerminal)
         let outcome: WatchOutcome
         do {
             outcome = try await withTerminationSignals { () async throws(CoreError) in
-                try await WatchService(settings: settings).run(request, output: destination) { watch in
-                    guard liveView else { return }
+                try await WatchService(settings: settings).run(request, outputs: destinations) { watch in
+                    guard liveView else {
+                        // Without a view, a failing host is still said once per change of its state.
+                        var notices = HostFailureNotices()
+                        for await case .record(let record) in watch.subscribe() {
+                            if let notice = notices.notice(for: record) { Output.warning(notice) }
+                        }
+                        return
+                    }
                     if fullScreen {
                         await FleetTopView.run(watch, title: "hostscope watch", colours: colours)
                         // q or Ctrl-C in the view ends the watch; the records collected are kept.

@@ -1,0 +1,26 @@
+import HostscopeCore
+import Testing
+
+@Suite struct DurationTextTests {
+    @Test func aDurationIsANumberAndAUnitOrABareNumberOfSeconds() {
+        #expect(DurationText.parse("250ms") == .milliseconds(250))
+        #expect(DurationText.parse("1.5s") == .milliseconds(1500))
+        #expect(DurationText.parse("10m") == .seconds(600))
+        #expect(DurationText.parse("7d") == .seconds(604_800))
+        #expect(DurationText.parse("2") == .seconds(2))
+    }
+
+    @Test func compoundDurationsAddTheirParts() {
+        #expect(DurationText.parse("1m30s") == .seconds(90))
+        #expect(DurationText.parse("1h30m") == .seconds(5400))
+        #expect(DurationText.parse("2d12h") == .seconds(216_000))
+        #expect(DurationText.parse("1s500ms") == .milliseconds(1500))
+        #expect(DurationText.parse("1H30M") == .seconds(5400))
+    }
+
+    @Test func aPartWithoutItsUnitOrAnUnknownUnitIsNoDuration() {
+        for text in ["1h30", "yesterday", "5x", "-5s", "1h-30m", "m", "", "inf", "1..5s", "h1"] {
+            #expect(DurationText.parse(text) == nil, "\(text)")
+        }
+    }
+}
