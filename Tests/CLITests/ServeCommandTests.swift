@@ -14,13 +14,15 @@ final class RunningServe {
     let logPath: String
     private(set) var port = 0
 
-    init(_ arguments: [String], directory: String, environment: [String: String] = [:]) throws {
+    init(
+        _ arguments: [String], directory: String, environment: [String: String] = [:], launcher: [String] = []
+    ) throws {
         logPath = directory + "/serve-\(UUID().uuidString).log"
         var argv = ["serve", "--log-level", "debug"] + arguments
         if !arguments.contains("--db") && !arguments.contains("--no-history") {
             argv += ["--db", directory + "/serve-\(UUID().uuidString).sqlite"]
         }
-        process = try RunningCLI(argv, stderr: logPath, environment: environment)
+        process = try RunningCLI(argv, stderr: logPath, environment: environment, launcher: launcher)
     }
 
     /// Waits for the `listening` log line and reads the port from it; throws when the process ends first.

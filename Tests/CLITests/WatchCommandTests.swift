@@ -9,12 +9,15 @@ final class RunningCLI {
     let pid: pid_t
     private var exitStatus: Int32?
 
+    /// Starts hostscope with `arguments`; with a `launcher` (`unshare … sh -c '…; exec "$@"'`), that
+    /// command is started instead, hostscope's path and arguments after it.
     init(
         _ arguments: [String], stdout: String = "/dev/null", stderr: String = "/dev/null",
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], launcher: [String] = []
     ) throws {
         var pid: pid_t = 0
-        var argv: [UnsafeMutablePointer<CChar>?] = ([CLI.binary] + arguments).map { strdup($0) } + [nil]
+        let command = launcher + [CLI.binary] + arguments
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var variables = ProcessInfo.processInfo.environment
         variables.removeValue(forKey: "SSH_AUTH_SOCK")
@@ -29,7 +32,7 @@ final class RunningCLI {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard posix_spawn(&pid, CLI.binary, &actions, nil, &argv, &envp) == 0 else {
+        guard posix_spawn(&pid, command[0], &actions, nil, &argv, &envp) == 0 else {
             throw HarnessError(description: "cannot start hostscope")
         }
         self.pid = pid
