@@ -27,8 +27,8 @@ struct WatchCommand: AsyncParsableCommand {
             files each get every record in their own format) or stdout. On a \
             terminal without --format (or with --output), watch shows the full-screen view of \
             `hostscope top` (q ends the watch), or a one-line-per-host status where TERM is dumb; \
-            piped, it prints nothing but data, and a host that fails is said on stderr when it \
-            begins to, when its failure changes and when it answers again. Files stay valid: CSV and NDJSON lines are written \
+            piped, it prints nothing but data, and a host that fails is said on stderr once it has \
+            failed two ticks in a row, when its failure changes and when it answers again. Files stay valid: CSV and NDJSON lines are written \
             whole, the JSON array is closed after every record, and a run appending to an \
             existing file first drops a record cut short by a crash.
 
