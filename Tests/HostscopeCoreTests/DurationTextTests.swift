@@ -18,6 +18,15 @@ import Testing
         #expect(DurationText.parse("1H30M") == .seconds(5400))
     }
 
+    @Test func aPartsNumberMayHaveAnExponentAsABareNumberMay() {
+        #expect(DurationText.parse("1e3s") == .seconds(1000))
+        #expect(DurationText.parse("1.5e1m") == .seconds(900))
+        #expect(DurationText.parse("1e+2ms") == .milliseconds(100))
+        #expect(DurationText.parse("1e3") == .seconds(1000))
+        #expect(DurationText.parse("1es") == nil)
+        #expect(DurationText.parse("1e-s") == nil)
+    }
+
     @Test func aPartWithoutItsUnitOrAnUnknownUnitIsNoDuration() {
         for text in ["1h30", "yesterday", "5x", "-5s", "1h-30m", "m", "", "inf", "1..5s", "h1"] {
             #expect(DurationText.parse(text) == nil, "\(text)")

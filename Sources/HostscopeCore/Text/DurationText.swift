@@ -21,7 +21,14 @@ public enum DurationText {
             // Parts of a number and a unit each, as `1h30m`; every part needs its unit.
             var rest = Substring(trimmed)
             while !rest.isEmpty {
-                let number = rest.prefix { ("0"..."9").contains($0) || $0 == "." }
+                var number = rest.prefix { ("0"..."9").contains($0) || $0 == "." }
+                // An exponent (`1e11s`), as a bare number may have: no unit starts with `e`.
+                let afterMantissa = rest.dropFirst(number.count)
+                if afterMantissa.first == "e" {
+                    let signed = afterMantissa.dropFirst().first.map { $0 == "+" || $0 == "-" } ?? false
+                    let digits = afterMantissa.dropFirst(signed ? 2 : 1).prefix { ("0"..."9").contains($0) }
+                    if !digits.isEmpty { number = rest.prefix(number.count + 1 + (signed ? 1 : 0) + digits.count) }
+                }
                 rest = rest.dropFirst(number.count)
                 let unit = rest.prefix { $0.isLetter }
                 rest = rest.dropFirst(unit.count)
