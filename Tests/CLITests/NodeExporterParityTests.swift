@@ -175,6 +175,7 @@ struct ExpositionText {
             devices(before).symmetricDifference(devices(ours)))
 
         var differences: [String] = []
+        var compared = 0
         for family in theirs where ours.families[family] != nil {
             let ourLabelNames = Set(ours.families[family]!.map { $0.labels.keys.sorted() })
             let theirLabelNames = Set(before.families[family]!.map { $0.labels.keys.sorted() })
@@ -189,6 +190,7 @@ struct ExpositionText {
                     continue
                 }
                 guard !Self.volatile.contains(family), let later = after.value(family, sample.labels) else { continue }
+                compared += 1
                 let low = min(sample.value, later)
                 let high = max(sample.value, later)
                 let isCounter = before.types[family] == "counter"
@@ -202,5 +204,7 @@ struct ExpositionText {
             }
         }
         #expect(differences == [], "\(differences.count) series differ")
+        // Most of node_exporter's families, and hundreds of series, were compared by value.
+        #expect(theirs.count > 200 && compared > 250, "\(theirs.count) families, \(compared) series compared")
     }
 }
