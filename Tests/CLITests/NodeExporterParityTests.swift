@@ -208,3 +208,78 @@ struct ExpositionText {
         #expect(theirs.count > 200 && compared > 250, "\(theirs.count) families, \(compared) series compared")
     }
 }
+
+/// The same comparison through a real Prometheus scraping both: the node-mixin's filesystem and
+/// network alert expressions and the dashboard's host picker evaluate alike on both jobs.
+@Suite(.serialized) struct NodeExporterPromQLParityTests {
+    @Test func nodeMixinExpressionsAndTheHostPickerEvaluateOnHostscopeAsOnNodeExporter() async throws {
+        let directory = NSTemporaryDirectory() + "hostscope-promql-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let server = try SSHTestServer.shared()
+        let serve = try RunningServe(
+            [server.target, "--every", "1s", "--listen", "127.0.0.1:0"] + CLI.harnessArguments(server),
+            directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        let exporter = try RunningNodeExporter()
+        defer { exporter.stop() }
+        let prometheus = try PrometheusServer.start(
+            configuration: """
+                global:
+                  scrape_interval: 1s
+                  scrape_timeout: 1s
+                scrape_configs:
+                  - job_name: hostscope
+                    honor_labels: true
+                    static_configs:
+                      - targets: ['127.0.0.1:\(serve.port)']
+                  - job_name: node
+                    static_configs:
+                      - targets: ['127.0.0.1:\(exporter.port)']
+                """)
+        defer { prometheus.stop() }
+
+        /// The number of series `expression` gives for each job.
+        func counts(_ expression: String) throws -> (hostscope: Int, node: Int) {
+            var byJob: [String: Int] = [:]
+            for result in try prometheus.query("count by (job) (\(expression))") {
+                if let job = (result["metric"] as? [String: String])?["job"],
+                    let value = ((result["value"] as? [Any])?.last as? String).flatMap(Double.init)
+                {
+                    byJob[job] = Int(value)
+                }
+            }
+            return (byJob["hostscope"] ?? 0, byJob["node"] ?? 0)
+        }
+        // The node-mixin's (monitoring/node-mixin, alerts.libsonnet) NodeFilesystemSpaceFillingUp
+        // selector, its network error alert's rate, and the dashboard's host picker.
+        let expressions = [
+            "node_filesystem_avail_bytes{fstype!=\"\"} / node_filesystem_size_bytes{fstype!=\"\"} * 100 < 101 "
+                + "and node_filesystem_readonly{fstype!=\"\"} == 0",
+            "rate(node_network_receive_errs_total[15s]) >= 0",
+            "rate(node_network_receive_packets_total[15s]) >= 0",
+            "node_uname_info{nodename!=\"\"}",
+            "rate(node_context_switches_total[15s]) > 0",
+            "node_memory_MemAvailable_bytes / node_memory_MemTotal_bytes * 100 > 0",
+            "rate(node_vmstat_pgmajfault[15s]) >= 0",
+            "node_filefd_allocated / node_filefd_maximum * 100 >= 0",
+            "rate(node_pressure_cpu_waiting_seconds_total[15s]) >= 0",
+        ]
+        var results: [String: (hostscope: Int, node: Int)] = [:]
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            for expression in expressions { results[expression] = try counts(expression) }
+            if results.values.allSatisfy({ $0.hostscope > 0 && $0.hostscope >= $0.node }) { break }
+            try await Task.sleep(for: .seconds(1))
+        }
+        for expression in expressions {
+            let result = try #require(results[expression])
+            #expect(result.node > 0, "node_exporter gives nothing for \(expression)")
+            #expect(result.hostscope >= result.node, "\(expression): \(result.hostscope) series against \(result.node)")
+        }
+        let names = try prometheus.query("node_uname_info").compactMap {
+            ($0["metric"] as? [String: String])?["nodename"]
+        }
+        #expect(names.count == 2 && Set(names).count == 1, "nodename \(names)")
+    }
+}
