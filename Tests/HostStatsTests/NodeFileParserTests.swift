@@ -1,5 +1,6 @@
 import Foundation
 import HostStats
+import OrderedJSON
 import Testing
 
 /// The kernel files of node_exporter's other default collectors, read from a Linux 6.18 capture and
@@ -217,5 +218,35 @@ import Testing
             files: ["(clock)": "1795000100"], clock: nil, textfiles: nil, pageSize: 4096, clockBase: 1_795_000_000,
             uptime: 100.5, warnings: &warnings)
         #expect(steady.hostClockSeconds == 1_795_000_100.5)
+    }
+}
+
+/// The snapshot JSON's `kernel` object: written where the collector read the kernel files, read back.
+@Suite struct NodeFiguresJSONTests {
+    @Test func theKernelObjectComesLastAndReadsBackAsWritten() throws {
+        var node = NodeFigures()
+        node.activity = KernelActivity(contextSwitches: 10, interrupts: 20, forks: 30, procsRunning: 2, procsBlocked: 0)
+        node.pressure = [
+            PressureStall(
+                resource: "io", kind: "some", avg10: 1.5, avg60: 0.5, avg300: 0.25, totalMicroseconds: 1_500_000)
+        ]
+        node.memory = [KernelFigure("MemTotal_bytes", 1024), KernelFigure("HugePages_Total", 0)]
+        node.fileHandlesMaximum = 99
+        node.hostClockSeconds = 1_795_921_229.5
+        node.clockOffsetSeconds = -0.002
+        var snapshot = Snapshot(
+            host: "web1", collectedAt: Date(timeIntervalSince1970: 1_795_921_229), collector: "proc")
+        #expect(snapshot.jsonValue.objectValue?.keys.contains("kernel") == false)
+        snapshot.node = node
+        let json = snapshot.jsonValue
+        #expect(json.objectValue?.keys.last == "kernel")
+        #expect(json["kernel"]?["meminfo"]?["MemTotal_bytes"] == .uint(1024))
+        #expect(json["kernel"]?["pressure"]?["io"]?["some"]?["total_seconds"]?.doubleValue == 1.5)
+        #expect(json["kernel"]?["file_handles_allocated"]?.isNull == true)
+        guard case .snapshot(let read) = try SnapshotRecord(json: json) else {
+            Issue.record("not read back as a snapshot")
+            return
+        }
+        #expect(read.node == node)
     }
 }
