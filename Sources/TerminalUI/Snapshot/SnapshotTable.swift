@@ -65,6 +65,9 @@ public enum SnapshotTable {
             }
             lines += TerminalText.wrapped(parts, width: width, indent: "      ")
         }
+        if let node = snapshot.node, !node.pressure.isEmpty {
+            lines += TerminalText.wrapped(pressureParts(node), width: width, indent: "      ")
+        }
 
         if !snapshot.disks.isEmpty {
             lines.append("")
@@ -102,6 +105,22 @@ public enum SnapshotTable {
             for warning in snapshot.warnings { lines.append("warning: " + TerminalText.sanitize(warning)) }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `PSI   cpu 12.3% some · io 3.3% some 0.7% full · …` (the kernel's stall shares over the last 10 s) and
+    /// the run queue: where a person looks for why a host is slow beyond its CPU share.
+    static func pressureParts(_ node: NodeFigures) -> [String] {
+        var parts: [String] = []
+        for resource in ["cpu", "io", "memory"] {
+            let stalls = node.pressure.filter { $0.resource == resource }
+            guard !stalls.isEmpty else { continue }
+            let shares = stalls.map { String(format: "%.1f%%", $0.avg10) + " " + $0.kind }
+            parts.append((parts.isEmpty ? "PSI   " : "") + resource + " " + shares.joined(separator: " "))
+        }
+        if let activity = node.activity, let running = activity.procsRunning {
+            parts.append("\(running) running, \(activity.procsBlocked.map(String.init) ?? "-") blocked")
+        }
+        return parts
     }
 
     /// The filesystems, within `width` columns: the figures as `df -h` prints them (`20G`, `148K/s`) when the
