@@ -163,6 +163,10 @@ struct ExpositionText {
         let ours = ExpositionText(try serve.get("/metrics").body)
         let after = try exporter.scrape()
 
+        // The host is this machine: its clock and serve's are the same one.
+        let offset = try #require(ours.families["hostscope_clock_offset_seconds"]?.first?.value)
+        #expect(abs(offset) < 0.5, "clock offset \(offset) s against the same clock")
+
         let theirs = before.families.keys.filter { $0.hasPrefix("node_") && !Self.outOfScope($0) }.sorted()
         let missing = theirs.filter { ours.families[$0] == nil }
         #expect(missing == [], "families node_exporter gives and hostscope does not")
