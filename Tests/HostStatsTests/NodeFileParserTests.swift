@@ -250,3 +250,78 @@ import Testing
         #expect(read.node == node)
     }
 }
+
+/// Every new parser over mutated copies of the captures (cut short, lines swapped, bytes changed,
+/// digits appended until they overflow): each reads or throws a ParseError, never traps.
+@Suite struct NodeFileParserMutationTests {
+    /// A fixed-seed generator, so a failure repeats.
+    struct SplitMix {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(max(1, bound)))
+        }
+    }
+
+    static func mutations(of text: String, count: Int, seed: UInt64) -> [String] {
+        var random = SplitMix(state: seed)
+        var results: [String] = []
+        let bytes = Array(text.utf8)
+        for _ in 0..<count {
+            var mutated = bytes
+            switch random.next(4) {
+            case 0: mutated = Array(mutated.prefix(random.next(mutated.count + 1)))
+            case 1:
+                var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                if lines.count > 1 { lines.swapAt(random.next(lines.count), random.next(lines.count)) }
+                mutated = Array(lines.joined(separator: "\n").utf8)
+            case 2:
+                for _ in 0..<3 where !mutated.isEmpty {
+                    mutated[random.next(mutated.count)] = [UInt8(ascii: "9"), 0x20, 0x0A, 0x3A, 0xFF][random.next(5)]
+                }
+            default:
+                if let digit = mutated.lastIndex(where: { $0 >= 48 && $0 <= 57 }) {
+                    mutated.insert(contentsOf: Array(repeating: UInt8(ascii: "9"), count: 25), at: digit)
+                }
+            }
+            results.append(String(decoding: mutated, as: UTF8.self))
+        }
+        return results
+    }
+
+    @Test func mutatedCapturesParseOrFailWithAParseError() throws {
+        let root = "captured/node-files-6.18/"
+        let parsers: [(String, (String) throws -> Void)] = [
+            ("proc_meminfo.txt", { _ = try ProcMemInfoFieldsParser.parse($0) }),
+            ("proc_net_dev.txt", { _ = try ProcNetDevColumnsParser.parse($0) }),
+            ("proc_stat.txt", { _ = try ProcStatActivityParser.parse($0) }),
+            ("proc_vmstat.txt", { _ = try ProcVmStatParser.parse($0) }),
+            ("proc_pressure_io.txt", { _ = try ProcPressureParser.parse($0, resource: "io") }),
+            ("proc_net_sockstat.txt", { _ = try ProcSockstatParser.parse($0) }),
+            ("proc_net_netstat.txt", { _ = try ProcNetstatParser.parse($0) }),
+            ("proc_net_snmp6.txt", { _ = try ProcNetstatParser.parseSNMP6($0) }),
+            ("proc_net_softnet_stat.txt", { _ = try ProcSoftnetParser.parse($0) }),
+            ("proc_net_udp6.txt", { _ = try ProcNetUDPParser.parse($0, ip: "v6") }),
+            ("proc_net_arp.txt", { _ = try ProcNetArpParser.parse($0) }),
+            ("proc_mounts.txt", { _ = try ProcMountsParser.parse($0) }),
+            ("proc_sys_fs_file-nr.txt", { _ = try KernelValueFilesParser.parseFileNr($0) }),
+        ]
+        var read = 0
+        var refused = 0
+        for (index, (file, parse)) in parsers.enumerated() {
+            for text in Self.mutations(of: try FixtureText.read(root + file), count: 200, seed: UInt64(index + 1)) {
+                do {
+                    try parse(text)
+                    read += 1
+                } catch is ParseError {
+                    refused += 1
+                }
+            }
+        }
+        #expect(read + refused == parsers.count * 200)
+        #expect(read > 0 && refused > 0)
+    }
+}
