@@ -14,7 +14,12 @@ public struct RenderedSeries: Sendable {
                 sample, leadingLabels: leadingLabels, into: &lines[sample.family, default: []])
         }
         self.lines = lines
+        unlisted = lines.keys.filter { !FleetExposition.listedFamilies.contains($0) }.sorted { $0.name < $1.name }
     }
+
+    /// The families of these samples that no fixed list names (a meminfo field only a newer kernel has,
+    /// a textfile's metrics), by name: a document writes them after its listed families.
+    public let unlisted: [MetricFamily]
 
     /// The number of bytes of sample lines.
     public var byteCount: Int { lines.values.reduce(0) { $0 + $1.count } }
@@ -45,6 +50,18 @@ public enum ExpositionWriter {
                 bytes.append(contentsOf: lines)
             }
         }
+        // Families no list names, each once, in name order; most hosts have none, and cost nothing here.
+        var extra: [String: MetricFamily] = [:]
+        for item in series {
+            for family in item.unlisted where extra[family.name] == nil { extra[family.name] = family }
+        }
+        if !extra.isEmpty {
+            let listed = Set(families)
+            for name in extra.keys.sorted() where !listed.contains(extra[name]!) {
+                appendHeader(extra[name]!, format: format, into: &bytes)
+                for item in series { if let lines = item.lines[extra[name]!] { bytes.append(contentsOf: lines) } }
+            }
+        }
         if format == .openMetrics { bytes.append(contentsOf: "# EOF\n".utf8) }
         return bytes
     }
@@ -54,7 +71,8 @@ public enum ExpositionWriter {
         let name = format == .openMetrics ? family.openMetricsName : family.name
         bytes.append(contentsOf: "# HELP \(name) ".utf8)
         appendEscaped(family.help, quotes: format == .openMetrics, into: &bytes)
-        bytes.append(contentsOf: "\n# TYPE \(name) \(family.type.rawValue)\n".utf8)
+        let type = format == .openMetrics ? family.type.openMetricsName : family.type.rawValue
+        bytes.append(contentsOf: "\n# TYPE \(name) \(type)\n".utf8)
         if format == .openMetrics, let unit = family.unit {
             bytes.append(contentsOf: "# UNIT \(name) \(unit)\n".utf8)
         }

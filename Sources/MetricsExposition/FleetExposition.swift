@@ -7,6 +7,9 @@ public enum FleetExposition {
         [HostscopeFamilies.buildInfo, HostscopeFamilies.hosts, HostscopeFamilies.probeRefusals]
         + HostscopeFamilies.perHost + NodeExporterFamilies.all
 
+    /// ``families`` as a set, to tell a rendered host's unlisted families.
+    static let listedFamilies = Set(families)
+
     /// One host's samples: hostscope's, and node_exporter's when its latest collection succeeded.
     public static func samples(for summary: HostCollectionSummary, topProcesses: Int) -> [MetricSample] {
         var samples = HostscopeFamilies.samples(for: summary, topProcesses: topProcesses)

@@ -69,8 +69,15 @@ public enum HostscopeFamilies {
         "hostscope_build_info", .gauge, help: "The hostscope version serving these metrics; always 1.")
 
     /// Every per-host family, in exposition order.
+    /// The host's clock minus the collector's, measured each tick (node_exporter cannot have it: it
+    /// runs on the host and has no other clock to compare).
+    public static let clockOffset = MetricFamily(
+        "hostscope_clock_offset_seconds", .gauge,
+        help: "The host's clock minus hostscope's when the probe read it, good to half the probe's round trip.")
+
     public static let perHost: [MetricFamily] = [
         up, lastSuccess, collectionDuration, collections, errors, topProcessInfo, topProcessCPU, topProcessMemory,
+        clockOffset,
     ]
 
     /// The most top processes shown per host: each rank is a series, so this bounds cardinality.

@@ -4,6 +4,11 @@ public enum MetricType: String, Sendable, Equatable {
     case counter
     /// A value that can go up and down.
     case gauge
+    /// A value of no stated kind (node_exporter's netstat and vmstat figures; OpenMetrics' `unknown`).
+    case untyped
+
+    /// The type's name in OpenMetrics.
+    public var openMetricsName: String { self == .untyped ? "unknown" : rawValue }
 }
 
 /// One metric family: its name, help text, type and unit, the same for every host.

@@ -76,7 +76,10 @@ public enum NodeExporterMapping {
             }
         }
 
-        for interface in snapshot.network {
+        let node = snapshot.node
+        if let node { samples += nodeSamples(node, snapshot: snapshot) }
+
+        for interface in snapshot.network where node?.networkDevices.isEmpty ?? true {
             let labels = [L("device", interface.interface)]
             func add(_ family: MetricFamily, _ value: UInt64?) {
                 if let value { samples.append(MetricSample(family, labels, Double(value))) }
@@ -95,6 +98,15 @@ public enum NodeExporterMapping {
                 if let value { samples.append(MetricSample(family, labels, Double(value) * scale)) }
             }
             let milliseconds = 0.001
+            // udev's model, serial and the like are not read: their labels are empty, as node_exporter
+            // leaves them where /run/udev is not there.
+            samples.append(
+                MetricSample(
+                    F.diskInfo,
+                    [
+                        L("device", disk.device), L("major", String(disk.major)), L("minor", String(disk.minor)),
+                        L("model", ""), L("path", ""), L("revision", ""), L("serial", ""), L("wwn", ""),
+                    ], 1))
             add(F.diskReadsCompleted, disk.readsCompleted)
             add(F.diskReadsMerged, disk.readsMerged)
             add(F.diskReadBytes, disk.sectorsRead, scale: Double(DiskIOCounters.sectorBytes))
@@ -116,11 +128,189 @@ public enum NodeExporterMapping {
 
         if let os = snapshot.os {
             var labels: [L] = []
+            if let domain = os.domainname { labels.append(L("domainname", domain)) }
             if let arch = os.arch { labels.append(L("machine", arch)) }
+            if let nodename = os.nodename { labels.append(L("nodename", nodename)) }
             if let kernel = os.kernel { labels.append(L("release", kernel)) }
             labels.append(L("sysname", unameSystemName(os.family)))
+            if let version = os.kernelVersion { labels.append(L("version", version)) }
             samples.append(MetricSample(F.unameInfo, labels, 1))
-            if let name = os.name { samples.append(MetricSample(F.osInfo, [L("pretty_name", name)], 1)) }
+            samples += osSamples(os)
+        }
+        return samples
+    }
+
+    /// The os-release labels node_exporter's os collector carries, each `""` when the file lacks it.
+    static let osReleaseLabels: [(label: String, key: String)] = [
+        ("build_id", "BUILD_ID"), ("id", "ID"), ("id_like", "ID_LIKE"), ("image_id", "IMAGE_ID"),
+        ("image_version", "IMAGE_VERSION"), ("name", "NAME"), ("pretty_name", "PRETTY_NAME"), ("variant", "VARIANT"),
+        ("variant_id", "VARIANT_ID"), ("version", "VERSION"), ("version_codename", "VERSION_CODENAME"),
+        ("version_id", "VERSION_ID"),
+    ]
+
+    /// `node_os_info` with every label where os-release was read (only `pretty_name` on macOS, from
+    /// `sw_vers`), and `node_os_version`: the `major.minor` of `VERSION_ID`.
+    static func osSamples(_ os: OSInfo) -> [MetricSample] {
+        typealias L = MetricSample.Label
+        guard !os.release.isEmpty else {
+            return os.name.map { [MetricSample(NodeExporterFamilies.osInfo, [L("pretty_name", $0)], 1)] } ?? []
+        }
+        var samples = [
+            MetricSample(
+                NodeExporterFamilies.osInfo, osReleaseLabels.map { L($0.label, os.release[$0.key] ?? "") }, 1)
+        ]
+        if let versionID = os.release["VERSION_ID"] {
+            let parts = versionID.split(separator: ".", omittingEmptySubsequences: false)
+            let major = parts.first.flatMap { Int($0) }
+            let minor = parts.count > 1 ? parts[1].prefix(while: \.isNumber) : ""
+            if let major, let value = Double(minor.isEmpty ? "\(major)" : "\(major).\(minor)") {
+                let labels = [
+                    L("id", os.release["ID"] ?? ""), L("id_like", os.release["ID_LIKE"] ?? ""),
+                    L("name", os.release["NAME"] ?? ""),
+                ]
+                samples.append(MetricSample(NodeExporterFamilies.osVersion, labels, value))
+            }
+        }
+        return samples
+    }
+
+    /// The samples of node_exporter's other collectors, from the snapshot's ``NodeFigures``.
+    static func nodeSamples(_ node: NodeFigures, snapshot: Snapshot) -> [MetricSample] {
+        typealias F = NodeExporterFamilies
+        typealias L = MetricSample.Label
+        var samples: [MetricSample] = []
+        samples.reserveCapacity(
+            node.memory.count + node.netstat.count + node.sockets.count + node.networkDevices.count * 16
+                + node.networkClass.count * 20 + node.softnet.count * 3 + 40)
+        func add(_ family: MetricFamily, _ labels: [L] = [], _ value: UInt64?) {
+            if let value { samples.append(MetricSample(family, labels, Double(value))) }
+        }
+        for figure in node.memory { samples.append(MetricSample(F.memory(figure.name), [], figure.value)) }
+        for device in node.networkDevices {
+            let labels = [L("device", device.device)]
+            for counter in device.counters {
+                samples.append(MetricSample(F.network(counter.name), labels, counter.value))
+            }
+        }
+        if let activity = node.activity {
+            add(F.contextSwitches, [], activity.contextSwitches)
+            add(F.interrupts, [], activity.interrupts)
+            add(F.forks, [], activity.forks)
+            add(F.procsRunning, [], activity.procsRunning)
+            add(F.procsBlocked, [], activity.procsBlocked)
+        }
+        for figure in node.vmstat { samples.append(MetricSample(F.vmstat(figure.name), [], figure.value)) }
+        for stall in node.pressure {
+            let family: MetricFamily? =
+                switch (stall.resource, stall.kind) {
+                case ("cpu", "some"): F.pressureCPUWaiting
+                case ("io", "some"): F.pressureIOWaiting
+                case ("io", "full"): F.pressureIOStalled
+                case ("memory", "some"): F.pressureMemoryWaiting
+                case ("memory", "full"): F.pressureMemoryStalled
+                default: nil
+                }
+            if let family { samples.append(MetricSample(family, [], Double(stall.totalMicroseconds) / 1_000_000)) }
+        }
+        let pageSize = Double(node.pageSize)
+        for figure in node.sockets {
+            samples.append(MetricSample(F.sockstat(figure.name), [], figure.value))
+            // node_exporter gives `mem` (pages) in bytes too, for sockstat and not sockstat6.
+            if figure.name.hasSuffix("_mem"), !node.sockets6.contains(figure.name) {
+                samples.append(MetricSample(F.sockstat(figure.name + "_bytes"), [], figure.value * pageSize))
+            }
+        }
+        for figure in node.netstat { samples.append(MetricSample(F.netstat(figure.name), [], figure.value)) }
+        add(F.filefdAllocated, [], node.fileHandlesAllocated)
+        add(F.filefdMaximum, [], node.fileHandlesMaximum)
+        add(F.entropyAvailable, [], node.entropyAvailable)
+        add(F.entropyPoolSize, [], node.entropyPoolSize)
+        add(F.conntrackEntries, [], node.conntrackEntries)
+        add(F.conntrackLimit, [], node.conntrackLimit)
+        for cpu in node.softnet {
+            let labels = [L("cpu", String(cpu.cpu))]
+            add(F.softnetDropped, labels, cpu.dropped)
+            add(F.softnetProcessed, labels, cpu.processed)
+            add(F.softnetSqueezed, labels, cpu.timeSqueezed)
+        }
+        for queues in node.udpQueues {
+            add(F.udpQueues, [L("ip", queues.ip), L("queue", "rx")], queues.receiveBytes)
+            add(F.udpQueues, [L("ip", queues.ip), L("queue", "tx")], queues.transmitBytes)
+        }
+        for entry in node.arpEntries {
+            samples.append(MetricSample(F.arpEntries, [L("device", entry.name)], entry.value))
+        }
+        for device in node.networkClass { samples += networkClassSamples(device) }
+        if let clock = node.hostClockSeconds { samples.append(MetricSample(F.timeSeconds, [], clock)) }
+        if let offset = node.clockOffsetSeconds {
+            samples.append(MetricSample(HostscopeFamilies.clockOffset, [], offset))
+        }
+        if !node.mounts.isEmpty {
+            // The last mount at a point is the one df saw (a later mount hides an earlier one).
+            var readOnly: [String: Bool] = [:]
+            for mount in node.mounts { readOnly[mount.mountPoint] = mount.readOnly }
+            for disk in snapshot.disks where showsFilesystem(disk) {
+                let labels = [L("device", disk.filesystem), L("fstype", disk.type ?? ""), L("mountpoint", disk.mount)]
+                samples.append(MetricSample(F.filesystemDeviceError, labels, 0))
+                if let flag = readOnly[disk.mount] {
+                    samples.append(MetricSample(F.filesystemReadonly, labels, flag ? 1 : 0))
+                }
+            }
+        }
+        if let textfiles = node.textfiles {
+            var failed = node.textfileError
+            for file in textfiles {
+                do {
+                    samples += try TextfileExposition.samples(file.text)
+                    if let modified = file.modifiedSeconds {
+                        samples.append(MetricSample(F.textfileMtime, [L("file", file.path)], modified))
+                    }
+                } catch {
+                    failed = true
+                }
+            }
+            samples.append(MetricSample(F.textfileScrapeError, [], failed ? 1 : 0))
+        }
+        return samples
+    }
+
+    /// node_exporter's netclass samples of one device: its numeric properties, `node_network_info`,
+    /// `node_network_up` and the speed in bytes (`speed` Mbit/s × 125000; `-1`, an unknown speed,
+    /// gives -125000 as node_exporter's default does).
+    static func networkClassSamples(_ device: NetworkDeviceClass) -> [MetricSample] {
+        typealias F = NodeExporterFamilies
+        typealias L = MetricSample.Label
+        let labels = [L("device", device.device)]
+        let attributes = device.attributes
+        var samples: [MetricSample] = []
+        func number(_ attribute: String) -> Double? {
+            guard let text = attributes[attribute] else { return nil }
+            if text.hasPrefix("0x") { return UInt64(text.dropFirst(2), radix: 16).map { Double($0) } }
+            return Double(text)
+        }
+        for (attribute, property) in F.networkGaugeProperties {
+            if let value = number(attribute) {
+                samples.append(MetricSample(F.networkProperty(property), labels, value))
+            }
+        }
+        for (attribute, property) in F.networkCounterProperties {
+            if let value = number(attribute) {
+                samples.append(MetricSample(F.networkProperty(property, .counter), labels, value))
+            }
+        }
+        if let speed = number("speed") {
+            samples.append(MetricSample(F.networkProperty("speed_bytes"), labels, speed * 125_000))
+        }
+        if let operstate = attributes["operstate"] {
+            samples.append(MetricSample(F.networkUp, labels, operstate == "up" ? 1 : 0))
+        }
+        if attributes["address"] != nil || attributes["operstate"] != nil {
+            let info = [
+                L("address", attributes["address"] ?? ""), L("broadcast", attributes["broadcast"] ?? ""),
+                L("device", device.device), L("duplex", attributes["duplex"] ?? ""),
+                L("ifalias", attributes["ifalias"] ?? ""), L("operstate", attributes["operstate"] ?? ""),
+            ]
+            samples.append(MetricSample(F.networkInfo, info, 1))
         }
         return samples
     }

@@ -25,9 +25,11 @@ import Testing
         #expect(
             keys == [
                 "schema", "host", "collected_at", "collector", "duration_ms", "os", "uptime_seconds", "load", "cpu",
-                "memory", "disks", "network", "processes", "warnings",
+                "memory", "disks", "network", "processes", "warnings", "kernel",
             ])
         #expect(json["cpu"]?["busy_percent"]?.doubleValue != nil)
+        #expect(json["kernel"]?["context_switches"]?.doubleValue != nil)
+        #expect(json["kernel"]?["meminfo"]?["MemTotal_bytes"]?.doubleValue != nil)
         #expect(json["memory"]?["definition"] == "total-available")
         #expect(json["collected_at"]?.stringValue?.hasSuffix("Z") == true)
     }

@@ -15,7 +15,9 @@ import Testing
             ("ps", "/bin/ps\n-rwsr-xr-x  1 root  wheel  51200 Jul 15  2019 /bin/ps\nps: illegal option -- -"),
             ("pagesize", "16384"),
         ])
-        #expect(mac.os == OSInfo(family: "darwin", name: "macOS 14.4.1", kernel: "23.4.0", arch: "arm64"))
+        var expected = OSInfo(family: "darwin", name: "macOS 14.4.1", kernel: "23.4.0", arch: "arm64")
+        expected.nodename = "v-mbp.local"
+        #expect(mac.os == expected)
         #expect(mac.isDarwin)
         #expect(!mac.isBusyBox)
         #expect(mac.pageSize == 16384)
@@ -148,7 +150,9 @@ import Testing
             }
             try makePS(directory)
             let platform = try detect(path: directory, pathOnly: true).platform
-            return (platform.isBusyBox, FileManager.default.fileExists(atPath: directory + "/grep.log"))
+            // Only the grep over ps's binary counts: the network devices' attributes are read by grep too.
+            let log = (try? String(contentsOfFile: directory + "/grep.log", encoding: .utf8)) ?? ""
+            return (platform.isBusyBox, log.contains("BusyBox v"))
         }
     }
 

@@ -71,8 +71,12 @@ import Testing
     {
         let program = "\(awk) '\(LinuxProcProbe.sampleAwk)'"
         let output = try LocalShell.run("printf 'a b\\n' | \(program) /proc/loadavg /proc/1/stat -")
-        let lines = output.split(separator: "\n").map(String.init)
-        #expect(lines.count == 3)
+        var lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        // The host's clock in whole seconds first.
+        let clock = try #require(lines.first.flatMap { Double($0.dropFirst("(clock):".count)) })
+        #expect(abs(clock - Date().timeIntervalSince1970) < 5)
+        lines.removeFirst()
         #expect(lines.first?.hasPrefix("/proc/loadavg:") == true)
         // `PID:(comm) state ppid utime stime starttime rss`.
         let short = try #require(lines.dropFirst().first)
@@ -82,6 +86,31 @@ import Testing
         // Without `-` it reads no standard input: in the probe's shell that is the next commands.
         let left = try LocalShell.run("printf 'next command\\n' | { \(program) /proc/loadavg >/dev/null; cat; }")
         #expect(left == "next command\n")
+    }
+
+    @Test(arguments: awks) func awkCutsVmstatToNodeExportersFieldsAndBoundsTheTextfiles(awk: String) throws {
+        let program = "\(awk) '\(LinuxProcProbe.sampleAwk)'"
+        let vmstat = try LocalShell.run("\(program) /proc/vmstat").split(separator: "\n").dropFirst()
+        #expect(!vmstat.isEmpty)
+        #expect(
+            vmstat.allSatisfy {
+                ProcVmStatParser.isDefaultField($0.dropFirst("/proc/vmstat:".count).prefix { $0 != " " })
+            })
+        #expect(vmstat.contains { $0.hasPrefix("/proc/vmstat:pgfault ") })
+        let directory = NSTemporaryDirectory() + "hostscope-prom-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let count = NodeFiguresReader.textfileLimit + 2
+        for index in 0..<count {
+            let lines = index == 0 ? NodeFiguresReader.textfileLineLimit + 1 : 1
+            try String(repeating: "m\(index) 1\n", count: lines)
+                .write(toFile: directory + String(format: "/%03d.prom", index), atomically: true, encoding: .utf8)
+        }
+        let output = try LocalShell.run("\(program) \(directory)/*.prom").split(separator: "\n")
+        let cut = output.filter { $0.hasPrefix("(cut):") }
+        // The long file after its bound, and the two files past the count.
+        #expect(cut.count == 3)
+        #expect(output.count == 1 + NodeFiguresReader.textfileLineLimit + (NodeFiguresReader.textfileLimit - 1) + 3)
     }
 
     @Test func theProbeReadsProcessesThroughAwkInAFractionOfGrepsBytes() throws {

@@ -81,6 +81,21 @@ import Testing
             "detail-\(width)x\(height)")
     }
 
+    @Test func aHostsDetailShowsPressureUnderItsMemoryWhereTheKernelGivesIt() throws {
+        var model = try Self.fleet()
+        var tick = try Self.snapshot(host: "web1", age: 0, cpu: 50, memory: 40)
+        #expect(tick.node != nil && tick.node?.pressure == [])
+        tick.node?.pressure = [
+            PressureStall(resource: "cpu", kind: "some", avg10: 12.34, avg60: 0, avg300: 0, totalMicroseconds: 1)
+        ]
+        tick.node?.activity = KernelActivity(procsRunning: 3, procsBlocked: 0)
+        model.apply(.record(.snapshot(tick)))
+        _ = model.handle(.enter)
+        let lines = model.plainLines(width: 120, height: 40, now: Self.now)
+        let memory = try #require(lines.firstIndex { $0.hasPrefix("Mem ") })
+        #expect(lines[memory + 1].hasPrefix("PSI cpu 12.3% some  3 running, 0 blocked"), "\(lines)")
+    }
+
     @Test func aFailingHostKeepsItsLastFiguresDimmedWithTheirAgeAndItsError() throws {
         var model = try Self.fleet()
         let lines = model.plainLines(width: 160, height: 45, now: Self.now)

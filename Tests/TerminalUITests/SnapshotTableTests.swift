@@ -16,6 +16,22 @@ import Testing
         #expect(!table.contains("iowait"))
     }
 
+    /// Pressure stall shares and the run queue under the memory line, where the kernel gives them.
+    @Test func pressureAndTheRunQueueShowWhereTheKernelGivesThem() throws {
+        guard case .snapshot(var snapshot) = try Self.containerHost() else { return }
+        var node = NodeFigures()
+        node.activity = KernelActivity(procsRunning: 3, procsBlocked: 1)
+        #expect(!SnapshotTable.render(.snapshot(snapshot)).contains("PSI "))
+        node.pressure = [
+            PressureStall(resource: "cpu", kind: "some", avg10: 12.34, avg60: 0, avg300: 0, totalMicroseconds: 1),
+            PressureStall(resource: "io", kind: "some", avg10: 3.3, avg60: 0, avg300: 0, totalMicroseconds: 1),
+            PressureStall(resource: "io", kind: "full", avg10: 0.7, avg60: 0, avg300: 0, totalMicroseconds: 1),
+        ]
+        snapshot.node = node
+        let table = SnapshotTable.render(.snapshot(snapshot), width: 120)
+        #expect(table.contains("PSI   cpu 12.3% some · io 3.3% some 0.7% full · 3 running, 1 blocked"), "\(table)")
+    }
+
     /// `--sample 0`: one read, no window; the CPU line says why it has no busy share.
     @Test func aSnapshotWithoutASamplingWindowSaysItsCPUWasNotMeasured() throws {
         guard case .snapshot(var snapshot) = try Self.containerHost() else { return }

@@ -34,8 +34,8 @@ public enum BusyBoxProbe {
             script += "\(marker)sample; \(LinuxProcProbe.sampleGrep) \(counters) /proc/[0-9]*/stat 2>/dev/null; "
             script += "sleep \(LinuxProcProbe.formatSeconds(sampleSeconds)) 2>/dev/null || sleep 1; "
         }
-        script +=
-            "\(marker)sample; \(LinuxProcProbe.sampleGrep) \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat "
+        script += "\(marker)sample; \(LinuxProcProbe.sampleGrep) \(counters) /proc/meminfo /proc/loadavg "
+        script += "\(LinuxProcProbe.nodeFiles) /proc/[0-9]*/stat "
         script += processDetails ? "/proc/[0-9]*/cmdline 2>/dev/null; " : "2>/dev/null; "
         // Each option is tried on a cheap target first: running the full command twice would
         // print two tables whenever one mount cannot be read and df exits non-zero.

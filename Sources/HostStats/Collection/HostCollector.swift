@@ -157,9 +157,13 @@ public actor HostCollector {
                     route == .busybox
                     ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: false)
                     : LinuxProcProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: false)
+                let sent = now()
                 let output = try await run(command)
-                let result = try LinuxProcProbe.parse(
+                let received = now()
+                var result = try LinuxProcProbe.parse(
                     ProbeOutput(bytes: output.stdout, nonce: nonce), platform: platform)
+                result.node?.withConnectionFigures(
+                    platform.networkClass, sent: sent, received: received, waited: seconds ?? 0)
                 var current = result.samples[result.samples.count - 1]
                 let previous = sampled ? (result.samples.count > 1 ? result.samples[0] : nil) : previousSample
                 LinuxSnapshotBuilder.build(

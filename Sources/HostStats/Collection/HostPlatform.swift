@@ -13,6 +13,12 @@ public struct HostPlatform: Sendable, Equatable {
     /// Local account names by uid, from `/etc/passwd`; accounts only a directory service knows
     /// are shown by number, as BusyBox `ps` does.
     public var userNames: [UInt32: String]
+    /// `/sys/class/net/*`'s attributes that do not change while a connection lasts (address, mtu,
+    /// speed, duplex …), read once per connection; empty where `/sys` is not there.
+    public var networkClass: [NetworkDeviceClass] = []
+    /// The host's real-time clock minus its `/proc/uptime`, read once per connection (`date +%s.%N`
+    /// between two reads of the uptime): a tick's clock is this plus its uptime, at no process's cost.
+    public var clockBase: Double?
 
     public init(
         os: OSInfo, isBusyBox: Bool = false, hasSysstat: Bool = false, pageSize: UInt64 = 4096,
@@ -55,7 +61,21 @@ public struct HostPlatform: Sendable, Equatable {
         + "echo @@sysstat; command -v mpstat 2>/dev/null; "
         + "echo @@pagesize; case $u in *' x86_64' | *' i'[3-6]86) echo 4096 ;; "
         + "*) getconf PAGESIZE 2>/dev/null || grep -m 1 KernelPageSize /proc/self/smaps 2>/dev/null ;; esac; "
-        + "echo @@passwd; cat /etc/passwd 2>/dev/null; echo @@end"
+        + "echo @@passwd; cat /etc/passwd 2>/dev/null; "
+        + "echo @@kernel; for k in hostname domainname version; do if read -r l </proc/sys/kernel/$k; then "
+        + "printf '%s=%s\\n' \"$k\" \"$l\"; fi; done 2>/dev/null; "
+        + "echo @@clock; case $u in Linux*) read -r a _ </proc/uptime; date +%s.%N; read -r b _ </proc/uptime; "
+        + "echo \"$a $b\" ;; esac; "
+        + "echo @@netclass; case $u in Linux*) grep -sH '' \(netClassFiles) 2>/dev/null ;; esac; echo @@end"
+
+    /// The `/sys/class/net` attributes read once per connection (the ones that change are read every
+    /// tick, ``LinuxProcProbe/nodeFiles``). One grep for them all; a file the kernel refuses (`speed`
+    /// of a link that is down: `EINVAL`) prints nothing.
+    static let netClassFiles = [
+        "address", "addr_assign_type", "broadcast", "carrier", "dev_id", "dormant", "duplex", "flags", "ifalias",
+        "ifindex",
+        "iflink", "link_mode", "mtu", "name_assign_type", "netdev_group", "speed", "tx_queue_len", "type",
+    ].map { "/sys/class/net/*/\($0)" }.joined(separator: " ")
 
     /// Reads the detection script's output.
     public static func parse(_ output: ProbeOutput) throws(ParseError) -> HostPlatform {
@@ -75,9 +95,32 @@ public struct HostPlatform: Sendable, Equatable {
             guard fields.count >= 3, let uid = UInt32(fields[2]), names[uid] == nil else { continue }
             names[uid] = String(fields[0])
         }
-        return HostPlatform(
+        for line in (output.section("kernel") ?? "").split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let value = String(line[line.index(after: equals)...])
+            switch line[..<equals] {
+            case "hostname": os.nodename = value
+            case "domainname": os.domainname = value
+            case "version": os.kernelVersion = value
+            default: break
+            }
+        }
+        var platform = HostPlatform(
             os: os, isBusyBox: busyBox, hasSysstat: sysstat,
             pageSize: pageSize(output.section("pagesize") ?? "") ?? 4096, userNames: names)
+        platform.networkClass = NetClassParser.parse(output.section("netclass") ?? "")
+        platform.clockBase = clockBase(output.section("clock") ?? "")
+        return platform
+    }
+
+    /// `date +%s.%N` then the two uptimes read around it → the clock minus the uptime; nil where
+    /// either is missing (no `/proc`, a `date` without `%N`).
+    static func clockBase(_ text: String) -> Double? {
+        let lines = TextScanning.lines(text)
+        guard lines.count >= 2, let now = Double(lines[0]), now.isFinite else { return nil }
+        let uptimes = TextScanning.fields(lines[1]).compactMap { Double($0) }
+        guard uptimes.count == 2 else { return nil }
+        return now - (uptimes[0] + uptimes[1]) / 2
     }
 
     /// `getconf PAGESIZE` (`4096`) or smaps' `KernelPageSize:        4 kB`.

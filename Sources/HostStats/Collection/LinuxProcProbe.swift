@@ -33,13 +33,17 @@ public enum LinuxProcProbe {
         // df runs beside the sample's reader, not after it: its rows reach the reader through a pipe
         // and come out last, as the file `(standard input)`. GNU df prints sizes and inodes in one
         // run; other dfs take two.
+        script += textfileListing(marker: marker)
         script += "\(marker)sample; { \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
         script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; } | "
         if processDetails {
-            script += "\(sampleGrep) \(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat /proc/[0-9]*/cmdline - "
+            script += "\(sampleGrep) \(counters) /proc/meminfo /proc/loadavg \(nodeFiles) /proc/[0-9]*/stat "
+            script += "/proc/[0-9]*/cmdline - "
             script += "2>/dev/null; \(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; "
         } else {
-            script += "\(sampleReader("\(counters) /proc/meminfo /proc/loadavg /proc/[0-9]*/stat -")) 2>/dev/null; "
+            script += sampleReader(
+                "\(counters) /proc/meminfo /proc/loadavg \(nodeFiles) \(textfileGlob) /proc/[0-9]*/stat -")
+            script += " 2>/dev/null; "
         }
         script += "\(marker)end"
         return script
@@ -77,14 +81,61 @@ public enum LinuxProcProbe {
     /// - `-` (df's rows) is read by the main rule: BusyBox awk's `getline` does not take `-`
     ///   for standard input. Without `-` the program exits after `BEGIN` and reads nothing.
     /// - No `'` (the program sits in single quotes) and no `!` (csh history).
-    static let sampleAwk =
-        "BEGIN { for (i = 1; i < ARGC; i++) { f = ARGV[i]; if (f == \"-\") continue; ARGV[i] = \"\"; "
-        + "if (f ~ /^\\/proc\\/[0-9]+\\/stat$/) { n = 0; while ((getline < f) > 0) { "
-        + "if (++n == 1 && match($0, /.*\\) /)) { k = split(substr($0, 1, RLENGTH), x); if (NF >= k + 22) { "
-        + "print $1 \":\" substr($0, length($1) + 2, RLENGTH - length($1) - 1) $(k + 1) \" \" $(k + 2) \" \" "
-        + "$(k + 12) \" \" $(k + 13) \" \" $(k + 20) \" \" $(k + 22); continue } } print f \":\" $0 } } "
-        + "else while ((getline line < f) > 0) print f \":\" line; close(f) } "
-        + "if (ARGV[ARGC - 1] == \"-\") s = 1; else exit } { print \"(standard input):\" $0 }"
+    static let sampleAwk = [
+        "BEGIN { srand(); print \"(clock):\" srand(); ",
+        "for (i = 1; i < ARGC; i++) { f = ARGV[i]; if (f == \"-\") continue; ARGV[i] = \"\"; ",
+        "if (f ~ /^\\/proc\\/[0-9]+\\/stat$/) { n = 0; while ((getline < f) > 0) { ",
+        "if (++n == 1 && match($0, /.*\\) /)) { k = split(substr($0, 1, RLENGTH), x); if (NF >= k + 22) { ",
+        "print $1 \":\" substr($0, length($1) + 2, RLENGTH - length($1) - 1) $(k + 1) \" \" $(k + 2) \" \" ",
+        "$(k + 12) \" \" $(k + 13) \" \" $(k + 20) \" \" $(k + 22); continue } } print f \":\" $0 } } ",
+        nodeFilesAwk,
+        "else while ((getline line < f) > 0) print f \":\" line; close(f) } ",
+        "if (ARGV[ARGC - 1] == \"-\") s = 1; else exit } { print \"(standard input):\" $0 }",
+    ].joined()
+
+    /// The awk program starts with the host's clock in whole seconds, as `(clock):SECONDS` (`srand()`
+    /// seeds from the time of day and a second call returns that seed: POSIX, no process started);
+    /// ``NodeFiguresReader`` makes it exact with the clock read once per connection.
+    ///
+    /// The awk branches of ``nodeFiles`` and the textfiles: `/proc/vmstat` cut to node_exporter's
+    /// default fields, and at most ``NodeFiguresReader/textfileLimit`` `*.prom` files of
+    /// ``NodeFiguresReader/textfileLineLimit`` lines, a file past either bound named on a `(cut)` line.
+    static let nodeFilesAwk: String = {
+        let files = String(NodeFiguresReader.textfileLimit)
+        let lines = String(NodeFiguresReader.textfileLineLimit)
+        return "else if (f == \"/proc/vmstat\") { while ((getline line < f) > 0) "
+            + "if (line ~ /^(oom_kill|pgpg|pswp|pg.*fault)/) print f \":\" line } "
+            + "else if (f ~ /\\.prom$/) { n = 0; if (++np > " + files + ") print \"(cut):\" f; "
+            + "else while ((getline line < f) > 0) { if (++n > " + lines + ") "
+            + "{ print \"(cut):\" f; break } print f \":\" line } } "
+    }()
+
+    /// The kernel files of node_exporter's other default collectors (``NodeFigures``), read in the
+    /// last sample by the same reader: each is a file or two of a few kilobytes, and a file the host
+    /// lacks (`/proc/pressure` before Linux 4.20, conntrack without its module) is skipped.
+    /// `/proc/vmstat` is cut by awk to node_exporter's fields. Of `/sys/class/net`, the attributes
+    /// that change and are always readable (state, carrier change counts) are read every tick; the
+    /// others once per connection (``HostPlatform/detectionCommand``): `carrier`, `speed` and
+    /// `duplex` fail to read (`EINVAL`) on a link that is down, which stops mawk.
+    static let nodeFiles =
+        "/proc/vmstat /proc/pressure/cpu /proc/pressure/io /proc/pressure/memory /proc/net/sockstat "
+        + "/proc/net/sockstat6 /proc/net/netstat /proc/net/snmp /proc/net/snmp6 /proc/sys/fs/file-nr "
+        + "/proc/sys/kernel/random/entropy_avail /proc/sys/kernel/random/poolsize /proc/net/softnet_stat "
+        + "/proc/sys/net/netfilter/nf_conntrack_count /proc/sys/net/netfilter/nf_conntrack_max /proc/net/udp "
+        + "/proc/net/udp6 /proc/net/arp /proc/mounts /sys/class/net/*/operstate "
+        + "/sys/class/net/*/carrier_changes /sys/class/net/*/carrier_up_count /sys/class/net/*/carrier_down_count"
+
+    /// The textfile directory node_exporter's Debian package reads (`--collector.textfile.directory`).
+    public static let textfileDirectory = "/var/lib/prometheus/node-exporter"
+
+    static let textfileGlob = "\(textfileDirectory)/*.prom"
+
+    /// The textfiles' modification times (`stat -c '%Y %n'`, GNU and BusyBox), a process started only
+    /// where the directory exists; awk reads their text with the sample, at most
+    /// ``NodeFiguresReader/textfileLimit`` files of ``NodeFiguresReader/textfileLineLimit`` lines.
+    static func textfileListing(marker: String) -> String {
+        "if [ -d \(textfileDirectory) ]; then \(marker)textfiles; stat -c '%Y %n' \(textfileGlob) 2>/dev/null; fi; "
+    }
 
     /// The name grep gives the file it reads from its standard input.
     static let standardInput = "(standard input)"
@@ -113,7 +164,7 @@ public enum LinuxProcProbe {
         var commandLines: [Int: String] = [:]
         // df's rows, piped through grep (see ``command(sampleSeconds:nonce:processDetails:)``).
         var piped: String?
-        for sampleText in sampleTexts {
+        for (sampleIndex, sampleText) in sampleTexts.enumerated() {
             var files: [String: String] = [:]
             var processes: [ProcessSample] = []
             commandLines = [:]
@@ -163,6 +214,12 @@ public enum LinuxProcProbe {
                 do { result.load = try ProcLoadAvgParser.parse(text) } catch {
                     result.warnings.append(error.description)
                 }
+            }
+            if sampleIndex == sampleTexts.count - 1 {
+                result.node = NodeFiguresReader.read(
+                    files: files, clock: output.section("clock"), textfiles: output.section("textfiles"),
+                    pageSize: platform.pageSize, clockBase: platform.clockBase, uptime: sample.uptimeSeconds,
+                    warnings: &result.warnings)
             }
         }
 
@@ -433,5 +490,7 @@ public struct LinuxProbeResult: Sendable {
     public var pageSize: UInt64 = 4096
     /// The probe's own shell; it and its children are left out of the process list.
     public var probePID: Int?
+    /// The figures of node_exporter's other collectors, from the last sample.
+    public var node: NodeFigures?
     public var warnings: [String] = []
 }

@@ -24,6 +24,7 @@ public enum LinuxSnapshotBuilder {
         snapshot.counters = KernelCounters(cpu: current.cpu, disks: current.disks, ticksPerSecond: ticksPerSecond)
         snapshot.load = result.load
         snapshot.memory = result.memory
+        snapshot.node = result.node
 
         if let previous, let elapsed {
             snapshot.cpu = CPUStats(from: previous.cpu, to: current.cpu, elapsedMs: elapsed * 1000)

@@ -24,6 +24,8 @@ extension Snapshot {
         object.append("warnings", .array(warnings.map(JSONValue.string)))
         // Added after the first release of the schema: last, and only on scheduled records.
         if let slot { object.append("slot", .string(RFC3339.format(slot))) }
+        // Added later still: only where the collector read the host's kernel files.
+        if let node { object.append("kernel", node.jsonValue) }
         return .object(object)
     }
 }

@@ -94,6 +94,7 @@ extension SnapshotRecord {
                 rssBytes: process["rss_bytes"]?.uint64Value, command: process["command"]?.stringValue ?? "")
         }
         snapshot.warnings = (object["warnings"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if let kernel = object["kernel"], kernel.objectValue != nil { snapshot.node = NodeFigures(json: kernel) }
         self = .snapshot(snapshot)
     }
 }

@@ -28,6 +28,9 @@ public struct Snapshot: Sendable, Equatable {
     /// The kernel counters behind the rates, when the collector read them (Linux `/proc`); not part of the
     /// JSON record.
     public var counters: KernelCounters?
+    /// The figures of node_exporter's other collectors, when the collector read them (Linux `/proc`); not
+    /// part of the JSON record.
+    public var node: NodeFigures?
 
     public init(
         host: String, collectedAt: Date, collector: String, durationMs: Double = 0, os: OSInfo? = nil,
@@ -59,6 +62,14 @@ public struct OSInfo: Sendable, Equatable {
     public var name: String?
     public var kernel: String?
     public var arch: String?
+    /// `uname -n`: the host's own name for itself (`/proc/sys/kernel/hostname`).
+    public var nodename: String?
+    /// `/proc/sys/kernel/domainname` (`(none)` when unset, as the kernel writes it).
+    public var domainname: String?
+    /// `uname -v`: the kernel's build (`#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1`).
+    public var kernelVersion: String?
+    /// Every `KEY=value` of os-release, unquoted.
+    public var release: [String: String] = [:]
 
     public init(family: String, name: String? = nil, kernel: String? = nil, arch: String? = nil) {
         self.family = family

@@ -37,8 +37,11 @@ public enum OSReleaseParser {
         if name == nil, let base = values["NAME"] {
             name = values["VERSION"].map { "\(base) \($0)" } ?? base
         }
-        return OSInfo(
+        var info = OSInfo(
             family: family, name: name, kernel: uname.map { String($0[2]) }, arch: uname.map { String($0[3]) })
+        info.nodename = uname.map { String($0[1]) }
+        info.release = values
+        return info
     }
 
     private static func unquote(_ value: Substring) -> String {

@@ -15,6 +15,8 @@ import ValueFormats
 /// | `system.network.io` | cumulative monotonic sum, `By` | `network.interface.name`, `network.io.direction` (`receive`, `transmit`) | `/proc/net/dev` |
 /// | `system.disk.io` | cumulative monotonic sum, `By` | `system.device`, `disk.io.direction` (`read`, `write`) | `/proc/diskstats` |
 ///
+/// and, where the collector read the kernel's other files, packets, paging and processes (``kernelMetrics(_:time:boot:)``).
+///
 /// Counters are the kernel's own, never differenced or reset: their start time is the host's boot. CPU modes
 /// follow `cpu.mode`'s values: `irq` and `softirq` are both `interrupt`. A figure the collector did not read
 /// (CPU shares on a watch's first tick, disk counters on macOS) is left out, never invented.
@@ -42,6 +44,7 @@ public enum HostMetrics {
         if let filesystems = filesystemUsage(snapshot, time: time, boot: boot) { metrics.append(filesystems) }
         if let network = networkIO(snapshot, time: time, boot: boot) { metrics.append(network) }
         if let disks = diskIO(snapshot, time: time, boot: boot) { metrics.append(disks) }
+        metrics += kernelMetrics(snapshot, time: time, boot: boot)
         return ResourceMetrics(resource: resource(for: snapshot, userAttributes: resourceAttributes), metrics: metrics)
     }
 

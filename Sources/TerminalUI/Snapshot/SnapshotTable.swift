@@ -67,6 +67,9 @@ public enum SnapshotTable {
             }
             lines += TerminalText.wrapped(parts, width: width, indent: "      ")
         }
+        if let node = snapshot.node, !node.pressure.isEmpty {
+            lines += TerminalText.wrapped(pressureParts(node), width: width, indent: "      ")
+        }
 
         let disks = ShownDevices.disks(snapshot.disks, all: all)
         let network = ShownDevices.interfaces(snapshot.network, all: all)
@@ -138,6 +141,22 @@ public enum SnapshotTable {
         var lines = columns(rows, rightAligned: [2, 3, 4, 5, 6, 7, 8], width: width, flexible: 0)
         if !failures.isEmpty { lines += [""] + failures }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `PSI   cpu 12.3% some · io 3.3% some 0.7% full · …` (the kernel's stall shares over the last 10 s) and
+    /// the run queue: where a person looks for why a host is slow beyond its CPU share.
+    static func pressureParts(_ node: NodeFigures) -> [String] {
+        var parts: [String] = []
+        for resource in ["cpu", "io", "memory"] {
+            let stalls = node.pressure.filter { $0.resource == resource }
+            guard !stalls.isEmpty else { continue }
+            let shares = stalls.map { String(format: "%.1f%%", $0.avg10) + " " + $0.kind }
+            parts.append((parts.isEmpty ? "PSI   " : "") + resource + " " + shares.joined(separator: " "))
+        }
+        if let activity = node.activity, let running = activity.procsRunning {
+            parts.append("\(running) running, \(activity.procsBlocked.map(String.init) ?? "-") blocked")
+        }
+        return parts
     }
 
     /// The filesystems, within `width` columns: the figures as `df -h` prints them (`20G`, `148K/s`) when the

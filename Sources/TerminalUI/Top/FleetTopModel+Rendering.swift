@@ -185,6 +185,14 @@ extension FleetTopModel {
         }
         lines.append(contentsOf: cpuLines(snapshot, history: host.cpuHistory, width: width))
         lines.append(contentsOf: memoryLines(snapshot, width: width))
+        if let node = snapshot.node, !node.pressure.isEmpty {
+            // The snapshot table's PSI line, without its label's padding: `PSI cpu 12.3% some · io …`.
+            var parts = SnapshotTable.pressureParts(node)
+            parts[0] = String(parts[0].dropFirst("PSI   ".count))
+            var line = StyledLine("PSI ", .bold)
+            line.add(parts.joined(separator: "  "))
+            lines.append(line)
+        }
         // Filesystems and interfaces share the screen with the processes: each table gets at most a quarter.
         let share = max(3, (height - lines.count) / 4)
         let disks = ShownDevices.disks(snapshot.disks, all: showsAllDevices)
