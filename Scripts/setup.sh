@@ -31,8 +31,8 @@ fi
 # loopback ports with temporary configurations.
 
 # arize-phoenix is large (a few minutes to install): the Phoenix tests skip, saying why, where it is missing.
-python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client)
-if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix, prometheus_client' 2>/dev/null; then
+python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client mcp)
+if ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix, prometheus_client, mcp, jsonschema' 2>/dev/null; then
     pip_flags=(--quiet --disable-pip-version-check --root-user-action=ignore)
     if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
         pip_flags+=(--break-system-packages)
