@@ -60,15 +60,18 @@ final class RequestRegistry: Sendable {
     static var current: String? { Server.currentHandlerContext?.httpContext?.header(idHeader) }
 }
 
-/// A transport around another (the library's stdio transport) that refuses what the protocol no longer allows
-/// before the library sees it: a JSON-RPC batch (removed in the 2025-06-18 revision) and a message longer than
-/// the server's bound, each answered with a JSON-RPC error (`-32600`). It also notes each request's method and
+/// A transport around another (the library's stdio transport) that refuses what the protocol does not allow
+/// before the library sees it: a JSON-RPC batch (removed in the 2025-06-18 revision), a message longer than the
+/// server's bound, and a request other than `ping` before `initialize`, each answered with a JSON-RPC error
+/// (`-32600`). It also notes each request's method and
 /// `_meta` for its span.
 actor GuardedTransport: Transport, HTTPContextProviding {
     nonisolated let logger: Logger
     private let inner: any Transport
     private let maxMessageBytes: Int
     let registry: RequestRegistry
+    /// Whether `initialize` came: until it does, only `ping` is answered.
+    private var initializeSeen = false
 
     init(_ inner: any Transport, maxMessageBytes: Int, registry: RequestRegistry) {
         self.inner = inner
@@ -113,8 +116,8 @@ actor GuardedTransport: Transport, HTTPContextProviding {
         if data.count > maxMessageBytes {
             return Self.error(
                 id: .null,
-                "the message is \(data.count) bytes; this server takes at most \(maxMessageBytes) bytes per message, "
-                    + "so ask for less in one request")
+                "the message is longer than \(maxMessageBytes) bytes, the most this server takes in one message; ask "
+                    + "for less in one request")
         }
         let first = data.first { ![0x20, 0x09, 0x0D, 0x0A].contains($0) }
         if first == UInt8(ascii: "[") {
@@ -123,9 +126,25 @@ actor GuardedTransport: Transport, HTTPContextProviding {
                 "JSON-RPC batches are not part of this protocol revision (2025-06-18 removed them); send each "
                     + "request as a message of its own")
         }
-        guard let message = try? JSONParser.parse(bytes: Array(data)), let method = message["method"]?.stringValue,
+        let message: JSONValue
+        do {
+            message = try JSONParser.parse(bytes: Array(data))
+        } catch {
+            return Self.error(
+                code: -32700, id: .null, "the message is not JSON (\(error)); send one JSON-RPC object per line")
+        }
+        guard message.objectValue != nil else {
+            return Self.error(id: .null, "the message is not a JSON-RPC object; send one JSON-RPC object per line")
+        }
+        guard let method = message["method"]?.stringValue,
             let key = RequestRegistry.key(message["id"])
         else { return nil }
+        // swift-sdk 0.12.1 in strict mode drops such a request without an answer; the client deserves one.
+        if !initializeSeen, method != "initialize", method != "ping" {
+            return Self.error(
+                id: message["id"] ?? .null, "the session is not initialized: send initialize first, then \(method)")
+        }
+        if method == "initialize" { initializeSeen = true }
         let meta = message["params"]?["_meta"]
         let id = message["id"]?.stringValue ?? key
         var info = RequestInfo(id: id, method: method, traceParent: meta?["traceparent"]?.stringValue)
@@ -143,10 +162,10 @@ actor GuardedTransport: Transport, HTTPContextProviding {
         return nil
     }
 
-    /// A JSON-RPC "invalid request" error answer.
-    static func error(id: JSONValue, _ message: String) -> String {
+    /// A JSON-RPC error answer, by default "invalid request".
+    static func error(code: Int = -32600, id: JSONValue, _ message: String) -> String {
         JSONValue.object([
-            "jsonrpc": "2.0", "id": id, "error": .object(["code": -32600, "message": .string(message)]),
+            "jsonrpc": "2.0", "id": id, "error": .object(["code": .number(code), "message": .string(message)]),
         ]).jsonString
     }
 }

@@ -21,7 +21,7 @@ public enum MCPServer {
 
     /// Serves one session on standard input and output (`hostscope mcp`): JSON-RPC messages, one a line.
     public static func runOverStdio(_ configuration: MCPConfiguration) async throws {
-        try await run(configuration, transport: StdioTransport())
+        try await run(configuration, transport: StdioLineTransport(maxLineBytes: configuration.maxRequestBytes))
     }
 
     /// Serves one session over `transport` until the client closes it (stdin closed), then closes every SSH
