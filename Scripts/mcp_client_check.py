@@ -4,7 +4,7 @@ what comes back. Run by Tests/CLITests/MCPStdioTests.swift, one scenario per tes
 the scenario holds, else prints what failed on stderr and exits 1.
 
     mcp_client_check.py --binary .build/debug/hostscope --ssh-config CFG --host web1 --root DIR --db FILE \
-        --scenario tour|errors|rate-limit|raw|cancel [--trace-id HEX32 --parent-span-id HEX16]
+        --scenario tour|errors|down|bounds|rate-limit|raw|cancel [--trace-id HEX32 --parent-span-id HEX16]
 """
 import argparse
 import json
@@ -159,6 +159,30 @@ async def errors(session, options):
         check("no tool named run_command" in str(error), f"unknown tool: {error}")
 
 
+async def down(session, options):
+    await session.initialize()
+    result = await session.call_tool("host_snapshot", {"host": options.down_host})
+    check(result.is_error and options.down_host in text_of(result), f"host down: {text_of(result)}")
+
+
+async def bounds(session, options):
+    await session.initialize()
+    tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+    result = await session.call_tool("read_file", {"host": options.host, "path": "big.txt", "max_bytes": 65536})
+    check(not result.is_error, f"read_file: {text_of(result)[:300]}")
+    content = result.structured_content or {}
+    jsonschema.validate(content, tools["read_file"].output_schema)
+    check(content.get("truncated") is True, f"not truncated: {str(content)[:300]}")
+    check(content.get("note", "").startswith("truncated: ask for less with a smaller max_bytes"), f"note: {content}")
+    check(len(text_of(result).encode()) <= 4096, f"{len(text_of(result).encode())} bytes returned")
+    await session.call_tool("list_hosts", {})
+    await anyio.sleep(1)  # the spans of the calls reach the database every half second
+    spans = await session.call_tool("find_spans", {"limit": 1})
+    jsonschema.validate(spans.structured_content, tools["find_spans"].output_schema)
+    check(spans.structured_content["has_more"] is True and spans.structured_content["truncated"] is True,
+          f"find_spans limit 1: {spans.structured_content}")
+
+
 async def rate_limit(session, options):
     await session.initialize()
     answers = [await session.call_tool("list_hosts", {}) for _ in range(4)]
@@ -306,11 +330,16 @@ def main():
         parser.add_argument(name, required=True)
     parser.add_argument("--trace-id")
     parser.add_argument("--parent-span-id")
+    parser.add_argument("--down-host", default="down1")
     options = parser.parse_args()
     if options.scenario == "tour":
         anyio.run(session_for, options, [], lambda s: tour(s, options))
     elif options.scenario == "errors":
         anyio.run(session_for, options, [], lambda s: errors(s, options))
+    elif options.scenario == "down":
+        anyio.run(session_for, options, [options.down_host], lambda s: down(s, options))
+    elif options.scenario == "bounds":
+        anyio.run(session_for, options, ["--max-result-bytes", "4096"], lambda s: bounds(s, options))
     elif options.scenario == "rate-limit":
         anyio.run(session_for, options, ["--calls-per-minute", "3"], lambda s: rate_limit(s, options))
     elif options.scenario == "raw":

@@ -27,7 +27,12 @@ import Testing
             toFile: root + "/notes.txt", atomically: true, encoding: .utf8)
         try "one\ntwo\n".write(toFile: root + "/logs/app.txt", atomically: true, encoding: .utf8)
         config = directory + "/ssh_config"
-        try server.configBlock("web1").write(toFile: config, atomically: true, encoding: .utf8)
+        try String(repeating: "a line of a big file\n", count: 2000).write(
+            toFile: root + "/big.txt", atomically: true, encoding: .utf8)
+        // down1: nothing listens on port 1.
+        let down =
+            "Host down1\n    HostName 127.0.0.1\n    Port 1\n    User \(server.user)\n    IdentityFile \(server.keyPath)\n"
+        try (server.configBlock("web1") + down).write(toFile: config, atomically: true, encoding: .utf8)
         database = directory + "/hostscope.sqlite"
     }
 
@@ -83,6 +88,19 @@ import Testing
 
     @Test func refusalsAreToolErrorsTheModelReads() throws {
         let result = try run("errors")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    /// A host that does not answer is a tool error naming it, not a protocol error.
+    @Test func aHostThatIsDownIsAToolErrorNamingIt() throws {
+        let result = try run("down")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    /// A result past --max-result-bytes is cut, says truncated and how to ask for less; a list past its limit says
+    /// has_more.
+    @Test func resultsStayWithinTheirBoundsAndSaySo() throws {
+        let result = try run("bounds")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 

@@ -42,7 +42,9 @@ public enum MCPServer {
                 capabilities: Server.Capabilities(
                     prompts: .init(listChanged: false), resources: .init(subscribe: false, listChanged: false),
                     tools: .init(listChanged: false)),
-                configuration: .strict)
+                // Not `.strict`: it refuses a request that arrives while `initialize` is still being handled by
+                // dropping it unanswered. GuardedTransport refuses requests before `initialize`, with an answer.
+                configuration: .default)
             await session.register(on: server)
             try await server.start(
                 transport: GuardedTransport(

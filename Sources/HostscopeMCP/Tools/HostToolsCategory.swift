@@ -69,22 +69,29 @@ enum HostToolsCategory {
         let output = try await tools.execute(
             name: name, input: .object(input), context: ToolContext(callID: call.id, span: nil))
         guard !output.isError else { throw MCPToolFailure(output.text) }
-        var result: JSONObject = ["host": .string(host.displayName)]
-        var truncated = false
         if name == "host_snapshot", let snapshot = try? JSONParser.parse(output.text), snapshot.objectValue != nil {
-            result.append("snapshot", snapshot)
-        } else {
-            // Room for the other fields and the JSON escaping of the text.
-            let cut = BoundedText.cut(output.text, maxBytes: environment.configuration.maxResultBytes * 3 / 4)
-            truncated = cut.truncated
-            result.append("output", .string(cut.text))
+            return .structured([
+                "host": .string(host.displayName), "snapshot": snapshot,
+                "exit_code": JSONValue.from(output.exitCode) { .number($0) }, "truncated": false,
+            ])
         }
-        result.append("exit_code", JSONValue.from(output.exitCode) { .number($0) })
-        result.append("truncated", .bool(truncated))
-        if truncated {
-            result.append("note", .string("truncated: ask for less with \(narrowing[name] ?? "narrower arguments")"))
+        // The output is cut until the whole result's JSON (escaping included) fits the bound.
+        let limit = environment.configuration.maxResultBytes
+        var kept = output.text.utf8.count
+        while true {
+            let cut = BoundedText.cut(output.text, maxBytes: kept)
+            var result: JSONObject = [
+                "host": .string(host.displayName), "output": .string(cut.text),
+                "exit_code": JSONValue.from(output.exitCode) { .number($0) }, "truncated": .bool(cut.truncated),
+            ]
+            if cut.truncated {
+                result.append(
+                    "note", .string("truncated: ask for less with \(narrowing[name] ?? "narrower arguments")"))
+            }
+            let size = JSONValue.object(result).jsonString.utf8.count
+            if size <= limit || kept == 0 { return .structured(result) }
+            kept = max(0, min(kept, cut.text.utf8.count) - (size - limit) - 16)
         }
-        return .structured(result)
     }
 }
 
