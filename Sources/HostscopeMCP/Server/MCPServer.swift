@@ -71,10 +71,10 @@ final class MCPSession: Sendable {
     }
 
     func register(on server: Server) async {
-        await server.withMethodHandler(ListTools.self) { [tracing, tools] _ in
-            try await tracing.withSpan(ListTools.name, target: nil) { _, _ in
-                ListTools.Result(tools: tools.map(\.definition))
-            }
+        // Built once: the list never changes during a session.
+        let listed = ListTools.Result(tools: tools.map(\.definition))
+        await server.withMethodHandler(ListTools.self) { [tracing] _ in
+            try await tracing.withSpan(ListTools.name, target: nil) { _, _ in listed }
         }
         await server.withMethodHandler(CallTool.self) { [self] params in
             try await tracing.withSpan(CallTool.name, target: params.name) { info, span in
