@@ -150,6 +150,11 @@ async def errors(session, options):
     check(wrong.is_error and "input schema" in text_of(wrong), f"wrong type: {text_of(wrong)}")
     extra = await session.call_tool("host_snapshot", {"host": options.host, "command": "rm -rf /"})
     check(extra.is_error and "input schema" in text_of(extra), f"unknown argument: {text_of(extra)}")
+    try:
+        await session.read_resource("hostscope://hosts/elsewhere.example/snapshot")
+        check(False, "a resource of a host outside the set was read")
+    except Exception as error:
+        check("not a host this server may reach" in str(error), f"resource outside: {error}")
     missing = await session.call_tool("read_file", {"host": options.host})
     check(missing.is_error, f"missing argument: {text_of(missing)}")
     try:
