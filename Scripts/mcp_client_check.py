@@ -4,7 +4,7 @@ what comes back. Run by Tests/CLITests/MCPStdioTests.swift, one scenario per tes
 the scenario holds, else prints what failed on stderr and exits 1.
 
     mcp_client_check.py --binary .build/debug/hostscope --ssh-config CFG --host web1 --root DIR --db FILE \
-        --scenario tour|errors|down|bounds|rate-limit|raw|cancel [--trace-id HEX32 --parent-span-id HEX16]
+        --scenario tour|errors|down|bounds|capture|rate-limit|raw|cancel [--trace-id HEX32 --parent-span-id HEX16]
 """
 import argparse
 import json
@@ -188,6 +188,13 @@ async def bounds(session, options):
           f"find_spans limit 1: {spans.structured_content}")
 
 
+async def capture(session, options):
+    await session.initialize()
+    meta = {"traceparent": f"00-{options.trace_id}-{options.parent_span_id}-01"}
+    result = await session.call_tool("list_hosts", {"limit": 5}, meta=meta)
+    check(not result.is_error, f"list_hosts: {text_of(result)}")
+
+
 async def rate_limit(session, options):
     await session.initialize()
     answers = [await session.call_tool("list_hosts", {}) for _ in range(4)]
@@ -345,6 +352,8 @@ def main():
         anyio.run(session_for, options, [options.down_host], lambda s: down(s, options))
     elif options.scenario == "bounds":
         anyio.run(session_for, options, ["--max-result-bytes", "4096"], lambda s: bounds(s, options))
+    elif options.scenario == "capture":
+        anyio.run(session_for, options, ["--capture-message-content"], lambda s: capture(s, options))
     elif options.scenario == "rate-limit":
         anyio.run(session_for, options, ["--calls-per-minute", "3"], lambda s: rate_limit(s, options))
     elif options.scenario == "raw":

@@ -86,6 +86,16 @@ import Testing
         #expect(children.contains { $0.name.hasPrefix("ssh ") }, "\(spans.map(\.name))")
     }
 
+    /// With --capture-message-content, a tool call's span carries its arguments and result.
+    @Test func argumentsAndResultsReachSpansOnlyWhenAskedFor() async throws {
+        let traceID = "5bf92f3577b34da6a3ce929d0e0e4737"
+        let result = try run("capture", ["--trace-id", traceID, "--parent-span-id", "00f067aa0ba902b8"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let call = try #require(try await spans(of: traceID).first { $0.name == "tools/call list_hosts" })
+        #expect(call.attributes["gen_ai.tool.call.arguments"]?.stringValue == #"{"limit":5}"#)
+        #expect(call.attributes["gen_ai.tool.call.result"]?.stringValue?.contains(#""name":"web1""#) == true)
+    }
+
     @Test func refusalsAreToolErrorsTheModelReads() throws {
         let result = try run("errors")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
