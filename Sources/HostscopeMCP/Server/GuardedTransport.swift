@@ -158,7 +158,8 @@ actor GuardedTransport: Transport, HTTPContextProviding {
         if method == "initialize", let version = message["params"]?["protocolVersion"]?.stringValue {
             registry.protocolVersion.withLock { $0 = Version.supported.contains(version) ? version : Version.latest }
         }
-        registry.record(key, info)
+        // The library answers these itself, with no span to read the entry.
+        if method != "initialize", method != "ping" { registry.record(key, info) }
         return nil
     }
 
