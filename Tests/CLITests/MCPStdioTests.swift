@@ -84,6 +84,19 @@ import Testing
         #expect(attributes["gen_ai.tool.call.arguments"] == nil)
         let children = spans.filter { $0.parentSpanID == call.spanID }
         #expect(children.contains { $0.name.hasPrefix("ssh ") }, "\(spans.map(\.name))")
+
+        // Every span of the session exported as OTLP lines validates; the one orphan is the call whose parent is
+        // the client's span.
+        let otlpFile = directory + "/spans.jsonl"
+        let export = try CLI.run(["trace", "export", "--format", "otlp", "--output", otlpFile, "--db", database])
+        #expect(export.status == 0, "\(export.stderr)")
+        guard let report = try OTLPValidation.validate(URL(fileURLWithPath: otlpFile)) else {
+            print("validate_otlp_ndjson.py not found beside the checkout; OTLP validation skipped")
+            return
+        }
+        #expect(report.status == 0, "\(report.output)")
+        #expect(report.failed == 0)
+        #expect(report.orphans == 1, "\(report.output)")
     }
 
     /// With --capture-message-content, a tool call's span carries its arguments and result.
