@@ -109,6 +109,38 @@ import Testing
         #expect(call.attributes["gen_ai.tool.call.result"]?.stringValue?.contains(#""name":"web1""#) == true)
     }
 
+    /// Without host arguments the set is ssh_config's Host entries without wildcards; with none, one sentence and
+    /// exit 2 before anything is read from stdin.
+    @Test func withoutHostsTheConfiguredOnesAreTheSet() throws {
+        let patterned = directory + "/patterned_config"
+        try ("Host web-*\n    User nobody\n" + server.configBlock("web1 alias1")).write(
+            toFile: patterned, atomically: true, encoding: .utf8)
+        let requests = [
+            #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_hosts","arguments":{}}}"#,
+        ]
+        let script =
+            "(printf '%s\\n' \(requests.map(CLI.shellQuoted).joined(separator: " ")); sleep 2) | "
+            + ([CLI.binary, "mcp", "--ssh-config", patterned, "--db", database].map(CLI.shellQuoted)
+                .joined(separator: " "))
+        let result = try CLI.runShell(script)
+        #expect(result.status == 0, "\(result.stderr)")
+        let answer = try #require(result.stdout.split(separator: "\n").last)
+        #expect(answer.contains(#"\"name\":\"web1\""#) && answer.contains(#"\"name\":\"alias1\""#), "\(answer)")
+        #expect(!answer.contains("web-*"))
+
+        let empty = directory + "/empty_config"
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        let none = try CLI.runShell(
+            ([CLI.binary, "mcp", "--ssh-config", empty].map(CLI.shellQuoted).joined(separator: " ")) + " </dev/null")
+        #expect(none.status == 2)
+        #expect(none.stdout.isEmpty)
+        #expect(
+            none.stderr
+                == "hostscope: no hosts for the tools: name hosts or 'pattern*' arguments, pass --hosts-file, or add "
+                + "Host entries to ~/.ssh/config\n")
+    }
+
     @Test func refusalsAreToolErrorsTheModelReads() throws {
         let result = try run("errors")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
