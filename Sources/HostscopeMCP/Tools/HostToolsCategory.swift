@@ -29,7 +29,7 @@ enum HostToolsCategory {
         HostToolCatalog.definitions(fileTools: true).map { definition in
             MCPTool(
                 name: definition.name, title: titles[definition.name] ?? definition.name,
-                description: definition.description, inputSchema: withHost(definition.inputSchema, environment),
+                description: definition.description, inputSchema: withHost(definition.inputSchema),
                 outputSchema: outputSchema(definition.name), reachesHost: true
             ) { arguments, call in
                 try await run(definition.name, arguments, call, environment)
@@ -38,7 +38,7 @@ enum HostToolsCategory {
     }
 
     /// The catalog's schema with a required `host` first.
-    static func withHost(_ schema: JSONValue, _ environment: MCPEnvironment) -> JSONValue {
+    static func withHost(_ schema: JSONValue) -> JSONValue {
         var properties: JSONObject = [
             "host": Schema.string("the host to ask, one list_hosts names", maxLength: 1024)
         ]
