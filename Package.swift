@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Only the MCP face uses it: the Model Context Protocol's types, server and stdio transport.
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
     ],
     targets: [
         // C: system libraries, each wrapped by exactly one Swift module.
@@ -136,6 +138,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports),
+        // The MCP face: hostscope's read-only host tools, resources and prompts for any MCP client.
+        .target(
+            name: "HostscopeMCP",
+            dependencies: [
+                "HostscopeCore", "AgentTracing", "HostStats", "OrderedJSON", "Storage", "ValueFormats", "Chat",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictImports),
         // Rendering: everything the command line shows on a terminal.
         .target(
             name: "TerminalUI",
@@ -149,7 +161,7 @@ let package = Package(
             name: "hostscope",
             dependencies: [
                 "HostscopeCore", "TerminalUI", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage",
-                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI", "LineEditing",
+                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI", "HostscopeMCP", "LineEditing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -223,6 +235,13 @@ let package = Package(
             dependencies: [
                 "ServeAPI", "Gzip", "HostscopeCore", "HostStats", "MetricsExposition", "OrderedJSON", "Storage",
                 "TestSupport",
+            ],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "HostscopeMCPTests",
+            dependencies: [
+                "HostscopeMCP", "HostscopeCore", "OrderedJSON", "TestSupport",
+                .product(name: "MCP", package: "swift-sdk"),
             ],
             swiftSettings: strictImports),
         .testTarget(

@@ -8,7 +8,7 @@
 #                              login shells), wrk (benchmarks), tmux (the full-screen view), iproute2
 #                              (network namespaces), systemd's tools (the unit files), and the Python
 #                              packages of the test servers and receivers (opentelemetry-proto, rotel,
-#                              asyncssh, Arize Phoenix, prometheus-client).
+#                              asyncssh, Arize Phoenix, prometheus-client, the MCP client).
 #   Scripts/setup.sh [--tests] --list   prints the Debian and Python packages it would install, and stops.
 #
 # Safe to run again; uses sudo when not run as root.
@@ -35,7 +35,7 @@ if ((tests)); then
         prometheus prometheus-node-exporter wrk
     )
     # arize-phoenix is large (a few minutes to install): the Phoenix tests skip, saying why, where it is missing.
-    python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client)
+    python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client mcp)
 fi
 
 if ((list)); then
@@ -62,7 +62,7 @@ fi
 # loopback ports with temporary configurations.
 
 if ((${#python_packages[@]})) &&
-    ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix, prometheus_client' 2>/dev/null; then
+    ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix, prometheus_client, mcp, jsonschema' 2>/dev/null; then
     pip_flags=(--quiet --disable-pip-version-check --root-user-action=ignore)
     if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
         pip_flags+=(--break-system-packages)

@@ -23,7 +23,7 @@ struct Hostscope: AsyncParsableCommand {
         version: HostscopeVersion.string,
         subcommands: [
             SnapshotCommand.self, WatchCommand.self, ServeCommand.self, HistoryCommand.self, FilesCommand.self,
-            TraceCommand.self, ChatCommand.self, ParseCommand.self, TopCommand.self,
+            TraceCommand.self, ChatCommand.self, MCPCommand.self, ParseCommand.self, TopCommand.self,
         ])
 
     static func main() async {

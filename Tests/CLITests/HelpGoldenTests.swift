@@ -10,7 +10,8 @@ import Testing
         [], ["snapshot"], ["watch"], ["serve"], ["history"], ["parse"],
         ["files"], ["files", "ls"], ["files", "tree"], ["files", "stat"], ["files", "cat"], ["files", "grep"],
         ["files", "find"], ["files", "get"],
-        ["trace"], ["trace", "list"], ["trace", "show"], ["trace", "export"], ["trace", "push"], ["chat"], ["top"],
+        ["trace"], ["trace", "list"], ["trace", "show"], ["trace", "export"], ["trace", "push"], ["chat"], ["mcp"],
+        ["top"],
     ]
 
     @Test(arguments: commands)

@@ -30,6 +30,18 @@ public struct FleetDefinition: Sendable {
         }
         return try resolver.fleet(arguments: arguments, hostsFile: hostsFile)
     }
+
+    /// The names on ssh_config's `Host` lines that are not patterns, in file order: the fleet of a face started
+    /// without hosts (`hostscope mcp`).
+    ///
+    /// - Throws: ``CoreError`` (`invalidRequest`) when ssh_config cannot be read.
+    public func configuredHosts() throws(CoreError) -> [String] {
+        do {
+            return try HostResolver(settings: settings).config.hostAliases
+        } catch {
+            throw CoreError(.invalidRequest, error.message)
+        }
+    }
 }
 
 /// A fleet read and resolved: its hosts, and the patterns that admit further hosts by name.

@@ -186,12 +186,7 @@ struct ChatCommand: AsyncParsableCommand {
 
     /// The content-capture choice: the option, else the OpenTelemetry variable.
     func captureContent() throws -> Bool {
-        do {
-            return try GenAIContentCapture.enabled(
-                option: captureMessageContent, environment: ProcessInfo.processInfo.environment)
-        } catch {
-            throw ValidationError(error.message)
-        }
+        try TracingOptions.contentCapture(captureMessageContent)
     }
 
     static func pricing(_ text: String) -> ModelPricing? {

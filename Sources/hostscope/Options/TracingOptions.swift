@@ -106,3 +106,15 @@ extension CoreSettings {
             diagnostics: Output.diagnostics(verbose: connection.debug != nil))
     }
 }
+
+extension TracingOptions {
+    /// Whether GenAI spans record content: `option` (`--[no-]capture-message-content`) when given, else
+    /// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`, else off; a value it cannot read is a usage error.
+    static func contentCapture(_ option: Bool?) throws -> Bool {
+        do {
+            return try GenAIContentCapture.enabled(option: option, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+}

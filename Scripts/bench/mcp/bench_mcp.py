@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The MCP layer's cost, measured by a Python client over stdio against `hostscope mcp` (see README.md).
+
+    bench_mcp.py --binary .build/release/hostscope --host web1 [--ssh-config FILE] [--iterations 50]
+
+- start-up: process start to the `initialize` answer;
+- tools/list: one request's round trip on a warm session;
+- host_snapshot on a warm session: the client's round trip, against the same core call made directly, which is
+  the duration of the `execute_tool` work below the request's span (its `ssh exec` child spans, read from the
+  database), so both come from one run. The difference is what MCP adds: JSON-RPC framing, the schema check,
+  the span, the encoding of the result.
+"""
+import argparse
+import json
+import os
+import select
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import time
+
+
+class Server:
+    def __init__(self, arguments):
+        self.process = subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL)
+        self.buffer = b""
+        self.next_id = 0
+
+    def request(self, method, params):
+        self.next_id += 1
+        wanted = self.next_id
+        message = {"jsonrpc": "2.0", "id": wanted, "method": method, "params": params}
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+        while True:
+            while b"\n" not in self.buffer:
+                select.select([self.process.stdout], [], [], 60)
+                chunk = os.read(self.process.stdout.fileno(), 1 << 20)
+                if not chunk:
+                    raise RuntimeError("the server closed its output")
+                self.buffer += chunk
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            answer = json.loads(line)
+            if answer.get("id") == wanted:
+                return answer
+
+    def initialize(self):
+        answer = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                             "clientInfo": {"name": "bench", "version": "1"}})
+        self.process.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        self.process.stdin.flush()
+        return answer
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(30)
+
+
+def timed(function):
+    started = time.perf_counter()
+    function()
+    return (time.perf_counter() - started) * 1000
+
+
+def summary(values):
+    values = sorted(values)
+    return f"{statistics.median(values):8.3f} ms  p90 {values[int(len(values) * 0.9) - 1]:8.3f} ms"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--host", required=True)
+    parser.add_argument("--ssh-config")
+    parser.add_argument("--iterations", type=int, default=50)
+    options = parser.parse_args()
+    database = tempfile.mktemp(suffix=".sqlite")
+    arguments = [options.binary, "mcp", options.host, "--db", database, "--calls-per-minute", "100000"]
+    if options.ssh_config:
+        arguments += ["--ssh-config", options.ssh_config]
+
+    startups = []
+    for _ in range(min(20, options.iterations)):
+        started = time.perf_counter()
+        server = Server(arguments)
+        server.initialize()
+        startups.append((time.perf_counter() - started) * 1000)
+        server.close()
+
+    server = Server(arguments)
+    server.initialize()
+    lists = [timed(lambda: server.request("tools/list", {})) for _ in range(options.iterations)]
+    call = {"name": "host_snapshot", "arguments": {"host": options.host}}
+    server.request("tools/call", call)  # warm: the SSH session opens here
+    snapshots = [timed(lambda: server.request("tools/call", call)) for _ in range(options.iterations)]
+    server.close()
+
+    # The core's share of each warm call: its ssh exec children, from the spans the run stored.
+    connection = sqlite3.connect(database)
+    rows = connection.execute(
+        "SELECT p.span_id, SUM(c.end_unix_nano - c.start_unix_nano) FROM span p JOIN span c "
+        "ON c.parent_span_id = p.span_id WHERE p.name = 'tools/call host_snapshot' "
+        "GROUP BY p.span_id ORDER BY p.start_unix_nano").fetchall()
+    core = [nanoseconds / 1e6 for _, nanoseconds in rows[1:]]
+    os.unlink(database)
+
+    print(f"start-up to initialize answer   {summary(startups)}")
+    print(f"tools/list                      {summary(lists)}")
+    print(f"host_snapshot through MCP       {summary(snapshots)}")
+    if core:
+        print(f"host_snapshot core work         {summary(core)}")
+        print(f"MCP layer (median difference)   {statistics.median(snapshots) - statistics.median(core):8.3f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+import Foundation
+import Logging
+import MCP
+import OrderedJSON
+import Synchronization
+import ValueFormats
+
+/// What the server learnt of one request from its raw message, before the protocol library decoded it: the
+/// method, the client's `traceparent` and progress token from `params._meta`.
+struct RequestInfo: Sendable {
+    /// The request's id as it was sent (a number, or a string without its quotes).
+    var id: String
+    var method: String
+    var traceParent: String?
+    var progressToken: ProgressToken?
+}
+
+/// The requests under way, by JSON-RPC id (its JSON text, so `1` and `"1"` differ): filled by
+/// ``GuardedTransport`` as messages arrive, read by the handlers.
+///
+/// swift-sdk 0.12.1 keeps a handler's request id to itself (`HandlerContext.id` is `package`); what it does hand a
+/// handler is the transport's HTTP context for that id, so ``GuardedTransport`` answers that with a request whose
+/// one header, ``idHeader``, carries the key.
+final class RequestRegistry: Sendable {
+    /// The header of the handler's context that carries its request's key.
+    static let idHeader = "x-hostscope-jsonrpc-id"
+    private let requests = Lock<[String: RequestInfo]>([:])
+    /// The protocol revision agreed at `initialize` (the client's when the library knows it, else its newest).
+    let protocolVersion = Lock<String?>(nil)
+
+    func record(_ id: String, _ info: RequestInfo) {
+        requests.withLock { requests in
+            // A client that never gets answers (unknown methods) cannot grow this without bound.
+            if requests.count >= 10_000 { requests.removeAll() }
+            requests[id] = info
+        }
+    }
+
+    func take(_ key: String?) -> RequestInfo? {
+        guard let key else { return nil }
+        return requests.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// The key of a request id as the library decoded it.
+    static func key(_ id: ID) -> String {
+        switch id {
+        case .string(let text): JSONValue.string(text).jsonString
+        case .number(let number): String(number)
+        }
+    }
+
+    /// The key of a request id as sent, or `nil` for a message that is not a request.
+    static func key(_ id: JSONValue?) -> String? {
+        if let text = id?.stringValue { return JSONValue.string(text).jsonString }
+        if let number = id?.intValue { return String(number) }
+        return nil
+    }
+
+    /// The key of the request whose handler is running.
+    static var current: String? { Server.currentHandlerContext?.httpContext?.header(idHeader) }
+}
+
+/// A transport around another (the library's stdio transport) that refuses what the protocol does not allow
+/// before the library sees it: a JSON-RPC batch (removed in the 2025-06-18 revision), a message longer than the
+/// server's bound, and a request other than `ping` before `initialize`, each answered with a JSON-RPC error
+/// (`-32600`). It also notes each request's method and
+/// `_meta` for its span.
+actor GuardedTransport: Transport, HTTPContextProviding {
+    nonisolated let logger: Logger
+    private let inner: any Transport
+    private let maxMessageBytes: Int
+    let registry: RequestRegistry
+    /// Whether `initialize` came: until it does, only `ping` is answered.
+    private var initializeSeen = false
+
+    init(_ inner: any Transport, maxMessageBytes: Int, registry: RequestRegistry) {
+        self.inner = inner
+        self.maxMessageBytes = maxMessageBytes
+        self.registry = registry
+        logger = Logger(label: "hostscope.mcp.transport", factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+
+    func connect() async throws { try await inner.connect() }
+
+    func disconnect() async { await inner.disconnect() }
+
+    func send(_ data: Data) async throws { try await inner.send(data) }
+
+    /// Not an HTTP request: the library's one way to tell a handler which request it serves (``RequestRegistry``).
+    func httpRequestContext(for id: ID) async -> HTTPRequest? {
+        HTTPRequest(method: "POST", headers: [RequestRegistry.idHeader: RequestRegistry.key(id)])
+    }
+
+    func receive() -> AsyncThrowingStream<Data, Swift.Error> {
+        let (stream, continuation) = AsyncThrowingStream<Data, Swift.Error>.makeStream()
+        let task = Task {
+            do {
+                for try await data in await inner.receive() {
+                    if let refusal = refusal(of: data) {
+                        try? await inner.send(Data(refusal.utf8))
+                    } else {
+                        continuation.yield(data)
+                    }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// The error answer to a message the server refuses, or `nil` (after noting a request) to pass it on.
+    func refusal(of data: Data) -> String? {
+        if data.count > maxMessageBytes {
+            return Self.error(
+                id: .null,
+                "the message is longer than \(maxMessageBytes) bytes, the most this server takes in one message; ask "
+                    + "for less in one request")
+        }
+        let first = data.first { ![0x20, 0x09, 0x0D, 0x0A].contains($0) }
+        if first == UInt8(ascii: "[") {
+            return Self.error(
+                id: .null,
+                "JSON-RPC batches are not part of this protocol revision (2025-06-18 removed them); send each "
+                    + "request as a message of its own")
+        }
+        let message: JSONValue
+        do {
+            message = try JSONParser.parse(bytes: Array(data))
+        } catch {
+            return Self.error(
+                code: -32700, id: .null, "the message is not JSON (\(error)); send one JSON-RPC object per line")
+        }
+        guard message.objectValue != nil else {
+            return Self.error(id: .null, "the message is not a JSON-RPC object; send one JSON-RPC object per line")
+        }
+        guard let method = message["method"]?.stringValue,
+            let key = RequestRegistry.key(message["id"])
+        else { return nil }
+        // swift-sdk 0.12.1 in strict mode drops such a request without an answer; the client deserves one.
+        if !initializeSeen, method != "initialize", method != "ping" {
+            return Self.error(
+                id: message["id"] ?? .null, "the session is not initialized: send initialize first, then \(method)")
+        }
+        if method == "initialize" { initializeSeen = true }
+        let meta = message["params"]?["_meta"]
+        let id = message["id"]?.stringValue ?? key
+        var info = RequestInfo(id: id, method: method, traceParent: meta?["traceparent"]?.stringValue)
+        if let token = meta?["progressToken"] {
+            if let text = token.stringValue {
+                info.progressToken = .string(text)
+            } else if let number = token.intValue {
+                info.progressToken = .integer(number)
+            }
+        }
+        if method == "initialize", let version = message["params"]?["protocolVersion"]?.stringValue {
+            registry.protocolVersion.withLock { $0 = Version.supported.contains(version) ? version : Version.latest }
+        }
+        // The library answers these itself, with no span to read the entry.
+        if method != "initialize", method != "ping" { registry.record(key, info) }
+        return nil
+    }
+
+    /// A JSON-RPC error answer, by default "invalid request".
+    static func error(code: Int = -32600, id: JSONValue, _ message: String) -> String {
+        JSONValue.object([
+            "jsonrpc": "2.0", "id": id, "error": .object(["code": .number(code), "message": .string(message)]),
+        ]).jsonString
+    }
+}

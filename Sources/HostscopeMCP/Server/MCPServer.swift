@@ -1,0 +1,212 @@
+import AgentTracing
+import Chat
+import Foundation
+public import HostscopeCore
+public import MCP
+import OrderedJSON
+import Synchronization
+import Tracing
+import ValueFormats
+
+/// hostscope's MCP server: the read-only host tools, the resources and the prompts, over a transport (stdio for
+/// `hostscope mcp`). Every request is a span stored like every command's.
+public enum MCPServer {
+    /// The name the server gives in `initialize`.
+    public static let name = "hostscope"
+
+    /// The tools the server offers for `configuration`, in the order it lists them.
+    public static func tools(_ configuration: MCPConfiguration) -> [MCPTool] {
+        MCPToolTable.tools(MCPEnvironment(configuration: configuration))
+    }
+
+    /// Serves one session on standard input and output (`hostscope mcp`): JSON-RPC messages, one a line.
+    public static func runOverStdio(_ configuration: MCPConfiguration) async throws {
+        try await run(configuration, transport: StdioLineTransport(maxLineBytes: configuration.maxRequestBytes))
+    }
+
+    /// Serves one session over `transport` until the client closes it (stdin closed), then closes every SSH
+    /// session the tools opened and flushes the spans.
+    public static func run(_ configuration: MCPConfiguration, transport: any Transport) async throws {
+        let settings = configuration.settings
+        try await TraceRuntime.with(settings.traceSetup(), diagnostics: settings.diagnostics) { _ in
+            let environment = MCPEnvironment(configuration: configuration)
+            let registry = RequestRegistry()
+            let session = MCPSession(
+                environment: environment,
+                tracing: RequestTracing(
+                    sessionID: Hex.randomNonce(), registry: registry, captureContent: configuration.captureContent))
+            let server = Server(
+                name: name, version: HostscopeVersion.string, title: "hostscope",
+                instructions: "Read-only tools about the hosts this server may reach over SSH. Call list_hosts "
+                    + "first; every host tool takes one of its hosts. Nothing here changes a host.",
+                capabilities: Server.Capabilities(
+                    prompts: .init(listChanged: false), resources: .init(subscribe: false, listChanged: false),
+                    tools: .init(listChanged: false)),
+                // Not `.strict`: it refuses a request that arrives while `initialize` is still being handled by
+                // dropping it unanswered. GuardedTransport refuses requests before `initialize`, with an answer.
+                configuration: .default)
+            await session.register(on: server)
+            try await server.start(
+                transport: GuardedTransport(
+                    transport, maxMessageBytes: configuration.maxRequestBytes, registry: registry))
+            await server.waitUntilCompleted()
+            await server.stop()
+            await environment.close()
+        }
+    }
+}
+
+/// One client's session: its tools, its call budget, and the handlers of every method.
+final class MCPSession: Sendable {
+    let environment: MCPEnvironment
+    let tracing: RequestTracing
+    let tools: [MCPTool]
+    let budget: CallBudget
+
+    init(environment: MCPEnvironment, tracing: RequestTracing) {
+        self.environment = environment
+        self.tracing = tracing
+        tools = MCPToolTable.tools(environment)
+        budget = CallBudget(perMinute: environment.configuration.callsPerMinute)
+    }
+
+    func register(on server: Server) async {
+        // Built once: the list never changes during a session.
+        let listed = ListTools.Result(tools: tools.map(\.definition))
+        await server.withMethodHandler(ListTools.self) { [tracing] _ in
+            try await tracing.withSpan(ListTools.name, target: nil) { _, _ in listed }
+        }
+        await server.withMethodHandler(CallTool.self) { [self] params in
+            try await tracing.withSpan(CallTool.name, target: params.name) { info, span in
+                try await self.call(params, info: info, span: span, server: server)
+            }
+        }
+        let resources = MCPResources(environment: environment)
+        await server.withMethodHandler(ListResources.self) { [tracing] _ in
+            try await tracing.withSpan(ListResources.name, target: nil) { _, _ in resources.list() }
+        }
+        await server.withMethodHandler(ListResourceTemplates.self) { [tracing] _ in
+            try await tracing.withSpan(ListResourceTemplates.name, target: nil) { _, _ in resources.templates() }
+        }
+        await server.withMethodHandler(ReadResource.self) { [tracing] params in
+            try await tracing.withSpan(ReadResource.name, target: params.uri) { _, _ in
+                try await resources.read(params.uri)
+            }
+        }
+        await server.withMethodHandler(ListPrompts.self) { [tracing] _ in
+            try await tracing.withSpan(ListPrompts.name, target: nil) { _, _ in
+                ListPrompts.Result(prompts: MCPPrompts.all)
+            }
+        }
+        await server.withMethodHandler(GetPrompt.self) { [tracing] params in
+            try await tracing.withSpan(GetPrompt.name, target: params.name) { _, _ in
+                try MCPPrompts.get(params.name, arguments: params.arguments ?? [:])
+            }
+        }
+    }
+
+    /// A tool call: the tool must exist (else a protocol error); everything else that goes wrong is an `isError`
+    /// result with one sentence: arguments that do not fit the schema, the session's call budget spent, a host
+    /// outside the set, a path outside the root, a host that is down.
+    func call(_ params: CallTool.Parameters, info: RequestInfo?, span: any Span, server: Server) async throws
+        -> CallTool.Result
+    {
+        guard let tool = tools.first(where: { $0.name == params.name }) else {
+            throw MCPError.invalidParams(
+                "there is no tool named \(params.name); tools/list lists the \(tools.count) tools")
+        }
+        let arguments = MCPValues.json(.object(params.arguments ?? [:]))
+        if tracing.captureContent {
+            span.setAttribute("gen_ai.tool.call.arguments", value: .string(arguments.jsonString))
+        }
+        if let host = arguments["host"]?.stringValue { span.setAttribute("hostscope.host", value: .string(host)) }
+        let outcome: MCPToolResult
+        let problems = JSONSchemaValidator.validate(arguments, against: tool.inputSchema)
+        if !problems.isEmpty {
+            outcome = .failure(
+                "the arguments do not fit \(tool.name)'s input schema: \(problems.prefix(3).joined(separator: "; "))")
+        } else if let wait = budget.take() {
+            outcome = .failure(
+                "this session made \(budget.perMinute) tool calls in the last minute, the most it may; wait "
+                    + "\(Int(wait.rounded(.up))) s and call again")
+        } else {
+            let id = info?.id ?? ""
+            outcome = try await Progress.reporting(to: server, token: info?.progressToken, tool: tool.name) {
+                do {
+                    return try await tool.handler(arguments, MCPToolCall(id: id))
+                } catch let failure as MCPToolFailure {
+                    return .failure(failure.message)
+                }
+            }
+        }
+        let result = Self.result(outcome, maxBytes: environment.configuration.maxResultBytes)
+        if case .failure(let message) = outcome {
+            span.setAttribute("error.type", value: "tool_error")
+            span.setStatus(SpanStatus(code: .error, message: String(message.prefix(200))))
+        }
+        if tracing.captureContent, let text = result.content.first, case .text(let body, _, _) = text {
+            span.setAttribute("gen_ai.tool.call.result", value: .string(body))
+        }
+        return result
+    }
+
+    /// The protocol's result: structured content and the same JSON as text, or an error text.
+    static func result(_ outcome: MCPToolResult, maxBytes: Int) -> CallTool.Result {
+        switch outcome {
+        case .structured(let object):
+            let json = JSONValue.object(object)
+            return CallTool.Result(
+                content: [.text(text: json.jsonString, annotations: nil, _meta: nil)],
+                structuredContent: Optional.some(MCPValues.value(json)), isError: false)
+        case .failure(let message):
+            let text = BoundedText.cut(ProcessSecrets.scrub(message), maxBytes: maxBytes).text
+            return CallTool.Result(content: [.text(text: text, annotations: nil, _meta: nil)], isError: true)
+        }
+    }
+}
+
+/// The per-session bound on tool calls: a bucket of `perMinute` calls refilled evenly over a minute.
+final class CallBudget: Sendable {
+    let perMinute: Int
+    private let state: Lock<(tokens: Double, at: ContinuousClock.Instant)>
+
+    init(perMinute: Int) {
+        self.perMinute = perMinute
+        state = Lock((Double(perMinute), ContinuousClock.now))
+    }
+
+    /// Takes one call; `nil` when allowed, else the seconds until one is.
+    func take() -> Double? {
+        let rate = Double(perMinute) / 60
+        return state.withLock { state in
+            let now = ContinuousClock.now
+            let elapsed = (now - state.at).inSeconds
+            state = (min(Double(perMinute), state.tokens + elapsed * rate), now)
+            guard state.tokens >= 1 else { return (1 - state.tokens) / rate }
+            state.tokens -= 1
+            return nil
+        }
+    }
+}
+
+/// `notifications/progress` while a tool runs, when the client gave a `progressToken`: one at the start and one a
+/// second with the time spent, until the call ends.
+enum Progress {
+    static func reporting<T: Sendable>(
+        to server: Server, token: ProgressToken?, tool: String, _ body: @Sendable () async throws -> T
+    ) async throws -> T {
+        guard let token else { return try await body() }
+        let ticker = Task {
+            var seconds = 0.0
+            while !Task.isCancelled {
+                let message = seconds == 0 ? "\(tool) started" : "\(tool) running for \(Int(seconds)) s"
+                try? await server.notify(
+                    ProgressNotification.message(.init(progressToken: token, progress: seconds, message: message)))
+                try? await Task.sleep(for: .seconds(1))
+                seconds += 1
+            }
+        }
+        defer { ticker.cancel() }
+        return try await body()
+    }
+}
