@@ -133,7 +133,7 @@ import Testing
         FileManager.default.createFile(atPath: empty, contents: Data())
         let none = try CLI.runShell(
             ([CLI.binary, "mcp", "--ssh-config", empty].map(CLI.shellQuoted).joined(separator: " ")) + " </dev/null")
-        #expect(none.status == 2)
+        #expect(none.status == 64)
         #expect(none.stdout.isEmpty)
         #expect(
             none.stderr
