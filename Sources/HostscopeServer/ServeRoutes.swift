@@ -19,6 +19,8 @@ struct ServeContext: Sendable {
     /// The current fleet (replaced on reload): who may be probed.
     let fleet: FleetHolder
     let database: StorageDatabase?
+    /// Which `Host` headers are answered.
+    let hostPolicy: HostPolicyBox
 }
 
 /// Every endpoint of `serve`; each handler reads its input, asks the board or the store once and
@@ -27,6 +29,7 @@ enum ServeRoutes {
     static func router(_ serve: ServeContext) -> Router<ServeRequestContext> {
         let router = Router(context: ServeRequestContext.self)
         router.add(middleware: ErrorAndLogMiddleware())
+        router.add(middleware: HostHeaderMiddleware(policy: serve.hostPolicy))
         router.add(middleware: GuardMiddleware(configuration: serve.configuration))
 
         router.get("/") { _, _ in Response.json(index) }
