@@ -68,18 +68,19 @@ public enum HostscopeServer {
         configuration: ServeConfiguration, parts: Parts, logger: Logger,
         listening: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws(Failure) {
-        let server: HTTPServerBuilder
-        if let tls = configuration.tls {
-            server = try tlsServer(certificatePath: tls.certificatePath, keyPath: tls.keyPath)
-        } else {
-            server = .http1()
-        }
+        // Descriptors first: the connection cap must leave room for SSH sessions and the database.
+        let descriptors = DescriptorLimit.raise()
+        let counter = ConnectionCounter(
+            maximum: DescriptorLimit.connectionCap(configuration.maximumConnections, descriptors: descriptors),
+            maximumPerAddress: configuration.maximumConnectionsPerAddress)
+        let server = try serverBuilder(configuration, counter: counter)
         let holder = FleetHolder(parts.fleet)
         let probes = ProbeAdmissions(
             maximumHosts: configuration.maximumProbeHosts, minimumExpiry: parts.watch.plan.interval * 3)
+        let hostPolicy = HostPolicyBox(hostHeaderPolicy(configuration, port: configuration.listen.port))
         let context = ServeContext(
             configuration: configuration, board: parts.board, watch: parts.watch, fleet: holder,
-            database: parts.database, probes: probes)
+            database: parts.database, probes: probes, hostPolicy: hostPolicy)
         let (bound, boundContinuation) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: ServeRoutes.router(context), server: server,
@@ -88,6 +89,7 @@ public enum HostscopeServer {
                 serverName: "hostscope/\(configuration.version)"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.listen.port
+                hostPolicy.setPort(port)
                 // The one start-up line: where it listens, how, and what it watches.
                 logger.info(
                     "listening",
@@ -97,6 +99,10 @@ public enum HostscopeServer {
                         "auth": .stringConvertible(configuration.token != nil),
                         "hosts": .stringConvertible(parts.watch.states.count),
                         "every": "\(DurationText.format(parts.watch.plan.interval))",
+                        "descriptors": .stringConvertible(descriptors),
+                        "max_connections": .stringConvertible(counter.maximum),
+                        "max_connections_per_address": .stringConvertible(counter.maximumPerAddress),
+                        "host_check": "\(hostPolicy.current.admitsAny ? "off" : "on")",
                     ])
                 listening(port)
                 boundContinuation.yield()
@@ -140,10 +146,59 @@ public enum HostscopeServer {
         return "the server stopped: \(ProcessSecrets.scrub(text))"
     }
 
-    static func tlsServer(certificatePath: String, keyPath: String) throws(Failure) -> HTTPServerBuilder {
+    /// The `Host` policy of this listener (``HostHeaderPolicy``): loopback names everywhere; beyond
+    /// loopback also the listen address, the name given to `--listen`, and the machine's names and addresses.
+    static func hostHeaderPolicy(_ configuration: ServeConfiguration, port: Int) -> HostHeaderPolicy {
+        var own: [String] = []
+        if !configuration.listen.isLoopback {
+            own =
+                [configuration.listen.host] + (configuration.listenName.map { [$0] } ?? [])
+                + ListenAddress.machineNames()
+        }
+        return HostHeaderPolicy(
+            port: port, secure: configuration.tls != nil, ownNames: own, allowed: configuration.allowedHosts)
+    }
+
+    /// HTTP/1 (in TLS when configured) with the connection guards in front: the caps, the first request's
+    /// deadline (the TLS handshake included), and Hummingbird's idle timeout for later requests.
+    static func serverBuilder(_ configuration: ServeConfiguration, counter: ConnectionCounter) throws(Failure)
+        -> HTTPServerBuilder
+    {
+        let http1 = HTTP1Channel.Configuration(idleTimeout: timeAmount(configuration.idleTimeout))
+        let headerTimeout = timeAmount(configuration.headerTimeout)
+        guard let tls = configuration.tls else {
+            return HTTPServerBuilder { responder in
+                GuardedChannel(
+                    base: HTTP1Channel(responder: responder, configuration: http1), counter: counter,
+                    headerTimeout: headerTimeout)
+            }
+        }
+        let tlsConfiguration = try tlsConfiguration(certificatePath: tls.certificatePath, keyPath: tls.keyPath)
+        return HTTPServerBuilder { responder in
+            GuardedChannel(
+                base: try TLSChannel(
+                    HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: tlsConfiguration),
+                counter: counter, headerTimeout: headerTimeout)
+        }
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .milliseconds(Int64(max(1, duration.inMilliseconds.rounded(.up))))
+    }
+
+    /// The largest certificate chain read.
+    static let maximumCertificateBytes = 1 << 20
+
+    /// The TLS configuration of `--tls-cert` and `--tls-key`: both regular files (a FIFO is refused, never
+    /// waited on), read once, the key private; a key that is not the certificate's says so, naming both.
+    static func tlsConfiguration(certificatePath: String, keyPath: String) throws(Failure) -> TLSConfiguration {
         let chain: [NIOSSLCertificate]
         do {
-            chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
+            let bytes = try OperatorFile.bytes(
+                at: certificatePath, describedAs: "the TLS certificate", maximumBytes: maximumCertificateBytes)
+            chain = try NIOSSLCertificate.fromPEMBytes(bytes)
+        } catch let error as CoreError {
+            throw Failure(message: error.message)
         } catch {
             throw Failure(
                 message: "cannot read the TLS certificate \(certificatePath): it must be a PEM certificate chain")
@@ -153,9 +208,13 @@ public enum HostscopeServer {
         }
         let key: NIOSSLPrivateKey
         do {
-            _ = try PrivateFile.text(at: keyPath, describedAs: "the TLS key")
-            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+            // A regular file, checked before it is read: a FIFO would wait for a writer.
+            try OperatorFile.checkRegularFile(at: keyPath, describedAs: "the TLS key")
+            let text = try PrivateFile.text(at: keyPath, describedAs: "the TLS key")
+            key = try NIOSSLPrivateKey(bytes: Array(text.utf8), format: .pem)
         } catch let error as PrivateFileError {
+            throw Failure(message: error.message)
+        } catch let error as CoreError {
             throw Failure(message: error.message)
         } catch {
             throw Failure(message: "cannot read the TLS key \(keyPath): it must be an unencrypted PEM private key")
@@ -163,11 +222,16 @@ public enum HostscopeServer {
         let tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         do {
-            return try .tls(.http1(), tlsConfiguration: tls)
+            // What the server would do with them at its first connection, done now to report a mismatch.
+            _ = try NIOSSLContext(configuration: tls)
         } catch {
             throw Failure(
-                message: "the TLS certificate \(certificatePath) and key \(keyPath) cannot be used together: \(error)")
+                message: "the TLS key \(keyPath) is not the key of the certificate \(certificatePath) (or one of them "
+                    + "cannot be used); give the key the certificate was made for: `openssl x509 -noout -pubkey -in "
+                    + "\(certificatePath)` and `openssl pkey -pubout -in \(keyPath)` print the same key when they match"
+            )
         }
+        return tls
     }
 }
 

@@ -68,6 +68,8 @@ struct ErrorAndLogMiddleware: RouterMiddleware {
         async throws -> Response
     {
         let start = ContinuousClock.now
+        // A request's head came: the connection's first-request deadline no longer applies.
+        context.channel.triggerUserOutboundEvent(RequestArrived(), promise: nil)
         let response: Response
         do {
             response = try await next(request, context)
@@ -103,24 +105,73 @@ struct ErrorAndLogMiddleware: RouterMiddleware {
     }
 }
 
+/// Answers only requests whose `Host` header names this server (``HostHeaderPolicy``), before routing:
+/// 421 `misdirected_request` otherwise, so that a page of another site cannot read the API through DNS
+/// rebinding. `/healthz` is answered whatever the `Host`, as load balancers name the target in many ways
+/// and `ok` tells nothing.
+struct HostHeaderMiddleware: RouterMiddleware {
+    typealias Context = ServeRequestContext
+
+    let policy: HostPolicyBox
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let host = request.head.authority
+        guard request.uri.path == "/healthz" || policy.current.admits(host) else {
+            let shown = host.map { $0.count > 100 ? $0.prefix(100) + "…" : $0 } ?? ""
+            throw APIError(
+                status: 421, code: "misdirected_request",
+                message:
+                    "this server does not answer for the host name \(shown); use its address, or start serve with "
+                    + "--allowed-hosts naming it")
+        }
+        return try await next(request, context)
+    }
+}
+
+/// The `Host` policy in force: made once the server is bound (its port is part of it).
+final class HostPolicyBox: Sendable {
+    private let value: Lock<HostHeaderPolicy>
+
+    init(_ policy: HostHeaderPolicy) { value = Lock(policy) }
+
+    var current: HostHeaderPolicy { value.withLock { $0 } }
+
+    func setPort(_ port: Int) { value.withLock { $0.port = port } }
+}
+
 /// Refuses what `serve` never answers before any work is done: methods other than GET, request
 /// bodies, over-long targets; then clients over their rate; then requests without the token.
+///
+/// The token is checked before the rate: a request that carries it spends the budget of its address for
+/// such requests, any other request (no token, a wrong one, or a server without a token) the budget for
+/// those, so anonymous requests from Prometheus's address (a NAT, a shared host) cannot use up its own.
+/// `/healthz` spends no budget: a load balancer's checks are never refused for another client's rate.
 struct GuardMiddleware: RouterMiddleware {
     typealias Context = ServeRequestContext
 
     let token: BearerToken?
     let maximumTargetLength: Int
-    let limiter: RateLimiterBox
+    /// The budget of requests that carry the token.
+    let authenticated: RateLimiterBox
+    /// The budget of every other request.
+    let anonymous: RateLimiterBox
 
     init(configuration: ServeConfiguration) {
         token = configuration.token
         maximumTargetLength = configuration.maximumTargetLength
-        limiter = RateLimiterBox(
+        authenticated = RateLimiterBox(
+            RequestRateLimiter(ratePerSecond: configuration.requestsPerSecond, burst: configuration.burst))
+        anonymous = RateLimiterBox(
             RequestRateLimiter(ratePerSecond: configuration.requestsPerSecond, burst: configuration.burst))
     }
 
     /// Paths answered without the token: liveness and readiness say nothing about hosts.
     static let open: Set<String> = ["/healthz", "/readyz"]
+
+    /// Paths that spend no rate budget.
+    static let unlimited: Set<String> = ["/healthz"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -143,25 +194,28 @@ struct GuardMiddleware: RouterMiddleware {
         if request.headers[.transferEncoding] != nil {
             throw APIError(status: 413, code: "body_not_accepted", message: "requests to serve carry no body")
         }
-        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-        let verdict = limiter.state.withLock { $0.admit(client: context.clientAddress, now: now) }
-        guard verdict.admitted else {
-            throw APIError(
-                status: 429, code: "rate_limited",
-                message: "too many requests from \(context.clientAddress); wait \(verdict.retryAfterSeconds) s",
-                retryAfterSeconds: verdict.retryAfterSeconds)
+        let authorization = request.headers[.authorization]
+        let carriesToken = token?.admits(authorization: authorization) ?? false
+        if !Self.unlimited.contains(request.uri.path) {
+            let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+            let limiter = carriesToken ? authenticated : anonymous
+            let verdict = limiter.state.withLock { $0.admit(client: context.clientAddress, now: now) }
+            guard verdict.admitted else {
+                throw APIError(
+                    status: 429, code: "rate_limited",
+                    message: "too many requests from \(context.clientAddress); wait \(verdict.retryAfterSeconds) s",
+                    retryAfterSeconds: verdict.retryAfterSeconds)
+            }
         }
-        if let token, !Self.open.contains(request.uri.path) {
-            guard let authorization = request.headers[.authorization] else {
+        if token != nil, !carriesToken, !Self.open.contains(request.uri.path) {
+            guard authorization != nil else {
                 throw APIError(
                     status: 401, code: "unauthorized",
                     message: "this server needs a bearer token: send Authorization: Bearer <the token file's content>")
             }
-            guard token.admits(authorization: authorization) else {
-                throw APIError(
-                    status: 401, code: "unauthorized",
-                    message: "the bearer token is wrong; send the content of serve's --token-file")
-            }
+            throw APIError(
+                status: 401, code: "unauthorized",
+                message: "the bearer token is wrong; send the content of serve's --token-file")
         }
         return try await next(request, context)
     }

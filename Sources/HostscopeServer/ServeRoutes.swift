@@ -21,6 +21,8 @@ struct ServeContext: Sendable {
     let database: StorageDatabase?
     /// The hosts `/probe` added through the fleet's patterns: capped, and expired when no longer probed.
     let probes: ProbeAdmissions
+    /// Which `Host` headers are answered.
+    let hostPolicy: HostPolicyBox
 }
 
 /// Every endpoint of `serve`; each handler reads its input, asks the board or the store once and
@@ -29,6 +31,7 @@ enum ServeRoutes {
     static func router(_ serve: ServeContext) -> Router<ServeRequestContext> {
         let router = Router(context: ServeRequestContext.self)
         router.add(middleware: ErrorAndLogMiddleware())
+        router.add(middleware: HostHeaderMiddleware(policy: serve.hostPolicy))
         router.add(middleware: GuardMiddleware(configuration: serve.configuration))
 
         router.get("/") { _, _ in Response.json(index) }

@@ -99,17 +99,33 @@ public enum ExpositionWriter {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    /// Backslash and newline escaped (and double quotes, in label values and OpenMetrics help).
+    /// Backslash and newline escaped (and double quotes, in label values and OpenMetrics help); every
+    /// other C0 control character, DEL and every C1 control (U+0080–U+009F) replaced by U+FFFD.
+    ///
+    /// Both formats would carry them raw, but a label value is host text (a process started with
+    /// `exec -a $'\e]52;c;…\a'` names itself with a terminal's escape sequence), and `curl …/metrics`
+    /// on a terminal would let that host set the clipboard or the title. U+FFFD keeps the value valid
+    /// UTF-8 in both formats and shows that something was there.
     static func appendEscaped(_ text: String, quotes: Bool, into bytes: inout [UInt8]) {
+        var previous: UInt8 = 0
         for byte in text.utf8 {
+            defer { previous = byte }
             switch byte {
             case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
             case UInt8(ascii: "\n"): bytes.append(contentsOf: "\\n".utf8)
-            case UInt8(ascii: "\"") where quotes: bytes.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\""): bytes.append(contentsOf: quotes ? "\\\"".utf8 : "\"".utf8)
+            case 0x00..<0x20, 0x7F: bytes.append(contentsOf: replacement)
+            // A C1 control is U+0080–U+009F: 0xC2 then 0x80–0x9F. The 0xC2 was written already.
+            case 0x80...0x9F where previous == 0xC2:
+                bytes.removeLast()
+                bytes.append(contentsOf: replacement)
             default: bytes.append(byte)
             }
         }
     }
+
+    /// U+FFFD REPLACEMENT CHARACTER, in UTF-8.
+    static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
 
     /// A value as both formats read it: integers without a fraction (exact below 2^53), others in
     /// the shortest form that reads back the same, `+Inf`, `-Inf`, `NaN`.

@@ -1,12 +1,16 @@
 public import Foundation
-import HostStats
+public import HostStats
 public import HostscopeCore
+import MetricsExposition
 public import OrderedJSON
 public import Storage
 import ValueFormats
 
 /// The JSON of the API (`/api/v1/…`) and of its events: snake_case keys, RFC 3339 UTC times,
-/// records in the `hostscope.snapshot/1` schema exactly as `watch` and `history` print them.
+/// records in the `hostscope.snapshot/1` schema as `watch` and `history` print them, except that a
+/// process's `command` is cut to its executable's name (as `/metrics` shows it): the arguments of a
+/// host's processes may hold secrets (`--db-password=…`), and every HTTP output of `serve` is read by
+/// more people than the host's own `ps`.
 public enum APIEncoding {
     /// The schema names of the API's own objects.
     public static let hostsSchema = "hostscope.api.hosts/1"
@@ -44,7 +48,7 @@ public enum APIEncoding {
     /// A host's state and its latest record under `latest` (an element of `GET /api/v1/hosts`).
     public static func host(_ state: HostWatchState) -> JSONValue {
         var object = hostState(state)
-        object.append("latest", .from(state.latest) { $0.jsonValue })
+        object.append("latest", .from(state.latest, record))
         return .object(object)
     }
 
@@ -61,11 +65,39 @@ public enum APIEncoding {
         var text = "{\"schema\":\"\(historySchema)\",\"host\":" + JSONValue.string(host).jsonString + ",\"records\":["
         for (index, record) in page.records.enumerated() {
             if index > 0 { text += "," }
-            // Stored records are the JSON `watch` wrote; they are passed on as they are.
-            text += record.json
+            // Stored records are the JSON `watch` wrote; they are passed on with their command lines cut.
+            text += storedRecord(record.json)
         }
         text += "],\"next_cursor\":" + JSONValue.from(page.next?.token) { .string($0) }.jsonString + "}\n"
         return text
+    }
+
+    /// A record as every HTTP output shows it: its processes' commands cut to the executable's name.
+    public static func record(_ record: SnapshotRecord) -> JSONValue {
+        guard case .snapshot(var snapshot) = record else { return record.jsonValue }
+        for index in snapshot.processes.indices {
+            snapshot.processes[index].command = HostscopeFamilies.commandName(snapshot.processes[index].command)
+        }
+        return snapshot.jsonValue
+    }
+
+    /// A stored record's JSON with its processes' commands cut as ``record(_:)`` cuts them; a text that
+    /// is not a JSON object (never written by hostscope) becomes `null` rather than pass unread.
+    public static func storedRecord(_ json: String) -> String {
+        // Error records and snapshots without processes need no parsing.
+        guard json.contains("\"command\"") else { return json }
+        guard case .object(var object)? = try? JSONParser.parse(json) else { return "null" }
+        if case .array(let processes)? = object["processes"] {
+            object["processes"] = .array(
+                processes.map { process in
+                    guard case .object(var fields) = process else { return process }
+                    if let command = fields["command"]?.stringValue {
+                        fields["command"] = .string(HostscopeFamilies.commandName(command))
+                    }
+                    return .object(fields)
+                })
+        }
+        return JSONValue.object(object).jsonString
     }
 
     /// `GET /api/v1/spans`: a page of spans, newest first, each as `trace export --format spans` writes it.

@@ -7,15 +7,27 @@ import Foundation
 public struct BearerToken: Sendable {
     private let expected: [UInt8]
 
-    /// The shortest token accepted.
-    public static let minimumLength = 16
+    /// The shortest token accepted: 32 characters, as `openssl rand -hex 16` prints.
+    public static let minimumLength = 32
 
-    /// The token from a token file's text: its first line, blanks around it removed; `nil` when that
-    /// is shorter than ``minimumLength`` bytes (a token a person could guess).
-    public init?(fileText: String) {
-        let line = fileText.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let token = line.trimmingCharacters(in: .whitespaces)
-        guard token.utf8.count >= Self.minimumLength else { return nil }
+    /// Why a token file's text holds no usable token.
+    public enum Problem: Error, Sendable, Equatable {
+        /// The first line is empty or only blanks (the token must be the first line, not a later one).
+        case emptyFirstLine
+        /// The first line holds fewer than ``BearerToken/minimumLength`` bytes.
+        case tooShort(length: Int)
+    }
+
+    /// The token from a token file's text: exactly its first line, blanks (and a CR) around it removed.
+    ///
+    /// - Throws: ``Problem`` when that line is empty or shorter than ``minimumLength`` bytes (a token a
+    ///   person could guess). A token on a later line is not looked for: a file that starts with an empty
+    ///   line is a mistake to report, not to work around.
+    public init(fileText: String) throws(Problem) {
+        let line = fileText.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let token = line.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+        guard !token.isEmpty else { throw .emptyFirstLine }
+        guard token.utf8.count >= Self.minimumLength else { throw .tooShort(length: token.utf8.count) }
         expected = Array(token.utf8)
     }
 

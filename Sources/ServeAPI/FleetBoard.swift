@@ -92,7 +92,7 @@ public final class FleetBoard: Sendable {
     public func handle(_ event: WatchEvent) {
         switch event {
         case .record(let record):
-            events.append("record", data: record.jsonValue.jsonString)
+            events.append("record", data: APIEncoding.record(record).jsonString)
         case .state(let hostState):
             let change = state.withLock { state -> (revision: UInt64, joined: Int?)? in
                 var entry = state.entries[hostState.host] ?? Entry(state: hostState)

@@ -491,12 +491,7 @@ final class RunningServe {
     }
 
     @Test func tlsServesHTTPSAndRefusesAKeyOthersCanRead() throws {
-        let certificate = directory + "/cert.pem"
-        let key = directory + "/key.pem"
-        let made = try CLI.runShell(
-            "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost "
-                + "-addext subjectAltName=IP:127.0.0.1 -keyout \(key) -out \(certificate) 2>&1")
-        try #require(made.status == 0, "\(made.stdout)")
+        let (certificate, key) = try ServeTLSFiles.make(in: directory, name: "cert")
         chmod(key, 0o644)
         let loose = try CLI.run(
             ["serve", "local", "--listen", "127.0.0.1:0", "--no-history", "--tls-cert", certificate, "--tls-key", key],

@@ -25,6 +25,25 @@ import ValueFormats
         #expect(ListenAddress(text) == nil)
     }
 
+    @Test func aListenNameIsJudgedByTheAddressItResolvesToNotByHowItReads() throws {
+        // It reads like 127.0.0.0/8, four parts and all, but it is a name.
+        let tricky = try #require(ListenAddress("127.lan.example.internal:9464"))
+        #expect(!tricky.isLoopback)
+        #expect(!tricky.isNumeric)
+        let wildcard = try #require(tricky.resolved(using: { _ in ["0.0.0.0"] }))
+        #expect(wildcard == ListenAddress(host: "0.0.0.0", port: 9464))
+        #expect(!wildcard.isLoopback)
+        // The first address is the one bound, and the one judged.
+        let first = try #require(ListenAddress("monitor:1")?.resolved(using: { _ in ["127.0.1.1", "10.0.0.5"] }))
+        #expect(first.host == "127.0.1.1")
+        #expect(first.isLoopback)
+        #expect(ListenAddress("nowhere.invalid:1")?.resolved(using: { _ in [] }) == nil)
+        // An address is not resolved at all.
+        let numeric = try #require(ListenAddress("[::1]:9464")?.resolved(using: { _ in ["10.0.0.5"] }))
+        #expect(numeric.host == "::1")
+        #expect(ListenAddress("localhost:9464")?.resolved()?.isLoopback == true)
+    }
+
     @Test func logLinesAreJSONWithTheirMetadataAndNoRegisteredSecret() throws {
         let secret = "serve-token-\(UUID().uuidString)"
         ProcessSecrets.register(secret)

@@ -65,6 +65,34 @@ import Testing
                 """)
     }
 
+    @Test func controlCharactersInLabelValuesBecomeTheReplacementCharacterInBothFormats() throws {
+        // What a process started with `exec -a $'\e]52;c;…\a\e]0;owned\a'` is named: a terminal showing it
+        // would set its clipboard and title. C1 controls (U+009B is CSI) and DEL too.
+        let hostile = "\u{1B}]52;c;b3duZWQ=\u{07}\u{1B}]0;owned\u{07}tab\there\u{7F}\u{9B}31m\u{85}é✓"
+        let family = MetricFamily("test_info", .gauge, help: "Hostile names.")
+        let sample = MetricSample(family, [MetricSample.Label("command", hostile)], 1)
+        for format in [ExpositionFormat.prometheusText, .openMetrics] {
+            let bytes = ExpositionWriter.document(
+                families: [family],
+                series: [RenderedSeries([sample], leadingLabels: [.init("instance", "h\u{1B}[2J")])],
+                format: format)
+            let text = String(decoding: bytes, as: UTF8.self)
+            // No control character but the line ends; no C1 control (0xC2 0x80–0x9F) either.
+            #expect(!bytes.contains { $0 < 0x20 && $0 != 0x0A || $0 == 0x7F })
+            #expect(!zip(bytes, bytes.dropFirst()).contains { $0 == 0xC2 && (0x80...0x9F).contains($1) })
+            #expect(
+                text.contains(
+                    "test_info{instance=\"h\u{FFFD}[2J\",command=\"\u{FFFD}]52;c;b3duZWQ=\u{FFFD}\u{FFFD}]0;owned\u{FFFD}"
+                        + "tab\u{FFFD}here\u{FFFD}\u{FFFD}31m\u{FFFD}é✓\"} 1\n"), "\(text)")
+        }
+        let text = ExpositionWriter.document(
+            families: [family], series: [RenderedSeries([sample])], format: .prometheusText)
+        #expect(try ExpositionValidation.promtool(text).passesPromtool)
+        let openMetrics = ExpositionWriter.document(
+            families: [family], series: [RenderedSeries([sample])], format: .openMetrics)
+        #expect(try ExpositionValidation.openMetrics(openMetrics).status == 0)
+    }
+
     @Test(arguments: [
         (0.0, "0"), (42.0, "42"), (1e20, "1e+20"), (0.25, "0.25"), (-3.0, "-3"), (Double.infinity, "+Inf"),
         (-Double.infinity, "-Inf"), (Double.nan, "NaN"), (1795581007.0, "1795581007"),

@@ -166,10 +166,10 @@ extension HostResolver {
         var entries = arguments.map { HostListEntry(text: $0) }
         do {
             if let hostsFile {
-                guard let text = try? String(contentsOfFile: hostsFile, encoding: .utf8) else {
-                    throw CoreError(.invalidRequest, "cannot read the hosts file \(hostsFile); check the path")
-                }
-                entries += try HostList.parseHostsFile(text, path: hostsFile)
+                // Bounded and a regular file: a reload on SIGHUP must not hang on a FIFO or read a log by mistake.
+                let bytes = try OperatorFile.bytes(
+                    at: hostsFile, describedAs: "the hosts file", maximumBytes: OperatorFile.maximumHostsFileBytes)
+                entries += try HostList.parseHostsFile(String(decoding: bytes, as: UTF8.self), path: hostsFile)
             }
             guard !entries.isEmpty else {
                 throw CoreError(

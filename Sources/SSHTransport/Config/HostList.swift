@@ -30,11 +30,18 @@ public enum HostList {
             guard let first = content.first else { continue }
             guard content.count == 1 else {
                 throw .config(
-                    location, "\"\(content.joined(separator: " "))\" is more than one host; write one per line")
+                    location,
+                    "\"\(quoted(content.joined(separator: " ")))\" is more than one host; write one per line")
             }
             entries.append(HostListEntry(text: String(first), location: location))
         }
         return entries
+    }
+
+    /// A line of a file as an error quotes it: at most 80 characters, so a file of one huge line (a log
+    /// or a binary given by mistake) is not echoed whole.
+    static func quoted(_ text: String) -> String {
+        text.count <= 80 ? text : text.prefix(80) + "… (\(text.utf8.count) bytes)"
     }
 
     /// Reads the hosts file at `path` (`--hosts-file`); a missing file is an error.
@@ -91,13 +98,13 @@ public enum HostList {
             let text = patternList[patternList.index(after: colon)...]
             guard ConfigText.isDigits(text), let value = Int(text), (1...65535).contains(value) else {
                 throw SSHError(
-                    .config, "\(place)\"\(entry.text)\": the port \"\(text)\" is not a number from 1 to 65535")
+                    .config, "\(place)\"\(quoted(entry.text))\": the port \"\(text)\" is not a number from 1 to 65535")
             }
             port = value
             patternList = patternList[..<colon]
         }
         if let user, user.isEmpty {
-            throw SSHError(.config, "\(place)\"\(entry.text)\": the user before \"@\" is empty")
+            throw SSHError(.config, "\(place)\"\(quoted(entry.text))\": the user before \"@\" is empty")
         }
         let aliases = config.hostAliases(matching: String(patternList))
         guard !aliases.isEmpty else {
@@ -106,7 +113,7 @@ public enum HostList {
                 ? "no ssh_config file was found"
                 : "no Host name in "
                     + config.filePaths.joined(separator: ", ") + " matches it"
-            throw SSHError(.config, "\(place)the pattern \"\(patternList)\" selects no host: \(files)")
+            throw SSHError(.config, "\(place)the pattern \"\(quoted(String(patternList)))\" selects no host: \(files)")
         }
         return aliases.map { .remote(SSHDestination(host: $0, user: user, port: port)) }
     }

@@ -18,7 +18,7 @@ enum HostSyntax {
     private static let userForbidden: Set<Character> = ["'", "`", "\"", ";", "&", "<", ">", "|", "(", ")", "{", "}"]
 
     static func invalid(_ argument: String, _ reason: String) -> SSHError {
-        SSHError(.config, "\"\(argument)\" is not a valid host: \(reason)")
+        SSHError(.config, "\"\(HostList.quoted(argument))\" is not a valid host: \(reason)")
     }
 
     static func host(_ text: Substring, in argument: String) throws(SSHError) -> String {

@@ -22,8 +22,10 @@ struct ServeCommand: AsyncParsableCommand {
               /api/v1/...         hosts, history, spans, traces (JSON); events (SSE)
               /healthz, /readyz   liveness; readiness (every host has a record)
 
-            Listening on an address other than loopback needs --token-file (a file of mode 0600 whose \
-            first line is the bearer token clients send) or an explicit --insecure-no-auth. --tls-cert \
+            Listening on an address other than loopback (a name is judged by the address it resolves to) \
+            needs --token-file (a file of mode 0600 whose first line is the bearer token clients send, 32 \
+            characters or more) or an explicit --insecure-no-auth. Only requests whose Host header names this \
+            server are answered (loopback names; beyond loopback also its address and names; --allowed-hosts). --tls-cert \
             and --tls-key serve HTTPS. Nothing is ever written to a host.
 
             SIGHUP reads the hosts file and ssh_config again: hosts that stay keep their sessions, new \
@@ -78,6 +80,34 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "n"))
     var probeMaxHosts: Int = 1000
 
+    @Option(
+        name: .customLong("allowed-hosts"),
+        help: ArgumentHelp(
+            "A further Host header value to answer (a name, name:port, or * for any: no Host check); repeatable.",
+            valueName: "host"))
+    var allowedHosts: [String] = []
+
+    @Option(
+        name: .customLong("header-timeout"),
+        help: ArgumentHelp(
+            "Time a new connection has for its TLS handshake and its first request's headers.", valueName: "duration"))
+    var headerTimeout: DurationArgument = DurationArgument(.seconds(10))
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("Time a connection may stay open between requests.", valueName: "duration"))
+    var idleTimeout: DurationArgument = DurationArgument(.seconds(60))
+
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp("Connections open at once, in all.", valueName: "n"))
+    var maxConnections: Int = 1024
+
+    @Option(
+        name: .customLong("max-connections-per-address"),
+        help: ArgumentHelp("Connections open at once from one client address.", valueName: "n"))
+    var maxConnectionsPerAddress: Int = 128
+
     @Flag(
         name: .customLong("on-demand"),
         help:
@@ -112,6 +142,22 @@ struct ServeCommand: AsyncParsableCommand {
         guard probeMaxHosts >= 0 else {
             throw ValidationError("--probe-max-hosts must be 0 or more (0: patterns admit no host on request).")
         }
+        for value in allowedHosts where HostHeaderPolicy.Allowed(value) == nil {
+            throw ValidationError(
+                "--allowed-hosts \(value) is not a host name, name:port, [IPv6]:port or *; for example monitor.example.com."
+            )
+        }
+        for (name, duration) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)] {
+            guard duration.duration >= .milliseconds(100), duration.duration <= .seconds(86400) else {
+                throw ValidationError("\(name) \(DurationText.format(duration.duration)) must be from 100ms to 24h.")
+            }
+        }
+        for (name, count) in [
+            ("--max-connections", maxConnections), ("--max-connections-per-address", maxConnectionsPerAddress),
+        ]
+        where count < 1 || count > 1_000_000 {
+            throw ValidationError("\(name) \(count) must be from 1 to 1000000.")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
                 "--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
@@ -119,7 +165,13 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let address = ListenAddress(listen)!
+        let given = ListenAddress(listen)!
+        // A name is resolved once, here: the address bound is the one judged loopback or not.
+        guard let address = given.resolved() else {
+            throw Output.fail(
+                "cannot listen on \(given): the name \(given.host) resolves to no address here; pass --listen with an "
+                    + "address, or a name this machine resolves", .usage)
+        }
         let token = try readToken(listening: address)
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
@@ -185,9 +237,13 @@ struct ServeCommand: AsyncParsableCommand {
             topProcesses: min(watchOptions.top, 10), version: HostscopeVersion.string,
             documentFreshness: .seconds(1))
         var serveConfiguration = ServeConfiguration(
-            listen: address, token: token, tls: tlsCertificate.map { ($0, tlsKey!) },
-            requestsPerSecond: rateLimit, burst: Int(clamping: max(10, rateLimit * 2)), version: HostscopeVersion.string
-        )
+            listen: address, listenName: given.isNumeric ? nil : given.host, token: token,
+            tls: tlsCertificate.map { ($0, tlsKey!) }, requestsPerSecond: rateLimit,
+            burst: Int(clamping: max(10, rateLimit * 2)),
+            version: HostscopeVersion.string, allowedHosts: allowedHosts.compactMap(HostHeaderPolicy.Allowed.init),
+            headerTimeout: headerTimeout.duration, idleTimeout: idleTimeout.duration,
+            maximumConnections: maxConnections,
+            maximumConnectionsPerAddress: maxConnectionsPerAddress)
         serveConfiguration.maximumProbeHosts = probeMaxHosts
         let configuration = serveConfiguration
         let database = history
@@ -237,10 +293,18 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw Output.fail(error.message, .usage)
         }
-        guard let token = BearerToken(fileText: text) else {
+        let token: BearerToken
+        do {
+            token = try BearerToken(fileText: text)
+        } catch .emptyFirstLine {
             throw Output.fail(
-                "the token file \(tokenFile) holds no token of \(BearerToken.minimumLength) characters or more on "
-                    + "its first line; write one, e.g. `openssl rand -hex 32 > \(tokenFile)`", .usage)
+                "the first line of the token file \(tokenFile) is empty; the token is read from the first line only: "
+                    + "put it there, e.g. `openssl rand -hex 32 > \(tokenFile)`", .usage)
+        } catch {
+            throw Output.fail(
+                "the token on the first line of the token file \(tokenFile) is shorter than "
+                    + "\(BearerToken.minimumLength) characters; write a longer one, e.g. `openssl rand -hex 32 > "
+                    + "\(tokenFile)`", .usage)
         }
         ProcessSecrets.register(token.secret)
         return token
