@@ -24,7 +24,9 @@ public struct BearerToken: Sendable {
     ///   person could guess). A token on a later line is not looked for: a file that starts with an empty
     ///   line is a mistake to report, not to work around.
     public init(fileText: String) throws(Problem) {
-        let line = fileText.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        // Split on the newline scalar: as a Character, "\r\n" is one grapheme that no "\n" matches.
+        let line = String(
+            String.UnicodeScalarView(fileText.unicodeScalars.prefix { $0 != "\n" }))
         let token = line.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
         guard !token.isEmpty else { throw .emptyFirstLine }
         guard token.utf8.count >= Self.minimumLength else { throw .tooShort(length: token.utf8.count) }
