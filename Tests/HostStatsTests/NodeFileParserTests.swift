@@ -32,6 +32,18 @@ import Testing
         #expect(parsed.warnings.allSatisfy { $0.contains("out of range") })
     }
 
+    @Test func aFieldReadTwiceKeepsItsFirstFigureOnceWithAWarning() throws {
+        let parsed = try ProcMemInfoFieldsParser.parse(
+            "MemTotal: 100 kB\nActive: 5 kB\nActive: 7 kB\nMemTotal: 9 kB\n")
+        #expect(parsed.value.map(\.name) == ["MemTotal_bytes", "Active_bytes"])
+        #expect(parsed.value.map(\.value) == [102_400, 5120])
+        #expect(parsed.warnings.count == 2)
+        let stalls = try ProcPressureParser.parse(
+            "some avg10=1.00 avg60=0.00 avg300=0.00 total=5\nsome avg10=2.00 avg60=0.00 avg300=0.00 total=6\n",
+            resource: "cpu")
+        #expect(stalls.map(\.avg10) == [1.0])
+    }
+
     @Test func everyNetDevColumnIsNamedFromTheHeader() throws {
         let parsed = try ProcNetDevColumnsParser.parse(FixtureText.read(Self.capture + "proc_net_dev.txt"))
         let eth0 = try #require(parsed.value.first { $0.device == "eth0" })

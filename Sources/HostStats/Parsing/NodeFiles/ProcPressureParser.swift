@@ -6,7 +6,10 @@ public enum ProcPressureParser {
         var stalls: [PressureStall] = []
         for (index, line) in TextScanning.lines(text).enumerated() where !line.isEmpty {
             let fields = TextScanning.fields(line)
-            guard let kind = fields.first, kind == "some" || kind == "full" else { continue }
+            // A kind read twice (a garbled capture) keeps its first line.
+            guard let kind = fields.first, kind == "some" || kind == "full",
+                !stalls.contains(where: { $0.kind == kind })
+            else { continue }
             var values: [Substring: Substring] = [:]
             for field in fields.dropFirst() {
                 guard let equals = field.firstIndex(of: "=") else { continue }
