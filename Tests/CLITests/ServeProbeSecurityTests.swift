@@ -118,6 +118,45 @@ import Testing
         #expect(try JSONParser.parse(named.body)["waiting_for_first_record"]?[0]?.stringValue == host)
     }
 
+    /// A process of the host named with terminal escapes (`exec -a`, as anyone who can start a process
+    /// there may do) reaches `/metrics` through `hostscope_top_process_info`'s `command` label: a `curl
+    /// …/metrics` on a terminal would set the clipboard (OSC 52) and the title. Its controls arrive as
+    /// U+FFFD, and no line of the scrape carries a control character.
+    @Test func aProcessNamedWithTerminalEscapesReachesMetricsWithoutThem() throws {
+        let server = try SSHTestServer.shared()
+        let hostile = "\u{1B}]52;c;b3duZWQ=\u{07}\u{1B}]0;owned\u{07}x\u{9B}"
+        // A busy process (the top ones are ranked by CPU), niced so it slows nothing else down.
+        let busy = Process()
+        busy.executableURL = URL(fileURLWithPath: "/bin/bash")
+        busy.arguments = ["-c", "renice -n 19 $$ >/dev/null; exec -a \"$HOSTILE_NAME\" yes >/dev/null"]
+        busy.environment = ["HOSTILE_NAME": hostile, "PATH": "/usr/bin:/bin"]
+        try busy.run()
+        // SIGKILL: the child may inherit a mask that blocks SIGTERM from the test's thread.
+        defer {
+            kill(busy.processIdentifier, SIGKILL)
+            busy.waitUntilExit()
+        }
+        let serve = try RunningServe(
+            [server.target, "--every", "1s", "--listen", "127.0.0.1:0", "--top", "10"] + CLI.harnessArguments(server),
+            directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        let scrape = try serve.waitFor("/metrics") { response in
+            response.body.split(separator: "\n").contains {
+                $0.hasPrefix("hostscope_top_process_info") && $0.contains("pid=\"\(busy.processIdentifier)\"")
+            }
+        }
+        let line = try #require(
+            scrape.body.split(separator: "\n").first {
+                $0.hasPrefix("hostscope_top_process_info") && $0.contains("pid=\"\(busy.processIdentifier)\"")
+            })
+        #expect(line.contains("command=\"\u{FFFD}]52;c;b3duZWQ=\u{FFFD}\u{FFFD}]0;owned\u{FFFD}x\u{FFFD}\""), "\(line)")
+        let controls = scrape.body.unicodeScalars.filter {
+            ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value)
+        }
+        #expect(controls.isEmpty, "control characters in the scrape: \(controls.map { $0.value })")
+    }
+
     @Test func headSpanKindsAndHistoryOfUnknownHostsAnswerAsDocumented() throws {
         let closed = try LoopbackListener.freePort()
         let host = "nobody@127.0.0.1:\(closed)"

@@ -44,6 +44,21 @@ import Testing
         #expect(stalls.map(\.avg10) == [1.0])
     }
 
+    @Test func vmstatNetstatSnmp6AndSockstatKeepEachNameOnce() throws {
+        let vmstat = try ProcVmStatParser.parse("pgfault 10\npgmajfault 2\npgfault 11\n")
+        #expect(vmstat.value == [KernelFigure("pgfault", 10), KernelFigure("pgmajfault", 2)])
+        #expect(vmstat.warnings.count == 1)
+        let snmp = try ProcNetstatParser.parse(
+            "Tcp: ActiveOpens InSegs\nTcp: 3 4\nTcp: ActiveOpens InSegs\nTcp: 5 6\n", source: "/proc/net/snmp")
+        #expect(snmp.value == [KernelFigure("Tcp_ActiveOpens", 3), KernelFigure("Tcp_InSegs", 4)])
+        #expect(snmp.warnings.count == 2)
+        let snmp6 = try ProcNetstatParser.parseSNMP6("Udp6InDatagrams 7\nUdp6InDatagrams 8\n")
+        #expect(snmp6.value == [KernelFigure("Udp6_InDatagrams", 7)])
+        let sockstat = try ProcSockstatParser.parse("sockets: used 9\nTCP: inuse 1 inuse 2\nsockets: used 3\n")
+        #expect(sockstat.value == [KernelFigure("sockets_used", 9), KernelFigure("TCP_inuse", 1)])
+        #expect(sockstat.warnings.count == 2)
+    }
+
     @Test func everyNetDevColumnIsNamedFromTheHeader() throws {
         let parsed = try ProcNetDevColumnsParser.parse(FixtureText.read(Self.capture + "proc_net_dev.txt"))
         let eth0 = try #require(parsed.value.first { $0.device == "eth0" })

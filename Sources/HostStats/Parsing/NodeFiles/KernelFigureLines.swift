@@ -30,6 +30,17 @@ enum KernelFigureLines {
         return figures
     }
 
+    /// `figures` with each name once, its first figure kept: a garbled capture that repeats a line would
+    /// otherwise give a duplicate series (and a duplicate JSON key). Each dropped repeat is a warning.
+    static func firstOfEachName(_ figures: [KernelFigure], source: String, warnings: inout [String]) -> [KernelFigure] {
+        var names: Set<String> = []
+        return figures.filter { figure in
+            if names.insert(figure.name).inserted { return true }
+            warnings.append("\(source): \(figure.name) appears more than once; the first is kept")
+            return false
+        }
+    }
+
     /// The single number of a one-value file (`entropy_avail`, `nf_conntrack_count`).
     static func single(_ text: String, source: String) throws(ParseError) -> UInt64 {
         let fields = words(text)

@@ -7,7 +7,6 @@ public enum ProcMemInfoFieldsParser {
     public static func parse(_ text: String) throws(ParseError) -> Parsed<[KernelFigure]> {
         var warnings: [String] = []
         var figures: [KernelFigure] = []
-        var names: Set<String> = []
         for line in TextScanning.lines(text) {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let fields = TextScanning.fields(line[line.index(after: colon)...])
@@ -19,11 +18,6 @@ public enum ProcMemInfoFieldsParser {
             var name = String(key)
             if let open = name.firstIndex(of: "("), name.hasSuffix(")") {
                 name = name[..<open] + "_" + name[name.index(after: open)..<name.index(before: name.endIndex)]
-            }
-            // A name read twice (a garbled capture) keeps its first figure: a series, or a JSON key, once.
-            guard names.insert(name).inserted else {
-                warnings.append("\(source): \(key) appears more than once; the first is kept")
-                continue
             }
             if fields.count == 2 {
                 guard let bytes = number.checkedMultiplied(by: 1024) else {
@@ -38,6 +32,7 @@ public enum ProcMemInfoFieldsParser {
         guard !figures.isEmpty || !warnings.isEmpty else {
             throw .unexpected(source: source, "no `Key: value kB` line", expected: "`cat /proc/meminfo`", text: text)
         }
-        return Parsed(figures, warnings: warnings)
+        return Parsed(
+            KernelFigureLines.firstOfEachName(figures, source: source, warnings: &warnings), warnings: warnings)
     }
 }

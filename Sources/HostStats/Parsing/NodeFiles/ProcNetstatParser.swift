@@ -36,6 +36,7 @@ public enum ProcNetstatParser {
                 }
             }
         }
+        figures = KernelFigureLines.firstOfEachName(figures, source: source, warnings: &warnings)
         guard !figures.isEmpty || !warnings.isEmpty || text.contains(":") else {
             throw .unexpected(source: source, "no `Protocol: Field …` line", expected: "`cat \(source)`", text: text)
         }
@@ -55,7 +56,9 @@ public enum ProcNetstatParser {
                 figures.append(KernelFigure(key, Double(value)))
             }
         }
-        return Parsed(figures, warnings: warnings)
+        return Parsed(
+            KernelFigureLines.firstOfEachName(figures, source: "/proc/net/snmp6", warnings: &warnings),
+            warnings: warnings)
     }
 
     /// node_exporter's default `--collector.netstat.fields`:

@@ -27,6 +27,7 @@ public enum ProcSockstatParser {
             throw .unexpected(
                 source: source, "no `PROTOCOL: name value …` line", expected: "`cat \(source)`", text: text)
         }
-        return Parsed(figures, warnings: warnings)
+        return Parsed(
+            KernelFigureLines.firstOfEachName(figures, source: source, warnings: &warnings), warnings: warnings)
     }
 }

@@ -5,7 +5,9 @@ public enum ProcVmStatParser {
 
     public static func parse(_ text: String) throws(ParseError) -> Parsed<[KernelFigure]> {
         var warnings: [String] = []
-        let figures = KernelFigureLines.pairs(text, source: source, keep: isDefaultField, warnings: &warnings)
+        let figures = KernelFigureLines.firstOfEachName(
+            KernelFigureLines.pairs(text, source: source, keep: isDefaultField, warnings: &warnings), source: source,
+            warnings: &warnings)
         guard !figures.isEmpty || !warnings.isEmpty || text.contains("nr_free_pages") else {
             throw .unexpected(source: source, "no `name value` line", expected: "`cat /proc/vmstat`", text: text)
         }
