@@ -181,7 +181,8 @@ public enum NodeExporterFamilies {
 
     static let networkStatistics = [
         "receive_bytes", "receive_compressed", "receive_drop", "receive_errs", "receive_fifo", "receive_frame",
-        "receive_multicast", "receive_packets", "transmit_bytes", "transmit_carrier", "transmit_colls",
+        "receive_multicast", "receive_nohandler", "receive_packets", "transmit_bytes", "transmit_carrier",
+        "transmit_colls",
         "transmit_compressed", "transmit_drop", "transmit_errs", "transmit_fifo", "transmit_packets",
     ]
 
@@ -260,6 +261,41 @@ public enum NodeExporterFamilies {
     public static let osVersion = MetricFamily(
         "node_os_version", .gauge, help: "Metric containing the major.minor part of the OS version.")
 
+    // timex collector (adjtimex)
+    static func timex(_ name: String, _ type: MetricType = .gauge, help: String) -> MetricFamily {
+        MetricFamily("node_timex_\(name)", type, help: help)
+    }
+    public static let timexOffset = timex(
+        "offset_seconds", help: "Time offset in between local system and reference clock.")
+    public static let timexFrequency = timex("frequency_adjustment_ratio", help: "Local clock frequency adjustment.")
+    public static let timexMaxError = timex("maxerror_seconds", help: "Maximum error in seconds.")
+    public static let timexEstimatedError = timex("estimated_error_seconds", help: "Estimated error in seconds.")
+    public static let timexStatus = timex("status", help: "Value of the status array bits.")
+    public static let timexConstant = timex("loop_time_constant", help: "Phase-locked loop time constant.")
+    public static let timexTick = timex("tick_seconds", help: "Seconds between clock ticks.")
+    public static let timexPPSFrequency = timex("pps_frequency_hertz", help: "Pulse per second frequency.")
+    public static let timexPPSJitter = timex("pps_jitter_seconds", help: "Pulse per second jitter.")
+    public static let timexPPSShift = timex("pps_shift_seconds", help: "Pulse per second interval duration.")
+    public static let timexPPSStability = timex(
+        "pps_stability_hertz", help: "Pulse per second stability, average of recent frequency changes.")
+    public static let timexPPSJitterCount = timex(
+        "pps_jitter_total", .counter, help: "Pulse per second count of jitter limit exceeded events.")
+    public static let timexPPSCalibrationCount = timex(
+        "pps_calibration_total", .counter, help: "Pulse per second count of calibration intervals.")
+    public static let timexPPSErrorCount = timex(
+        "pps_error_total", .counter, help: "Pulse per second count of calibration errors.")
+    public static let timexPPSStabilityExceededCount = timex(
+        "pps_stability_exceeded_total", .counter, help: "Pulse per second count of stability limit exceeded events.")
+    public static let timexTAIOffset = timex("tai_offset_seconds", help: "International Atomic Time (TAI) offset.")
+    public static let timexSyncStatus = timex(
+        "sync_status", help: "Is clock synchronized to a reliable server (1 = yes, 0 = no).")
+    static let timexFamilies = [
+        timexOffset, timexFrequency, timexMaxError, timexEstimatedError, timexStatus, timexConstant, timexTick,
+        timexPPSFrequency, timexPPSJitter, timexPPSShift, timexPPSStability, timexPPSJitterCount,
+        timexPPSCalibrationCount, timexPPSErrorCount, timexPPSStabilityExceededCount, timexTAIOffset,
+        timexSyncStatus,
+    ]
+
     /// Every family, in the order an exposition lists them (node_exporter's: by name).
     public static let all: [MetricFamily] = fixed.sorted { $0.name < $1.name }
 
@@ -275,7 +311,7 @@ public enum NodeExporterFamilies {
             conntrackEntries, conntrackLimit, softnetProcessed, softnetDropped, softnetSqueezed, udpQueues,
             arpEntries, timeSeconds, textfileScrapeError, textfileMtime, filesystemReadonly, filesystemDeviceError,
             osVersion, diskInfo,
-        ] + listedBefore
+        ] + timexFamilies + listedBefore
 
     private static let listedBefore: [MetricFamily] = [
         bootTime, cpuGuestSeconds, cpuSeconds,

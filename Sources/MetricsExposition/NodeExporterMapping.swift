@@ -242,6 +242,7 @@ public enum NodeExporterMapping {
         }
         for device in node.networkClass { samples += networkClassSamples(device) }
         if let clock = node.hostClockSeconds { samples.append(MetricSample(F.timeSeconds, [], clock)) }
+        if let timex = node.timex { samples += timexSamples(timex) }
         if let offset = node.clockOffsetSeconds {
             samples.append(MetricSample(HostscopeFamilies.clockOffset, [], offset))
         }
@@ -272,6 +273,34 @@ public enum NodeExporterMapping {
             samples.append(MetricSample(F.textfileScrapeError, [], failed ? 1 : 0))
         }
         return samples
+    }
+
+    /// node_exporter's timex samples, converted as it converts them: offsets and jitter from
+    /// micro- or nanoseconds (`STA_NANO`), errors and the tick from microseconds, frequencies from
+    /// 2^-16 ppm; `sync_status` 0 when the clock state is `TIME_ERROR`.
+    static func timexSamples(_ timex: KernelTimex) -> [MetricSample] {
+        typealias F = NodeExporterFamilies
+        let unit = timex.isNanoseconds ? 1e-9 : 1e-6
+        let ppm16 = 65_536.0 * 1_000_000
+        return [
+            MetricSample(F.timexOffset, [], Double(timex.offset) * unit),
+            MetricSample(F.timexFrequency, [], 1 + Double(timex.frequency) / ppm16),
+            MetricSample(F.timexMaxError, [], Double(timex.maxError) * 1e-6),
+            MetricSample(F.timexEstimatedError, [], Double(timex.estimatedError) * 1e-6),
+            MetricSample(F.timexStatus, [], Double(timex.status)),
+            MetricSample(F.timexConstant, [], Double(timex.constant)),
+            MetricSample(F.timexTick, [], Double(timex.tick) * 1e-6),
+            MetricSample(F.timexPPSFrequency, [], Double(timex.ppsFrequency) / ppm16),
+            MetricSample(F.timexPPSJitter, [], Double(timex.jitter) * unit),
+            MetricSample(F.timexPPSShift, [], Double(timex.shift)),
+            MetricSample(F.timexPPSStability, [], Double(timex.stability) / ppm16),
+            MetricSample(F.timexPPSJitterCount, [], Double(timex.jitterCount)),
+            MetricSample(F.timexPPSCalibrationCount, [], Double(timex.calibrationCount)),
+            MetricSample(F.timexPPSErrorCount, [], Double(timex.errorCount)),
+            MetricSample(F.timexPPSStabilityExceededCount, [], Double(timex.stabilityExceededCount)),
+            MetricSample(F.timexTAIOffset, [], Double(timex.taiOffset)),
+            MetricSample(F.timexSyncStatus, [], timex.isSynchronised ? 1 : 0),
+        ]
     }
 
     /// node_exporter's netclass samples of one device: its numeric properties, `node_network_info`,

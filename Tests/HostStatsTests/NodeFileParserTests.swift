@@ -44,6 +44,21 @@ import Testing
         #expect(stalls.map(\.avg10) == [1.0])
     }
 
+    @Test func adjtimexLinesReadAsTheKernelsStructAndBadOnesAreNamed() throws {
+        // Captured on Linux 6.18 x86_64 without time synchronisation (state 5, TIME_ERROR).
+        let timex = try TimexParser.parse(
+            "5 0 -12 655360 16000000 16000000 8257 2 1 32768000 1795934223 450531 10000 3 4 5 6 7 8 9 10 37\n")
+        #expect(timex.state == 5 && !timex.isSynchronised)
+        #expect(timex.offset == -12 && timex.frequency == 655_360 && timex.maxError == 16_000_000)
+        #expect(timex.status == 8257 && timex.isNanoseconds)
+        #expect(timex.tick == 10_000 && timex.ppsFrequency == 3 && timex.jitter == 4 && timex.shift == 5)
+        #expect(timex.stability == 6 && timex.jitterCount == 7 && timex.stabilityExceededCount == 10)
+        #expect(timex.taiOffset == 37)
+        #expect(throws: ParseError.self) { try TimexParser.parse("5 0 0\n") }
+        #expect(throws: ParseError.self) { try TimexParser.parse("-1" + String(repeating: " 0", count: 21)) }
+        #expect(throws: ParseError.self) { try TimexParser.parse("x" + String(repeating: " 0", count: 21)) }
+    }
+
     @Test func vmstatNetstatSnmp6AndSockstatKeepEachNameOnce() throws {
         let vmstat = try ProcVmStatParser.parse("pgfault 10\npgmajfault 2\npgfault 11\n")
         #expect(vmstat.value == [KernelFigure("pgfault", 10), KernelFigure("pgmajfault", 2)])
@@ -261,6 +276,8 @@ import Testing
         node.fileHandlesMaximum = 99
         node.hostClockSeconds = 1_795_921_229.5
         node.clockOffsetSeconds = -0.002
+        node.timex = try TimexParser.parse(
+            "5 0 -12 655360 16000000 16000000 64 2 1 32768000 1795934223 450531 10000 3 4 5 6 7 8 9 10 37")
         var snapshot = Snapshot(
             host: "web1", collectedAt: Date(timeIntervalSince1970: 1_795_921_229), collector: "proc")
         #expect(snapshot.jsonValue.objectValue?.keys.contains("kernel") == false)
@@ -270,6 +287,8 @@ import Testing
         #expect(json["kernel"]?["meminfo"]?["MemTotal_bytes"] == .uint(1024))
         #expect(json["kernel"]?["pressure"]?["io"]?["some"]?["total_seconds"]?.doubleValue == 1.5)
         #expect(json["kernel"]?["file_handles_allocated"]?.isNull == true)
+        #expect(json["kernel"]?["timex"]?["synchronised"] == .bool(false))
+        #expect(json["kernel"]?["timex"]?["maxerror"]?.doubleValue == 16_000_000)
         guard case .snapshot(let read) = try SnapshotRecord(json: json) else {
             Issue.record("not read back as a snapshot")
             return

@@ -106,6 +106,30 @@ import Testing
         #expect(downSamples.first { $0.family.name == "node_network_up" }?.value == 0)
     }
 
+    @Test func timexIsConvertedAsNodeExporterConvertsIt() throws {
+        var timex = try TimexParser.parse(
+            "0 0 -1500 6553600 250000 1200 1 7 1 32768000 1795934223 450531 10000 65536 20 2 131072 1 2 3 4 37")
+        let values = Dictionary(
+            uniqueKeysWithValues: NodeExporterMapping.timexSamples(timex).map { ($0.family.name, $0.value) })
+        #expect(abs(values["node_timex_offset_seconds"]! + 0.0015) < 1e-12)
+        #expect(abs(values["node_timex_frequency_adjustment_ratio"]! - 1.0001) < 1e-12)
+        #expect(values["node_timex_maxerror_seconds"] == 0.25)
+        #expect(abs(values["node_timex_tick_seconds"]! - 0.01) < 1e-12)
+        #expect(abs(values["node_timex_pps_jitter_seconds"]! - 0.00002) < 1e-15)
+        #expect(values["node_timex_pps_stability_hertz"] == 131_072 / (65_536.0 * 1_000_000))
+        #expect(values["node_timex_pps_stability_exceeded_total"] == 4)
+        #expect(values["node_timex_tai_offset_seconds"] == 37)
+        #expect(values["node_timex_sync_status"] == 1)
+        #expect(values.count == 17)
+        // STA_NANO: the offset is in nanoseconds; state 5 is TIME_ERROR.
+        timex.status |= 0x2000
+        timex.state = 5
+        let nano = Dictionary(
+            uniqueKeysWithValues: NodeExporterMapping.timexSamples(timex).map { ($0.family.name, $0.value) })
+        #expect(abs(nano["node_timex_offset_seconds"]! + 0.0000015) < 1e-15)
+        #expect(nano["node_timex_sync_status"] == 0)
+    }
+
     @Test func unameAndOSInfoCarryEveryLabelNodeExporterGives() throws {
         var snapshot = try Self.snapshot()
         snapshot.os?.nodename = "web1"

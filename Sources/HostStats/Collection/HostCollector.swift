@@ -71,6 +71,8 @@ public actor HostCollector {
     private var platform: HostPlatform?
     /// The previous tick's counters, for `watch`'s deltas.
     private var previousSample: LinuxCounterSample?
+    /// The last `adjtimex` read and when, carried into the ticks between reads.
+    private var lastTimex: (read: Date, value: KernelTimex)?
     /// Command lines and owners learnt on earlier ticks, by pid, with the process's start time.
     private var knownDetails: [Int: (start: UInt64, details: ProcessDetailsProbe.Details)] = [:]
     private var previousMacSample: MacCounterSample?
@@ -156,12 +158,20 @@ public actor HostCollector {
                 let command =
                     route == .busybox
                     ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: false)
-                    : LinuxProcProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: false)
+                    : LinuxProcProbe.command(
+                        sampleSeconds: seconds, nonce: nonce, processDetails: false,
+                        timexSyscall: timexDue(at: collectedAt)
+                            ? LinuxProcProbe.adjtimexSyscall(arch: platform.os.arch) : nil)
                 let sent = now()
                 let output = try await run(command)
                 let received = now()
                 var result = try LinuxProcProbe.parse(
                     ProbeOutput(bytes: output.stdout, nonce: nonce), platform: platform)
+                if let timex = result.node?.timex {
+                    lastTimex = (collectedAt, timex)
+                } else if let last = lastTimex {
+                    result.node?.timex = last.value
+                }
                 result.node?.withConnectionFigures(
                     platform.networkClass, sent: sent, received: received, waited: seconds ?? 0)
                 var current = result.samples[result.samples.count - 1]
@@ -206,6 +216,12 @@ public actor HostCollector {
             return .failure(
                 CollectionFailure(host: host, collectedAt: collectedAt, kind: .command, message: "\(host): \(error)"))
         }
+    }
+
+    /// Whether this tick reads `adjtimex` (``LinuxProcProbe/timexInterval``).
+    private func timexDue(at time: Date) -> Bool {
+        guard let last = lastTimex else { return true }
+        return time.timeIntervalSince(last.read) >= LinuxProcProbe.timexInterval
     }
 
     /// Fills in the command line and owner of `processes` (the list of a tick or of a one-off

@@ -22,7 +22,11 @@ public enum LinuxProcProbe {
     ///   ticks leave them out and ask for those of the few processes they list, when not known
     ///   from an earlier tick (``ProcessDetailsProbe``): on a host with hundreds of processes that
     ///   is most of the output and of the parsing.
-    public static func command(sampleSeconds: Double?, nonce: String, processDetails: Bool = true) -> String {
+    ///   - timexSyscall: also read the kernel's clock discipline through `adjtimex(2)` with this
+    ///     system call number (``adjtimexSyscall(arch:)``), where the host has `perl`.
+    public static func command(
+        sampleSeconds: Double?, nonce: String, processDetails: Bool = true, timexSyscall: Int? = nil
+    ) -> String {
         let marker = "echo " + ProbeOutput.markerPrefix(nonce)
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
         var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; \(marker)self; echo $$; "
@@ -34,6 +38,7 @@ public enum LinuxProcProbe {
         // and come out last, as the file `(standard input)`. GNU df prints sizes and inodes in one
         // run; other dfs take two.
         script += textfileListing(marker: marker)
+        if let timexSyscall { script += timexScript(marker: marker, syscall: timexSyscall) }
         script += "\(marker)sample; { \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
         script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; } | "
         if processDetails {
@@ -114,7 +119,8 @@ public enum LinuxProcProbe {
     /// last sample by the same reader: each is a file or two of a few kilobytes, and a file the host
     /// lacks (`/proc/pressure` before Linux 4.20, conntrack without its module) is skipped.
     /// `/proc/vmstat` is cut by awk to node_exporter's fields. Of `/sys/class/net`, the attributes
-    /// that change and are always readable (state, carrier change counts) are read every tick; the
+    /// that change and are always readable (state, carrier change counts, and `statistics/rx_nohandler`,
+    /// which node_exporter reads through netlink and `/proc/net/dev` lacks) are read every tick; the
     /// others once per connection (``HostPlatform/detectionCommand``): `carrier`, `speed` and
     /// `duplex` fail to read (`EINVAL`) on a link that is down, which stops mawk.
     static let nodeFiles =
@@ -123,7 +129,8 @@ public enum LinuxProcProbe {
         + "/proc/sys/kernel/random/entropy_avail /proc/sys/kernel/random/poolsize /proc/net/softnet_stat "
         + "/proc/sys/net/netfilter/nf_conntrack_count /proc/sys/net/netfilter/nf_conntrack_max /proc/net/udp "
         + "/proc/net/udp6 /proc/net/arp /proc/mounts /sys/class/net/*/operstate "
-        + "/sys/class/net/*/carrier_changes /sys/class/net/*/carrier_up_count /sys/class/net/*/carrier_down_count"
+        + "/sys/class/net/*/carrier_changes /sys/class/net/*/carrier_up_count /sys/class/net/*/carrier_down_count "
+        + "/sys/class/net/*/statistics/rx_nohandler"
 
     /// The textfile directory node_exporter's Debian package reads (`--collector.textfile.directory`).
     public static let textfileDirectory = "/var/lib/prometheus/node-exporter"
@@ -135,6 +142,32 @@ public enum LinuxProcProbe {
     /// ``NodeFiguresReader/textfileLimit`` files of ``NodeFiguresReader/textfileLineLimit`` lines.
     static func textfileListing(marker: String) -> String {
         "if [ -d \(textfileDirectory) ]; then \(marker)textfiles; stat -c '%Y %n' \(textfileGlob) 2>/dev/null; fi; "
+    }
+
+    /// How often a watch reads `adjtimex(2)`: starting `perl` costs the host a few milliseconds of
+    /// CPU, more than the rest of a tick's probe, and the clock discipline moves slowly.
+    public static let timexInterval: Double = 60
+
+    /// `adjtimex`'s system call number on the host's architecture (`uname -m`), nil where unknown.
+    public static func adjtimexSyscall(arch: String?) -> Int? {
+        switch arch {
+        case "x86_64"?: 159
+        case "aarch64"?, "arm64"?, "riscv64"?, "loongarch64"?: 171
+        case "i386"?, "i486"?, "i586"?, "i686"?, "armv6l"?, "armv7l"?, "armv8l"?, "ppc"?, "ppc64"?, "ppc64le"?,
+            "s390x"?:
+            124
+        default: nil
+        }
+    }
+
+    /// `adjtimex(2)` in read-only mode (`modes` 0) through perl's `syscall`, which Debian and Ubuntu
+    /// always have (`perl-base` is essential) and most other distributions install: no system file or
+    /// standard command gives the kernel's NTP state. It prints the return value and `struct timex`'s
+    /// fields, laid out with the host's own `int` and `long` sizes; a host without perl prints no section.
+    static func timexScript(marker: String, syscall: Int) -> String {
+        "if command -v perl >/dev/null 2>&1; then \(marker)timex; perl -e '$b=\"\\0\"x256; $r=syscall(\(syscall),$b); "
+            + "print join(\" \",$r,unpack(\"i x![l!] l! l! l! l! i x![l!] l! l! l! l! l! l! l! l! i x![l!] l! l! l! l! l! i\",$b)),"
+            + "\"\\n\"' 2>/dev/null; fi; "
     }
 
     /// The name grep gives the file it reads from its standard input.
@@ -220,6 +253,11 @@ public enum LinuxProcProbe {
                     files: files, clock: output.section("clock"), textfiles: output.section("textfiles"),
                     pageSize: platform.pageSize, clockBase: platform.clockBase, uptime: sample.uptimeSeconds,
                     warnings: &result.warnings)
+                if let text = output.section("timex"), !text.isEmpty {
+                    do { result.node?.timex = try TimexParser.parse(text) } catch {
+                        result.warnings.append(error.description)
+                    }
+                }
             }
         }
 

@@ -86,6 +86,7 @@ public enum NodeFiguresReader {
         node.arpEntries = parsed("/proc/net/arp", ProcNetArpParser.parse) ?? []
         node.mounts = parsed("/proc/mounts", ProcMountsParser.parse) ?? []
         node.networkClass = networkState(files)
+        node.addNoHandlerCounts()
         func seconds(_ text: String?) -> Double? {
             guard let text, let token = KernelFigureLines.words(text).first, let value = Double(token), value.isFinite,
                 value > 0
@@ -134,6 +135,28 @@ public enum NodeFiguresReader {
 }
 
 extension NodeFigures {
+    /// `/sys/class/net/DEVICE/statistics/rx_nohandler` as the device's `receive_nohandler` counter
+    /// (node_exporter reads it through netlink; `/proc/net/dev` has no such column), unless
+    /// `/proc/net/dev` gave one; the attribute itself is dropped from ``networkClass``.
+    mutating func addNoHandlerCounts() {
+        let attribute = "statistics/rx_nohandler"
+        var counts: [String: Double] = [:]
+        for index in networkClass.indices {
+            if let text = networkClass[index].attributes.removeValue(forKey: attribute),
+                let value = TextScanning.counter(Substring(text))
+            {
+                counts[networkClass[index].device] = Double(value)
+            }
+        }
+        guard !counts.isEmpty else { return }
+        for index in networkDevices.indices {
+            guard let value = counts[networkDevices[index].device],
+                !networkDevices[index].counters.contains(where: { $0.name == "receive_nohandler" })
+            else { continue }
+            networkDevices[index].counters.append(KernelFigure("receive_nohandler", value))
+        }
+    }
+
     /// Adds what a connection learnt once (`/sys/class/net`'s fixed attributes, under this tick's
     /// state ones) and the host's clock offset.
     ///

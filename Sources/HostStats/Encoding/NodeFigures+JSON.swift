@@ -39,6 +39,7 @@ extension NodeFigures {
         object.append("file_handles_maximum", .from(fileHandlesMaximum, JSONValue.uint))
         object.append("clock_seconds", .from(hostClockSeconds, JSONValue.double))
         object.append("clock_offset_seconds", .from(clockOffsetSeconds, JSONValue.double))
+        if let timex { object.append("timex", timex.jsonValue) }
         return .object(object)
     }
 
@@ -71,5 +72,39 @@ extension NodeFigures {
         fileHandlesMaximum = count("file_handles_maximum")
         hostClockSeconds = json["clock_seconds"]?.doubleValue
         clockOffsetSeconds = json["clock_offset_seconds"]?.doubleValue
+        timex = json["timex"].flatMap(KernelTimex.init(json:))
+    }
+}
+
+extension KernelTimex {
+    /// `struct timex`'s fields under their names in adjtimex(2), in the kernel's units, with the call's
+    /// return value as `state` and `synchronised` (the state is not `TIME_ERROR`) for a reader.
+    static var fieldNames: [(name: String, path: WritableKeyPath<KernelTimex, Int64>)] {
+        [
+            ("state", \.state), ("status", \.status), ("offset", \.offset), ("freq", \.frequency),
+            ("maxerror", \.maxError), ("esterror", \.estimatedError), ("constant", \.constant),
+            ("precision", \.precision), ("tolerance", \.tolerance), ("tick", \.tick), ("ppsfreq", \.ppsFrequency),
+            ("jitter", \.jitter), ("shift", \.shift), ("stabil", \.stability), ("jitcnt", \.jitterCount),
+            ("calcnt", \.calibrationCount), ("errcnt", \.errorCount), ("stbcnt", \.stabilityExceededCount),
+            ("tai", \.taiOffset),
+        ]
+    }
+
+    public var jsonValue: JSONValue {
+        var object: JSONObject = ["synchronised": .bool(isSynchronised)]
+        for (name, path) in Self.fieldNames { object.append(name, .int(self[keyPath: path])) }
+        return .object(object)
+    }
+
+    /// The figures of a `timex` object; nil when a field is missing or not a whole number.
+    public init?(json: JSONValue) {
+        self.init(
+            state: 0, offset: 0, frequency: 0, maxError: 0, estimatedError: 0, status: 0, constant: 0, precision: 0,
+            tolerance: 0, tick: 0, ppsFrequency: 0, jitter: 0, shift: 0, stability: 0, jitterCount: 0,
+            calibrationCount: 0, errorCount: 0, stabilityExceededCount: 0, taiOffset: 0)
+        for (name, path) in Self.fieldNames {
+            guard let value = json[name]?.doubleValue, let whole = Int64(exactly: value) else { return nil }
+            self[keyPath: path] = whole
+        }
     }
 }

@@ -126,6 +126,65 @@ public struct NetworkDeviceClass: Sendable, Equatable {
     }
 }
 
+/// The kernel's clock discipline as `adjtimex(2)` reads it (`struct timex`, in the kernel's units:
+/// `offset` and `jitter` in microseconds, or nanoseconds when `status` has `STA_NANO`; `maxError`,
+/// `estimatedError` and `tick` in microseconds; `frequency`, `ppsFrequency` and `stability` in
+/// 2^-16 ppm).
+public struct KernelTimex: Sendable, Equatable {
+    /// The call's return value, the clock state: `5` (`TIME_ERROR`) when not synchronised.
+    public var state: Int64
+    public var offset: Int64
+    public var frequency: Int64
+    public var maxError: Int64
+    public var estimatedError: Int64
+    public var status: Int64
+    public var constant: Int64
+    public var precision: Int64
+    public var tolerance: Int64
+    public var tick: Int64
+    public var ppsFrequency: Int64
+    public var jitter: Int64
+    public var shift: Int64
+    public var stability: Int64
+    public var jitterCount: Int64
+    public var calibrationCount: Int64
+    public var errorCount: Int64
+    public var stabilityExceededCount: Int64
+    public var taiOffset: Int64
+
+    public init(
+        state: Int64, offset: Int64, frequency: Int64, maxError: Int64, estimatedError: Int64, status: Int64,
+        constant: Int64, precision: Int64, tolerance: Int64, tick: Int64, ppsFrequency: Int64, jitter: Int64,
+        shift: Int64, stability: Int64, jitterCount: Int64, calibrationCount: Int64, errorCount: Int64,
+        stabilityExceededCount: Int64, taiOffset: Int64
+    ) {
+        self.state = state
+        self.offset = offset
+        self.frequency = frequency
+        self.maxError = maxError
+        self.estimatedError = estimatedError
+        self.status = status
+        self.constant = constant
+        self.precision = precision
+        self.tolerance = tolerance
+        self.tick = tick
+        self.ppsFrequency = ppsFrequency
+        self.jitter = jitter
+        self.shift = shift
+        self.stability = stability
+        self.jitterCount = jitterCount
+        self.calibrationCount = calibrationCount
+        self.errorCount = errorCount
+        self.stabilityExceededCount = stabilityExceededCount
+        self.taiOffset = taiOffset
+    }
+
+    /// `STA_NANO`: `offset` and `jitter` are in nanoseconds.
+    public var isNanoseconds: Bool { status & 0x2000 != 0 }
+    /// `TIME_ERROR`: the clock is not synchronised.
+    public var isSynchronised: Bool { state != 5 }
+}
+
 /// One `*.prom` file of the textfile directory: its modification time and its text, or why it
 /// could not be read.
 public struct TextfileRead: Sendable, Equatable {
@@ -192,6 +251,9 @@ public struct NodeFigures: Sendable, Equatable {
     public var textfiles: [TextfileRead]?
     /// A textfile could not be read, or the directory held more than hostscope reads.
     public var textfileError = false
+    /// `adjtimex(2)`, read at most once a minute (``LinuxProcProbe/timexInterval``) where the host
+    /// has `perl` and a known architecture; between reads, the last one.
+    public var timex: KernelTimex?
     /// The host's page size, the unit of sockstat's `mem` figures.
     public var pageSize: UInt64 = 4096
 
