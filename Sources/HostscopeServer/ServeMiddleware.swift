@@ -207,7 +207,7 @@ struct GuardMiddleware: RouterMiddleware {
                     retryAfterSeconds: verdict.retryAfterSeconds)
             }
         }
-        if token != nil, !carriesToken, !Self.open.contains(request.uri.path) {
+        if token != nil, !carriesToken, !Self.open.contains(request.uri.path), !WebRoutes.isOpen(request) {
             guard authorization != nil else {
                 throw APIError(
                     status: 401, code: "unauthorized",

@@ -34,7 +34,8 @@ enum ServeRoutes {
         router.add(middleware: HostHeaderMiddleware(policy: serve.hostPolicy))
         router.add(middleware: GuardMiddleware(configuration: serve.configuration))
 
-        router.get("/") { _, _ in Response.json(index) }
+        router.get("/") { request, _ in WebRoutes.index(request) }
+        WebRoutes.add(to: router)
         router.get("/healthz") { _, _ in Response.text("ok\n", contentType: "text/plain; charset=utf-8") }
         router.get("/readyz") { request, _ in readiness(request, serve) }
         router.get("/metrics") { request, _ in
