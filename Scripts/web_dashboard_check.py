@@ -21,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 failures = []
@@ -118,7 +119,9 @@ def main():
     os.makedirs(options.artifacts, exist_ok=True)
     every = float(options.every.rstrip("s"))
     token = secrets.token_hex(24)
-    token_file = os.path.join(options.artifacts, "token")
+    # The token stays out of the artifacts, which CI keeps.
+    secrets_directory = tempfile.mkdtemp(prefix="hostscope-web-token-")
+    token_file = os.path.join(secrets_directory, "token")
     with open(token_file, "w") as handle:
         handle.write(token + "\n")
     os.chmod(token_file, 0o600)
@@ -244,6 +247,7 @@ def main():
         serve.stop()
         hostile.kill()
         hostile.wait()
+        shutil.rmtree(secrets_directory, ignore_errors=True)
     if failures:
         print(f"{len(failures)} check(s) failed; screenshots and serve.log in {options.artifacts}", file=sys.stderr)
         return 1

@@ -95,6 +95,29 @@ enum BrowserInstallation {
         #expect(rebound.status == 421)
     }
 
+    /// The assets are in the executable itself: a copy of it alone in an empty directory serves the page and
+    /// every asset, byte for byte as the build directory's binary does.
+    @Test func aCopiedBinaryAloneInADirectoryServesItsPage() throws {
+        let alone = directory + "/alone"
+        try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+        let copy = ["/bin/sh", "-c", "cp \"$0\" \(alone)/hostscope && cd / && exec \(alone)/hostscope \"$@\""]
+        let serve = try RunningServe(
+            ["h1", "--ssh-config", config, "--every", "5s", "--listen", "127.0.0.1:0"], directory: directory,
+            launcher: copy)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: alone) == ["hostscope"])
+        let page = try serve.get("/", headers: ["Accept: text/html"])
+        #expect(page.status == 200 && page.body.contains("/assets/app.js"))
+        for name in ["app.js", "app.css", "fleet.js", "host.js", "chart.js", "icon.svg"] {
+            let asset = try serve.get("/assets/\(name)")
+            let file = try String(
+                contentsOf: Repository.root.appendingPathComponent("Sources/HostscopeWeb/Assets/\(name)"),
+                encoding: .utf8)
+            #expect(asset.status == 200 && asset.body == file, "\(name)")
+        }
+    }
+
     /// Screenshots (1400×900 and 390×844 of each screen) and serve's log go to `HOSTSCOPE_TEST_ARTIFACTS/web`
     /// (default `.build/test-artifacts/web`).
     @Test(

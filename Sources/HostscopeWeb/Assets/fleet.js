@@ -94,7 +94,7 @@ export function mount(root, context) {
     ),
   );
   const heads = COLUMNS.map(([key, title]) =>
-    el('th', { scope: 'col', 'data-key': key }, el('button', { type: 'button', text: title, class: 'sort' })),
+    el('th', { scope: 'col', 'data-key': key, class: 'c-' + key }, el('button', { type: 'button', text: title, class: 'sort' })),
   );
   const body = el('tbody');
   const message = el('p', { class: 'note' });
