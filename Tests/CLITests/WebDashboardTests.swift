@@ -95,6 +95,26 @@ enum BrowserInstallation {
         #expect(rebound.status == 421)
     }
 
+    /// The host list and history pages are megabytes for a large fleet: gzip-compressed for a client that takes
+    /// it (every browser), the same JSON once decoded, and as they were for one that does not.
+    @Test func theHostListAndHistoryAreGzipCompressedForAClientThatTakesIt() throws {
+        let serve = try RunningServe(
+            ["h1", "--ssh-config", config, "--every", "1s", "--listen", "127.0.0.1:0"], directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        _ = try serve.waitFor("/api/v1/hosts/h1/history?limit=2") { $0.body.contains("\"processes\"") }
+        for path in ["/api/v1/hosts", "/api/v1/hosts/h1/history?limit=5"] {
+            let plain = try serve.get(path)
+            #expect(plain.status == 200 && plain.headers["content-encoding"] == nil, "\(path)")
+            let compressed = try serve.get(path, headers: ["Accept-Encoding: gzip"])
+            #expect(compressed.headers["content-encoding"] == "gzip", "\(path)")
+            #expect(compressed.headers["vary"] == "Accept-Encoding", "\(path)")
+            let decoded = try CurlCommand.get(serve.url(path), extra: ["--compressed"])
+            let schema = try JSONParser.parse(decoded.body)["schema"]?.stringValue
+            #expect(schema?.hasPrefix("hostscope.api.") == true, "\(path): \(decoded.body.prefix(200))")
+        }
+    }
+
     /// The assets are in the executable itself: a copy of it alone in an empty directory serves the page and
     /// every asset, byte for byte as the build directory's binary does.
     @Test func aCopiedBinaryAloneInADirectoryServesItsPage() throws {

@@ -99,6 +99,8 @@ def main():
         }
         figures["long_tasks_over_50ms"] = len(long_tasks)
         figures["js_heap_bytes"] = driver.execute_script("return performance.memory?.usedJSHeapSize ?? null")
+        print(json.dumps(figures), file=sys.stderr)
+        driver.set_script_timeout(120)
         # A 7-day chart at 15 s: 40,320 points per series, four series, drawn by the page's own chart code.
         figures["chart_7d_15s_ms"] = driver.execute_async_script("""
             const done = arguments[arguments.length - 1];
@@ -118,7 +120,7 @@ def main():
               }
               canvas.remove();
               done(runs.sort((a, b) => a - b)[2]);
-            });""")
+            }).catch((error) => done('chart.js did not load: ' + error));""")
     finally:
         driver.quit()
         serve.send_signal(signal.SIGTERM)

@@ -4,7 +4,7 @@
 import { APIError, getJSON, AuthError } from './api.js';
 import { el, route, setText } from './dom.js';
 import * as f from './format.js';
-import { sparkline } from './chart.js';
+import { sparkline, themeColor } from './chart.js';
 
 /** Filesystems that are not storage (kernel, memory, container layers): never "the fullest". */
 const PSEUDO = /^(tmpfs|devtmpfs|devfs|proc|sysfs|overlay|squashfs|cgroup2?|nsfs|autofs|efivarfs|ramfs|fuse\..*)$/;
@@ -178,6 +178,8 @@ export function mount(root, context) {
     if (!frame) frame = requestAnimationFrame(render);
   }
 
+  let sparkColor = '';
+
   function renderRow(row) {
     const { cells, state, figures: fig } = row;
     setText(cells.stateText, state.state);
@@ -191,8 +193,8 @@ export function mount(root, context) {
     setText(cells.fullest, fig?.fullest == null ? '–' : f.percent(fig.fullest) + ' ' + fig.fullestMount);
     setText(cells.netText, fig ? '↓' + f.rate(fig.rx) + ' ↑' + f.rate(fig.tx) : '–');
     setText(cells.diskText, fig ? 'r ' + f.rate(fig.read) + ' w ' + f.rate(fig.write) : '–');
-    sparkline(cells.netSpark, row.net);
-    sparkline(cells.diskSpark, row.disk);
+    sparkline(cells.netSpark, row.net, sparkColor);
+    sparkline(cells.diskSpark, row.disk, sparkColor);
     setText(cells.load, f.number(fig?.loadPerCore));
     setText(cells.uptime, f.duration(fig?.uptime));
     renderAge(row, Date.now());
@@ -208,6 +210,7 @@ export function mount(root, context) {
   function render() {
     frame = 0;
     const started = performance.now();
+    if (dirty.size) sparkColor = themeColor('--accent', '#1f6feb');
     for (const row of dirty) renderRow(row);
     dirty.clear();
     if (reorder) {
