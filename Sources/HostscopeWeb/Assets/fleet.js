@@ -151,6 +151,7 @@ export function mount(root, context) {
     if (!row) {
       row = makeRow(state.host);
       rows.set(state.host, row);
+      visibility.observe(row.tr);
       reorder = true;
     }
     row.state = state;
@@ -179,6 +180,21 @@ export function mount(root, context) {
   }
 
   let sparkColor = '';
+  // Sparklines are drawn only for rows on screen (a canvas costs more than all of a row's text); a row
+  // scrolled into view draws the ones it missed.
+  const onScreen = new Set();
+  const visibility = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      const row = rows.get(entry.target.dataset.host);
+      if (!row) continue;
+      if (entry.isIntersecting) {
+        onScreen.add(row);
+        if (row.sparksStale) mark(row);
+      } else {
+        onScreen.delete(row);
+      }
+    }
+  });
 
   function renderRow(row) {
     const { cells, state, figures: fig } = row;
@@ -193,8 +209,11 @@ export function mount(root, context) {
     setText(cells.fullest, fig?.fullest == null ? '–' : f.percent(fig.fullest) + ' ' + fig.fullestMount);
     setText(cells.netText, fig ? '↓' + f.rate(fig.rx) + ' ↑' + f.rate(fig.tx) : '–');
     setText(cells.diskText, fig ? 'r ' + f.rate(fig.read) + ' w ' + f.rate(fig.write) : '–');
-    sparkline(cells.netSpark, row.net, sparkColor);
-    sparkline(cells.diskSpark, row.disk, sparkColor);
+    row.sparksStale = !onScreen.has(row);
+    if (!row.sparksStale) {
+      sparkline(cells.netSpark, row.net, sparkColor);
+      sparkline(cells.diskSpark, row.disk, sparkColor);
+    }
     setText(cells.load, f.number(fig?.loadPerCore));
     setText(cells.uptime, f.duration(fig?.uptime));
     renderAge(row, Date.now());
@@ -253,6 +272,8 @@ export function mount(root, context) {
       for (const [host, row] of rows) {
         if (!seen.has(host)) {
           rows.delete(host);
+          visibility.unobserve(row.tr);
+          onScreen.delete(row);
           row.tr.remove();
         }
       }
@@ -283,6 +304,8 @@ export function mount(root, context) {
         if (row) {
           rows.delete(change.host);
           dirty.delete(row);
+          visibility.unobserve(row.tr);
+          onScreen.delete(row);
           row.tr.remove();
         }
         reorder = true;
@@ -328,6 +351,7 @@ export function mount(root, context) {
 
   return () => {
     abort.abort();
+    visibility.disconnect();
     clearInterval(ages);
     if (frame) cancelAnimationFrame(frame);
     for (const off of unsubscribe) off();
