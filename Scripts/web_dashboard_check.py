@@ -200,6 +200,16 @@ def main():
                      "document.querySelector('button[data-range=\"12h\"]').getAttribute('aria-pressed') === 'true'",
              20, "the range switches to 12h")
         check("range=12h" in driver.current_url, "the range is in the URL")
+        # A drag across a chart zooms every chart to that span; a double-click goes back.
+        from selenium.webdriver.common.action_chains import ActionChains
+        chart = driver.find_element(By.ID, "chart-cpu")
+        ActionChains(driver).move_to_element_with_offset(chart, -120, 0).click_and_hold().move_by_offset(
+            200, 0).release().perform()
+        wait(driver, "return document.getElementById('zoom-note').textContent.startsWith('Zoomed to')", 10,
+             "a drag across a chart zooms it")
+        ActionChains(driver).double_click(chart).perform()
+        wait(driver, "return document.getElementById('zoom-note').textContent === ''", 10,
+             "a double-click zooms out")
         command = wait(driver, """return [...document.querySelectorAll('#processes td.command')]
                                     .map(td => td.textContent).find(t => t.includes('<img src=x'))""", 30,
                        "the hostile process is listed")

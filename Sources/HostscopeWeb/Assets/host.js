@@ -72,6 +72,9 @@ export function mount(root, context, host) {
   let interval = 15000;
   let frame = 0;
   let generation = 0;
+  /** The [from, to] a drag on a chart chose (ms), or null for the whole range, live at the right edge. */
+  let zoom = null;
+  const zoomNote = el('p', { class: 'note', id: 'zoom-note' });
 
   const title = el('h1', { text: host });
   const stateLine = el('p', { class: 'state-line' });
@@ -108,6 +111,7 @@ export function mount(root, context, host) {
       el('button', { type: 'button', id: 'export-json', text: 'Export JSON', onclick: () => exportRange('json') }),
     ),
     note,
+    zoomNote,
     el('div', { class: 'charts' }, chartBlocks.map((block) => block.node)),
     el('div', { class: 'columns' },
       el('section', { class: 'processes' }, el('h2', { text: 'Top processes' }),
@@ -165,8 +169,9 @@ export function mount(root, context, host) {
 
   function draw() {
     frame = 0;
-    const to = Date.now();
-    const from = to - RANGES[range] * 1000;
+    const to = zoom ? zoom[1] : Date.now();
+    const from = zoom ? zoom[0] : to - RANGES[range] * 1000;
+    setText(zoomNote, zoom ? 'Zoomed to ' + f.time(new Date(from)) + ' – ' + f.time(new Date(to)) + '; double-click a chart to zoom out.' : '');
     const times = records.map((record) => Date.parse(record.collected_at));
     const gap = Math.max(2.5 * interval, 30000);
     for (const { chart, legend, canvas } of chartBlocks) {
@@ -266,6 +271,7 @@ export function mount(root, context, host) {
   for (const button of rangeButtons) {
     button.addEventListener('click', () => {
       range = button.dataset.range;
+      zoom = null;
       const params = new URLSearchParams();
       params.set('range', range);
       context.setParams(params);
@@ -311,6 +317,35 @@ export function mount(root, context, host) {
       loadRange();
     }),
   ];
+  // Drag across a chart to zoom every chart to that span; double-click to go back to the range.
+  for (const { canvas } of chartBlocks) {
+    let start = null;
+    const timeAt = (event) => {
+      const box = canvas.getBoundingClientRect();
+      const left = 64;
+      const width = Math.max(10, box.width - left - 8);
+      const to = zoom ? zoom[1] : Date.now();
+      const from = zoom ? zoom[0] : to - RANGES[range] * 1000;
+      const share = Math.min(1, Math.max(0, (event.clientX - box.left - left) / width));
+      return from + share * (to - from);
+    };
+    canvas.addEventListener('pointerdown', (event) => {
+      start = timeAt(event);
+    });
+    canvas.addEventListener('pointerup', (event) => {
+      if (start === null) return;
+      const end = timeAt(event);
+      if (Math.abs(end - start) > 1000) {
+        zoom = [Math.min(start, end), Math.max(start, end)];
+        schedule();
+      }
+      start = null;
+    });
+    canvas.addEventListener('dblclick', () => {
+      zoom = null;
+      schedule();
+    });
+  }
   const resize = () => schedule();
   window.addEventListener('resize', resize);
   const tick = setInterval(schedule, 15000);
