@@ -119,8 +119,13 @@ export function timeChart(canvas, { times, series, from, to, format, gap, max })
     const flush = () => {
       if (column === null) return;
       const x = left + column + 0.5;
-      if (pen) context.lineTo(x, yOf(first));
-      else context.moveTo(x, yOf(first));
+      if (pen) {
+        context.lineTo(x, yOf(first));
+      } else {
+        // A segment's first point gets a short stub, so a lone point between two gaps is seen.
+        context.moveTo(x - 1.5, yOf(first));
+        context.lineTo(x + 1.5, yOf(first));
+      }
       if (peak !== low) {
         context.lineTo(x, yOf(low));
         context.lineTo(x, yOf(peak));

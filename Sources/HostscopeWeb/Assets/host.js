@@ -229,7 +229,7 @@ export function mount(root, context, host) {
       const steps = times.slice(1).map((time, index) => time - times[index]).sort((a, b) => a - b);
       interval = Math.max(1000, steps[Math.floor(steps.length / 2)]);
     }
-    const shown = records.length + ' records over the last ' + range + (STEPS[range] ? ' (one per ' + STEPS[range][0] + ')' : '');
+    const shown = records.length + (records.length === 1 ? ' record' : ' records') + ' over the last ' + range + (STEPS[range] ? ' (one per ' + STEPS[range][0] + ')' : '');
     setText(note, records.length ? shown : 'No records of ' + host + ' in the last ' + range + '.');
     document.body.dataset.hostRange = range;
     schedule();
