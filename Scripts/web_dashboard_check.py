@@ -219,6 +219,16 @@ def main():
         driver.save_screenshot(os.path.join(options.artifacts, "host-390x844.png"))
         driver.set_window_size(1400, 900)
 
+        # The failing host's page: its state line quotes the markup as text, its charts have only gaps.
+        if options.hostile_host:
+            driver.get(base + "#/host/" + options.hostile_host)
+            line = wait(driver, "const s = document.querySelector('.state-line'); "
+                                "return s && s.dataset.state === 'failing' && s.textContent", 30,
+                        "the failing host's page says it is failing")
+            check(line and "<img src=x onerror=window.hostscopeXSS=1>" in line, f"its error is text: {line!r}")
+            wait(driver, "return Number(document.getElementById('chart-cpu')?.dataset.points) > 0", 30,
+                 "the failing host's error records are read")
+
         # Tracing: the span list, then one trace's waterfall and a span's detail.
         driver.get(base + "#/tracing")
         wait(driver, "return document.querySelectorAll('#spans tbody tr a').length > 0", 30, "the tracing list has spans")
