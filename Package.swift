@@ -122,11 +122,20 @@ let package = Package(
                 "HostscopeCore", "Gzip", "HostStats", "MetricsExposition", "OrderedJSON", "Storage", "ValueFormats",
             ],
             swiftSettings: strictImports),
+        // The dashboard `serve` answers at `/`: its page and assets, compiled in (no file read at run time).
+        .target(
+            name: "HostscopeWeb", dependencies: ["Digests", "Gzip"],
+            resources: [
+                "index.html", "app.css", "app.js", "api.js", "dom.js", "format.js", "chart.js", "fleet.js", "host.js",
+                "tracing.js", "icon.svg",
+            ].map { .embedInCode("Assets/" + $0) },
+            swiftSettings: strictImports),
         // The HTTP face of `serve`: the only module that depends on the server library.
         .target(
             name: "HostscopeServer",
             dependencies: [
-                "HostscopeCore", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "ServeAPI", "Storage",
+                "HostscopeWeb", "HostscopeCore", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON",
+                "ServeAPI", "Storage",
                 "ValueFormats",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -236,6 +245,9 @@ let package = Package(
                 "ServeAPI", "Gzip", "HostscopeCore", "HostStats", "MetricsExposition", "OrderedJSON", "Storage",
                 "TestSupport",
             ],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "HostscopeWebTests", dependencies: ["HostscopeWeb", "Gzip", "TestSupport"],
             swiftSettings: strictImports),
         .testTarget(
             name: "HostscopeMCPTests",

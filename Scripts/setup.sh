@@ -6,9 +6,10 @@
 #   Scripts/setup.sh --tests   that, and what its tests start and read: OpenSSH server and client,
 #                              Prometheus and node_exporter, sysstat, busybox and tcsh (collectors and
 #                              login shells), wrk (benchmarks), tmux (the full-screen view), iproute2
-#                              (network namespaces), systemd's tools (the unit files), and the Python
-#                              packages of the test servers and receivers (opentelemetry-proto, rotel,
-#                              asyncssh, Arize Phoenix, prometheus-client, the MCP client).
+#                              (network namespaces), systemd's tools (the unit files), Chromium, its
+#                              driver and Node.js (the dashboard's browser and script tests), and the
+#                              Python packages of the test servers and receivers (opentelemetry-proto,
+#                              rotel, asyncssh, Arize Phoenix, prometheus-client, the MCP client, Selenium).
 #   Scripts/setup.sh [--tests] --list   prints the Debian and Python packages it would install, and stops.
 #
 # Safe to run again; uses sudo when not run as root.
@@ -32,10 +33,10 @@ python_packages=()
 if ((tests)); then
     packages+=(
         openssh-server openssh-client sysstat busybox tcsh python3 python3-pip iproute2 tmux systemd
-        prometheus prometheus-node-exporter wrk
+        prometheus prometheus-node-exporter wrk chromium chromium-driver nodejs
     )
     # arize-phoenix is large (a few minutes to install): the Phoenix tests skip, saying why, where it is missing.
-    python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client mcp)
+    python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client mcp selenium)
 fi
 
 if ((list)); then
@@ -62,7 +63,7 @@ fi
 # loopback ports with temporary configurations.
 
 if ((${#python_packages[@]})) &&
-    ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix, prometheus_client, mcp, jsonschema' 2>/dev/null; then
+    ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix, prometheus_client, mcp, jsonschema, selenium' 2>/dev/null; then
     pip_flags=(--quiet --disable-pip-version-check --root-user-action=ignore)
     if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
         pip_flags+=(--break-system-packages)

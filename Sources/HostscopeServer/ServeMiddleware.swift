@@ -49,6 +49,14 @@ extension Response {
         self.text(text, status: status, contentType: "application/json")
     }
 
+    /// A JSON answer gzip-compressed when the request's `Accept-Encoding` takes it and the body is over 1 KiB
+    /// (a fleet's host list or a history page: megabytes that compress to a tenth).
+    static func json(_ text: String, for request: Request) -> Response {
+        let coding = ContentCoding.negotiate(acceptEncoding: request.headers[.acceptEncoding])
+        guard coding == .gzip, text.utf8.count > 1024 else { return json(text) }
+        return bytes(coding.encode(Array(text.utf8)), contentType: "application/json", coding: coding)
+    }
+
     /// The JSON error body of ``APIError``, with `Retry-After` and `WWW-Authenticate` where they apply.
     static func error(_ error: APIError) -> Response {
         var response = json(error.body, status: HTTPResponse.Status(code: error.status))
@@ -207,7 +215,7 @@ struct GuardMiddleware: RouterMiddleware {
                     retryAfterSeconds: verdict.retryAfterSeconds)
             }
         }
-        if token != nil, !carriesToken, !Self.open.contains(request.uri.path) {
+        if token != nil, !carriesToken, !Self.open.contains(request.uri.path), !WebRoutes.isOpen(request) {
             guard authorization != nil else {
                 throw APIError(
                     status: 401, code: "unauthorized",

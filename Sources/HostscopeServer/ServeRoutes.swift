@@ -34,7 +34,8 @@ enum ServeRoutes {
         router.add(middleware: HostHeaderMiddleware(policy: serve.hostPolicy))
         router.add(middleware: GuardMiddleware(configuration: serve.configuration))
 
-        router.get("/") { _, _ in Response.json(index) }
+        router.get("/") { request, _ in WebRoutes.index(request) }
+        WebRoutes.add(to: router)
         router.get("/healthz") { _, _ in Response.text("ok\n", contentType: "text/plain; charset=utf-8") }
         router.get("/readyz") { request, _ in readiness(request, serve) }
         router.get("/metrics") { request, _ in
@@ -44,8 +45,8 @@ enum ServeRoutes {
                 serve.board.metrics(format, coding: coding), contentType: format.contentType, coding: coding)
         }
         router.get("/probe") { request, _ in try await probe(request, serve) }
-        router.get("/api/v1/hosts") { _, _ in
-            Response.json(APIEncoding.hosts(serve.board.hostStates(), generatedAt: Date()))
+        router.get("/api/v1/hosts") { request, _ in
+            Response.json(APIEncoding.hosts(serve.board.hostStates(), generatedAt: Date()), for: request)
         }
         router.get("/api/v1/hosts/:host") { _, context in
             let host = try hostParameter(context)
@@ -65,7 +66,7 @@ enum ServeRoutes {
                     throw APIError.notFound(
                         "\(host) was never watched by this serve and has no history; GET /api/v1/hosts lists the hosts")
                 }
-                return Response.json(APIEncoding.history(host: host, page: page))
+                return Response.json(APIEncoding.history(host: host, page: page), for: request)
             } catch let error as APIError {
                 throw error
             } catch {
@@ -77,7 +78,7 @@ enum ServeRoutes {
             let database = try store(serve)
             do {
                 let page = try await database.spans.recentPage(query.filter, until: query.until, after: query.cursor)
-                return Response.json(APIEncoding.spans(page))
+                return Response.json(APIEncoding.spans(page), for: request)
             } catch {
                 throw storageFailure(error)
             }

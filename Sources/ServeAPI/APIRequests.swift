@@ -57,9 +57,19 @@ public struct HistoryRequest: Sendable, Equatable {
     /// Where to continue, decoded from the page's cursor.
     public var cursor: HistoryCursor?
 
+    /// `step`: one record per interval of this length (`1m`, `10m`), the last of each; `nil` for every record.
+    public var stepMilliseconds: Int64?
+
     public init(host: String, query: String?, now: Date = Date()) throws(APIError) {
         self.host = host
-        page = try PageRequest(QueryParameters(query, allowed: PageRequest.parameterNames), now: now)
+        let parameters = try QueryParameters(query, allowed: PageRequest.parameterNames.union(["step"]))
+        page = try PageRequest(parameters, now: now)
+        if let text = parameters["step"] {
+            guard let step = DurationText.parse(text), step >= .seconds(1), step <= .seconds(86_400) else {
+                throw APIError.badRequest("step must be a duration from 1s to 24h (1m, 10m), one record per step")
+            }
+            stepMilliseconds = step.roundedUpMilliseconds
+        }
         if let token = page.cursor {
             guard let cursor = HistoryCursor(token: token) else {
                 throw APIError.badRequest("cursor is not one this API gave; pass the next_cursor of the page before")
@@ -70,7 +80,7 @@ public struct HistoryRequest: Sendable, Equatable {
 
     /// The storage query.
     public var query: HistoryQuery {
-        HistoryQuery(hosts: .exact([host]), since: page.since, until: page.until)
+        HistoryQuery(hosts: .exact([host]), since: page.since, until: page.until, stepMilliseconds: stepMilliseconds)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 
 /// The content codings `serve` sends a metrics body in.
 public enum ContentCoding: Sendable, Equatable {
@@ -9,6 +10,11 @@ public enum ContentCoding: Sendable, Equatable {
 
     /// The `Content-Encoding` header's value, `nil` for ``identity``.
     public var headerValue: String? { self == .gzip ? "gzip" : nil }
+
+    /// `bytes` in this coding (gzip at its fastest level: a body is compressed per request or per rendering).
+    public func encode(_ bytes: [UInt8]) -> [UInt8] {
+        self == .gzip ? Gzip.compress(bytes, level: .fastest) : bytes
+    }
 
     /// The coding an `Accept-Encoding` header asks for: gzip when it names `gzip` (or `x-gzip`, or `*`)
     /// with a weight above zero, else the body as it is (RFC 9110, section 12.5.3).

@@ -1,5 +1,4 @@
 import Foundation
-import Gzip
 import HostStats
 public import HostscopeCore
 public import MetricsExposition
@@ -226,7 +225,7 @@ public final class FleetBoard: Sendable {
                 families: FleetExposition.families, series: [process] + series, format: key.format)
             made[plainKey] = text
         }
-        let bytes = key.coding == .gzip ? Gzip.compress(text, level: .fastest) : text
+        let bytes = key.coding.encode(text)
         made[key] = bytes
         let madeAt = ContinuousClock.now
         state.withLock { state in
@@ -251,7 +250,7 @@ public final class FleetBoard: Sendable {
         guard let summary = state.withLock({ $0.entries[host]?.summary }) else { return nil }
         let series = RenderedSeries(Self.samples(summary, topProcesses: topProcesses))
         let text = ExpositionWriter.document(families: FleetExposition.families, series: [series], format: format)
-        return coding == .gzip ? Gzip.compress(text, level: .fastest) : text
+        return coding.encode(text)
     }
 
     /// The hosts on the board, in order.

@@ -7,7 +7,7 @@ import Testing
 @Suite struct SetupScriptTests {
     static let testOnly = [
         "openssh-server", "prometheus", "prometheus-node-exporter", "wrk", "sysstat", "busybox", "tmux", "tcsh",
-        "systemd", "arize-phoenix", "rotel",
+        "systemd", "arize-phoenix", "rotel", "chromium", "chromium-driver", "nodejs", "selenium",
     ]
 
     func packages(_ arguments: String) throws -> [String] {

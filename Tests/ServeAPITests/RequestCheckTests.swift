@@ -36,7 +36,13 @@ import Testing
         let cursor = try #require(HistoryCursor(token: "1795600000123.42"))
         #expect(cursor.token == "1795600000123.42")
         #expect(try HistoryRequest(host: "web1", query: "cursor=1795600000123.42").cursor == cursor)
-        for bad in ["limit=0", "limit=5000", "limit=ten", "since=yesterday", "cursor=abc", "since=1h&until=2h"] {
+        #expect(request.stepMilliseconds == nil && request.query.stepMilliseconds == nil)
+        #expect(
+            try HistoryRequest(host: "web1", query: "since=7d&step=10m", now: now).query.stepMilliseconds == 600_000)
+        for bad in [
+            "limit=0", "limit=5000", "limit=ten", "since=yesterday", "cursor=abc", "since=1h&until=2h", "step=0s",
+            "step=500ms", "step=2d", "step=often",
+        ] {
             #expect(throws: APIError.self, "\(bad)") { try HistoryRequest(host: "web1", query: bad, now: now) }
         }
     }

@@ -85,6 +85,32 @@ import Testing
         #expect(try await history.count(HistoryQuery(since: Records.at(9.5))) == 0)
     }
 
+    @Test func aStepKeepsTheLastRecordOfEachIntervalPerHostAndPagesOverThem() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await StorageDatabase.fresh(in: directory)
+        // Ticks every 2 s for 60 s on two hosts; the epoch is a whole multiple of 10 s.
+        for second in stride(from: 0, to: 60, by: 2) {
+            try await database.history.append(
+                ["web1", "web2"].map { Records.snapshot($0, at: Double(second), busy: Double(second)) })
+        }
+        let query = HistoryQuery(hosts: .exact(["web1"]), since: Records.at(10), stepMilliseconds: 10_000)
+        let page = try await database.history.page(query, limit: 100)
+        #expect(page.records.map(\.collectedAt) == [18, 28, 38, 48, 58].map { Records.at($0) })
+        #expect(page.records.map(\.cpuBusyPercent) == [18, 28, 38, 48, 58])
+        #expect(page.records.allSatisfy { $0.host == "web1" })
+
+        var seen: [Date] = []
+        var cursor: HistoryCursor?
+        repeat {
+            let next = try await database.history.page(query, after: cursor, limit: 2)
+            seen += next.records.map(\.collectedAt)
+            cursor = next.next
+        } while cursor != nil
+        #expect(seen == page.records.map(\.collectedAt))
+        #expect(try await database.history.count(HistoryQuery(stepMilliseconds: 10_000)) == 12)
+        #expect(try await database.history.count(HistoryQuery(stepMilliseconds: 0)) == 60)
+    }
+
     @Test func aHostArgumentMeansAllAPatternOrOneHost() {
         #expect(HostFilter(argument: nil) == .all)
         #expect(HostFilter(argument: "all") == .all)

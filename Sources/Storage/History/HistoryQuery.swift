@@ -27,12 +27,16 @@ public struct HistoryQuery: Sendable, Equatable {
     public var since: Date?
     /// Records collected at or before this moment.
     public var until: Date?
+    /// When set, one record per host and interval of this many milliseconds (counted from the epoch): the
+    /// last one stored in it. A long range then reads as a chart needs it, not every tick.
+    public var stepMilliseconds: Int64?
 
-    /// A query; by default every host over the whole history.
-    public init(hosts: HostFilter = .all, since: Date? = nil, until: Date? = nil) {
+    /// A query; by default every host over the whole history, every record.
+    public init(hosts: HostFilter = .all, since: Date? = nil, until: Date? = nil, stepMilliseconds: Int64? = nil) {
         self.hosts = hosts
         self.since = since
         self.until = until
+        self.stepMilliseconds = stepMilliseconds.map { max(1, $0) }
     }
 }
 

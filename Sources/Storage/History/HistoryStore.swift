@@ -177,6 +177,13 @@ public struct HistoryStore: Sendable {
             filter.conditions.append("collected_at <= ?")
             filter.arguments += [milliseconds(until)]
         }
+        if let step = query.stepMilliseconds {
+            // Row ids grow with each append, so the largest id of an interval is the record stored last in it.
+            filter.conditions.append(
+                "id IN (SELECT MAX(id) FROM snapshot_record \(filter.whereClause) GROUP BY host, collected_at / ?)")
+            filter.arguments += filter.arguments
+            filter.arguments += [step]
+        }
         return filter
     }
 }

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""The dashboard's figures in headless Chromium through the Performance API: the first load of the fleet page
+(bytes transferred, time until the page is interactive and until every host has a row) and the main-thread
+time the fleet spends rendering each batch of live events, against a real `serve` watching HOSTS aliases of
+the harness sshd; then a host chart over 7 days drawn from synthetic points.
+
+    Scripts/sshd-harness.sh start /tmp/h && Scripts/bench/alias_config.sh 300 /tmp/h > /tmp/fleet.cfg
+    python3 Scripts/bench/web/bench_web.py --binary .build/release/hostscope --ssh-config /tmp/fleet.cfg \
+        --hosts 300 --every 5s --seconds 60
+
+Prints one JSON object of figures (docs/benchmarks.md#web has them).
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--ssh-config", required=True)
+    parser.add_argument("--hosts", type=int, default=300)
+    parser.add_argument("--every", default="5s")
+    parser.add_argument("--seconds", type=float, default=60)
+    options = parser.parse_args()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    work = tempfile.mkdtemp(prefix="hostscope-bench-web-")
+    port = free_port()
+    hosts = [f"fleet-{index:03d}" for index in range(options.hosts)]
+    log = open(os.path.join(work, "serve.log"), "wb")
+    serve = subprocess.Popen(
+        [options.binary, "serve", *hosts, "--ssh-config", options.ssh_config, "--every", options.every, "--listen",
+         f"127.0.0.1:{port}", "--db", os.path.join(work, "db.sqlite"), "--max-connections-per-address", "512"],
+        stderr=log, stdout=subprocess.DEVNULL)
+    chrome = webdriver.ChromeOptions()
+    chrome.binary_location = shutil.which("chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1400,900"):
+        chrome.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=chrome)
+    figures = {"hosts": options.hosts, "every": options.every}
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        # Let every host have a first record, so the first load is the full page.
+        time.sleep(float(options.every.rstrip("s")) + 5)
+        started = time.time()
+        driver.get(f"http://127.0.0.1:{port}/")
+        while time.time() - started < 60:
+            rows = driver.execute_script(
+                "return [...document.querySelectorAll('#fleet tbody tr')].filter(r => r.dataset.collectedAt).length")
+            if rows >= options.hosts:
+                break
+            time.sleep(0.05)
+        figures["every_row_filled_ms"] = round((time.time() - started) * 1000)
+        load = driver.execute_script("""
+            const nav = performance.getEntriesByType('navigation')[0];
+            const resources = performance.getEntriesByType('resource');
+            const assets = resources.filter(r => r.name.includes('/assets/'));
+            return {transferred_bytes: nav.transferSize + assets.reduce((s, r) => s + r.transferSize, 0),
+                    api_bytes: resources.filter(r => r.name.includes('/api/v1/hosts')).reduce((s, r) => s + r.transferSize, 0),
+                    dom_interactive_ms: nav.domInteractive, dom_content_loaded_ms: nav.domContentLoadedEventEnd,
+                    load_ms: nav.loadEventEnd}""")
+        figures["first_load"] = load
+        driver.execute_script("""
+            window.benchLongTasks = [];
+            new PerformanceObserver(l => window.benchLongTasks.push(...l.getEntries().map(e => e.duration)))
+              .observe({type: 'longtask', buffered: false});
+            globalThis.hostscopeFleetRenderTimes.length = 0;""")
+        time.sleep(options.seconds)
+        renders = driver.execute_script("return [...globalThis.hostscopeFleetRenderTimes]")
+        long_tasks = driver.execute_script("return window.benchLongTasks")
+        figures["fleet_render_ms"] = {
+            "batches": len(renders),
+            "median": round(statistics.median(renders), 2) if renders else None,
+            "p95": round(sorted(renders)[int(len(renders) * 0.95)], 2) if renders else None,
+            "max": round(max(renders), 2) if renders else None,
+        }
+        figures["long_tasks_over_50ms"] = len(long_tasks)
+        figures["js_heap_bytes"] = driver.execute_script("return performance.memory?.usedJSHeapSize ?? null")
+        print(json.dumps(figures), file=sys.stderr)
+        driver.set_script_timeout(120)
+        # A 7-day chart at 15 s: 40,320 points per series, four series, drawn by the page's own chart code.
+        figures["chart_7d_15s_ms"] = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            import('/assets/chart.js').then(({timeChart}) => {
+              const canvas = document.createElement('canvas');
+              canvas.width = 600; canvas.height = 180;
+              canvas.style.width = '600px'; canvas.style.height = '180px';
+              document.body.append(canvas);
+              const to = Date.now(), from = to - 7 * 86400000, n = 40320;
+              const times = Array.from({length: n}, (_, i) => from + i * 15000);
+              const series = [0, 1, 2, 3].map(k => ({label: 's' + k, values: times.map((t, i) => 50 + 40 * Math.sin(i / (500 + k * 50)))}));
+              const runs = [];
+              for (let r = 0; r < 5; r++) {
+                const start = performance.now();
+                timeChart(canvas, {times, series, from, to, format: v => v.toFixed(0), gap: 37500, max: 100});
+                runs.push(performance.now() - start);
+              }
+              canvas.remove();
+              done(runs.sort((a, b) => a - b)[2]);
+            }).catch((error) => done('chart.js did not load: ' + error));""")
+    finally:
+        driver.quit()
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=60)
+        log.close()
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

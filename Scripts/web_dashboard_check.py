@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""Drives serve's dashboard in headless Chromium (Debian `chromium` and `chromium-driver`, PyPI `selenium`)
+against a real `hostscope serve` it starts, and checks what a person would see. Run by
+Tests/CLITests/WebDashboardTests.swift; exits 0 when every check holds, else prints what failed on stderr
+and exits 1; exits 77 (and says why) when Chromium or Selenium is missing.
+
+    web_dashboard_check.py --binary .build/debug/hostscope --ssh-config CFG --hosts h1,h2 --hostile-host evil1 \
+        --db FILE --artifacts DIR
+
+The tour: the token form (a wrong token named as wrong), the fleet listing every host with a value that
+changes within two ticks, the hostile host error and process command line rendered as text, a host page
+drawing its charts and switching range, the tracing list and a trace's waterfall, the page reconnecting by
+itself after serve restarts, no error in the browser console, and screenshots at 1400x900 and 390x844.
+"""
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+failures = []
+HOSTILE_PROCESS = "[<img src=x onerror=window.hostscopeXSS=1><script>window.hostscopeXSS=2</script>]"
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL: " + message, file=sys.stderr)
+    return condition
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Serve:
+    def __init__(self, options, port, token_file):
+        self.options = options
+        self.port = port
+        self.token_file = token_file
+        self.process = None
+
+    def start(self):
+        hosts = self.options.hosts.split(",") + ([self.options.hostile_host] if self.options.hostile_host else [])
+        self.log = open(os.path.join(self.options.artifacts, "serve.log"), "ab")
+        self.process = subprocess.Popen(
+            [self.options.binary, "serve", *hosts, "--ssh-config", self.options.ssh_config, "--every",
+             self.options.every, "--listen", f"127.0.0.1:{self.port}", "--db", self.options.db, "--token-file",
+             self.token_file, "--log-level", "info"], stderr=self.log, stdout=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if self.process.poll() is not None:
+                    raise SystemExit(f"serve ended at start with status {self.process.returncode}")
+                time.sleep(0.1)
+        raise SystemExit("serve did not listen within 30 s")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+def wait(driver, condition, seconds, what):
+    deadline = time.time() + seconds
+    last = None
+    while time.time() < deadline:
+        try:
+            last = driver.execute_script(condition)
+            if last:
+                return last
+        except Exception as error:  # a page between two states: try again
+            last = error
+        time.sleep(0.2)
+    check(False, f"{what} (within {seconds} s; last: {str(last)[:300]})")
+    return None
+
+
+def severe_logs(driver):
+    return [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("--binary", "--ssh-config", "--hosts", "--db", "--artifacts"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--hostile-host", default="")
+    parser.add_argument("--every", default="2s")
+    options = parser.parse_args()
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        from selenium.webdriver.common.by import By
+    except ImportError:
+        print("selenium is not installed (pip install selenium); the browser tests are skipped", file=sys.stderr)
+        return 77
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if not chromium or not chromedriver:
+        print("chromium and chromium-driver are not installed (apt-get install chromium chromium-driver); "
+              "the browser tests are skipped", file=sys.stderr)
+        return 77
+    os.makedirs(options.artifacts, exist_ok=True)
+    every = float(options.every.rstrip("s"))
+    token = secrets.token_hex(24)
+    # The token stays out of the artifacts, which CI keeps.
+    secrets_directory = tempfile.mkdtemp(prefix="hostscope-web-token-")
+    token_file = os.path.join(secrets_directory, "token")
+    with open(token_file, "w") as handle:
+        handle.write(token + "\n")
+    os.chmod(token_file, 0o600)
+    # A busy process whose command line is markup: a top process of the harness host (this machine).
+    hostile = subprocess.Popen(
+        ["nice", "-n", "19", "bash", "-c", f"exec -a '{HOSTILE_PROCESS}' {sys.executable} -c 'while True: pass'"])
+    serve = Serve(options, free_port(), token_file)
+    serve.start()
+    chrome = webdriver.ChromeOptions()
+    chrome.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1400,900", "--no-first-run", "--disable-extensions"):
+        chrome.add_argument(argument)
+    chrome.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(chromedriver), options=chrome)
+    base = f"http://127.0.0.1:{serve.port}/"
+    hosts = options.hosts.split(",")
+    try:
+        driver.set_window_size(1400, 900)
+        driver.get(base)
+        # The token: asked for once; a wrong one is named as wrong.
+        wait(driver, "return document.getElementById('token-form') !== null", 15, "the token form appears")
+        driver.find_element(By.ID, "token").send_keys("not-the-token-of-this-serve-at-all-0123456789")
+        driver.find_element(By.CSS_SELECTOR, "#token-form button").click()
+        wait(driver, "return document.querySelector('#token-form h1')?.textContent === 'Wrong token'", 15,
+             "a wrong token gives the 'Wrong token' form")
+        driver.save_screenshot(os.path.join(options.artifacts, "token-1400x900.png"))
+        driver.find_element(By.ID, "token").send_keys(token)
+        driver.find_element(By.CSS_SELECTOR, "#token-form button").click()
+        check(token not in driver.current_url, "the token never appears in the URL")
+        # The 401s of the wrong tokens above are the browser's own console lines: expected here, not later.
+        driver.get_log("browser")
+
+        # The fleet: every host listed, a value changing live within two ticks.
+        expected = hosts + ([options.hostile_host] if options.hostile_host else [])
+        wait(driver, f"""return [...document.querySelectorAll('#fleet tbody tr')].map(r => r.dataset.host).sort()
+                         .join(',') === {json.dumps(','.join(sorted(expected)))}""", 30, "the fleet lists every host")
+        first = wait(driver, f"""const row = document.querySelector('#fleet tr[data-host={json.dumps(hosts[0])}]');
+                                 return row && row.dataset.collectedAt && row.querySelector('.c-cpu').textContent
+                                   .endsWith('%') ? row.dataset.collectedAt : null""", 30, "the first host has figures")
+        wait(driver, f"""const row = document.querySelector('#fleet tr[data-host={json.dumps(hosts[0])}]');
+                         return row.dataset.collectedAt !== {json.dumps(first)}""", 2 * every + 3,
+             "the first host's row changes within two ticks")
+        if options.hostile_host:
+            shown = wait(driver, f"""const row = document.querySelector('#fleet tr[data-host={json.dumps(options.hostile_host)}]');
+                                     return row && row.dataset.state === 'failing' && row.querySelector('.error-line')
+                                       .textContent""", 30, "the hostile host shows as failing with its sentence")
+            check(shown and "<img src=x onerror=window.hostscopeXSS=1>" in shown,
+                  f"the hostile host's error is shown as text: {shown!r}")
+        driver.save_screenshot(os.path.join(options.artifacts, "fleet-1400x900.png"))
+        driver.set_window_size(390, 844)
+        driver.save_screenshot(os.path.join(options.artifacts, "fleet-390x844.png"))
+        driver.set_window_size(1400, 900)
+
+        # Filter and sort, kept in the URL.
+        search = driver.find_element(By.CSS_SELECTOR, "[data-filter]")
+        search.send_keys(hosts[0])
+        wait(driver, "return document.querySelectorAll('#fleet tbody tr').length === 1", 5, "the filter narrows the fleet")
+        check("q=" in driver.current_url, "the filter is in the URL")
+        driver.execute_script("document.querySelector('[data-filter]').value = '';"
+                              "document.querySelector('[data-filter]').dispatchEvent(new Event('input'))")
+        driver.find_element(By.CSS_SELECTOR, "th[data-key=cpu] button").click()
+        wait(driver, "return document.querySelector('th[data-key=cpu]').getAttribute('aria-sort') === 'descending'",
+             5, "a click on CPU sorts by it")
+
+        # A host page: charts from history, the range switch, the hostile process inert.
+        driver.get(base + "#/host/" + hosts[0])
+        wait(driver, "return Number(document.getElementById('chart-cpu')?.dataset.points) > 1", 30,
+             "the host page draws its CPU chart from history")
+        painted = driver.execute_script("""const c = document.getElementById('chart-cpu');
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0;
+            for (let i = 3; i < d.length; i += 4) if (d[i]) n++; return n""")
+        check(painted and painted > 500, f"the CPU chart has pixels drawn ({painted})")
+        driver.find_element(By.CSS_SELECTOR, "button[data-range='12h']").click()
+        wait(driver, "return document.body.dataset.hostRange === '12h' && "
+                     "document.querySelector('button[data-range=\"12h\"]').getAttribute('aria-pressed') === 'true'",
+             20, "the range switches to 12h")
+        check("range=12h" in driver.current_url, "the range is in the URL")
+        # A drag across a chart zooms every chart to that span; a double-click goes back.
+        from selenium.webdriver.common.action_chains import ActionChains
+        chart = driver.find_element(By.ID, "chart-cpu")
+        ActionChains(driver).move_to_element_with_offset(chart, -120, 0).click_and_hold().move_by_offset(
+            200, 0).release().perform()
+        wait(driver, "return document.getElementById('zoom-note').textContent.startsWith('Zoomed to')", 10,
+             "a drag across a chart zooms it")
+        ActionChains(driver).double_click(chart).perform()
+        wait(driver, "return document.getElementById('zoom-note').textContent === ''", 10,
+             "a double-click zooms out")
+        command = wait(driver, """return [...document.querySelectorAll('#processes td.command')]
+                                    .map(td => td.textContent).find(t => t.includes('<img src=x'))""", 30,
+                       "the hostile process is listed")
+        check(command and command.startswith("[<img src=x onerror="), f"the command line is text: {command!r}")
+        driver.save_screenshot(os.path.join(options.artifacts, "host-1400x900.png"))
+        driver.set_window_size(390, 844)
+        driver.save_screenshot(os.path.join(options.artifacts, "host-390x844.png"))
+        driver.set_window_size(1400, 900)
+
+        # The failing host's page: its state line quotes the markup as text, its charts have only gaps.
+        if options.hostile_host:
+            driver.get(base + "#/host/" + options.hostile_host)
+            line = wait(driver, "const s = document.querySelector('.state-line'); "
+                                "return s && s.dataset.state === 'failing' && s.textContent", 30,
+                        "the failing host's page says it is failing")
+            check(line and "<img src=x onerror=window.hostscopeXSS=1>" in line, f"its error is text: {line!r}")
+            wait(driver, "return Number(document.getElementById('chart-cpu')?.dataset.points) > 0", 30,
+                 "the failing host's error records are read")
+
+        # Tracing: the span list, then one trace's waterfall and a span's detail.
+        driver.get(base + "#/tracing")
+        wait(driver, "return document.querySelectorAll('#spans tbody tr a').length > 0", 30, "the tracing list has spans")
+        driver.find_element(By.CSS_SELECTOR, "#spans tbody tr a").click()
+        wait(driver, "return document.querySelectorAll('#waterfall .span-row').length > 0 && "
+                     "document.querySelector('#span-detail h2') !== null", 20, "a trace shows its waterfall and detail")
+        driver.save_screenshot(os.path.join(options.artifacts, "trace-1400x900.png"))
+        driver.set_window_size(390, 844)
+        driver.save_screenshot(os.path.join(options.artifacts, "trace-390x844.png"))
+        driver.set_window_size(1400, 900)
+
+        # Nothing injected, nothing in the console.
+        check(driver.execute_script("return window.hostscopeXSS === undefined"), "no hostile string ran as script")
+        check(driver.execute_script("return document.querySelectorAll('img').length") == 0, "no element was injected")
+        errors = severe_logs(driver)
+        check(not errors, f"no errors in the browser console: {errors}")
+
+        # serve restarts: the page reconnects by itself and goes on with new figures.
+        driver.get(base + "#/")
+        wait(driver, "return document.body.dataset.feed === 'live'", 20, "the event stream is live")
+        serve.stop()
+        wait(driver, "return document.body.dataset.feed === 'reconnecting'", 20, "the page notices serve stopped")
+        restarted = time.time() * 1000
+        serve.start()
+        wait(driver, "return document.body.dataset.feed === 'live'", 40, "the page reconnects after the restart")
+        wait(driver, f"""const row = document.querySelector('#fleet tr[data-host={json.dumps(hosts[0])}]');
+                         return row && Number(row.dataset.collectedAt) > {restarted}""", 30,
+             "the fleet shows figures collected after the restart")
+        # Connection refusals while serve was down are the browser's own lines; anything after is an error.
+        driver.get_log("browser")
+        time.sleep(2 * every)
+        errors = severe_logs(driver)
+        check(not errors, f"no errors in the browser console after reconnecting: {errors}")
+    finally:
+        driver.quit()
+        serve.stop()
+        hostile.kill()
+        hostile.wait()
+        shutil.rmtree(secrets_directory, ignore_errors=True)
+    if failures:
+        print(f"{len(failures)} check(s) failed; screenshots and serve.log in {options.artifacts}", file=sys.stderr)
+        return 1
+    print(f"every check holds; screenshots in {options.artifacts}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+// The page's one way to the server: JSON reads with the token in a header, and one event stream read with
+// fetch (so the token goes in a header there too, never in a URL), resumed by Last-Event-ID.
+
+const TOKEN_KEY = 'hostscope.token';
+
+/** The server wants a token, or a different one: `message` is its sentence. */
+export class AuthError extends Error {}
+
+/** Any other refusal of the API, with its code and sentence. */
+export class APIError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function token() {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function setToken(value) {
+  if (value) sessionStorage.setItem(TOKEN_KEY, value);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+function headers(extra) {
+  const result = { Accept: 'application/json', ...extra };
+  const value = token();
+  if (value) result.Authorization = 'Bearer ' + value;
+  return result;
+}
+
+/** GET `path` as JSON; throws AuthError on 401 and APIError with the server's sentence otherwise. */
+export async function getJSON(path, signal) {
+  let response;
+  try {
+    response = await fetch(path, { headers: headers(), signal, cache: 'no-store', credentials: 'omit' });
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    throw new APIError(0, 'unreachable', 'serve does not answer; is it running?');
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    body = null;
+  }
+  const refusal = body && body.error;
+  if (response.status === 401) throw new AuthError(refusal ? refusal.message : 'this server needs its token');
+  if (!response.ok) {
+    throw new APIError(
+      response.status,
+      refusal ? refusal.code : 'http_' + response.status,
+      refusal ? refusal.message : 'serve answered ' + response.status,
+    );
+  }
+  return body;
+}
+
+export function hostPath(host) {
+  return '/api/v1/hosts/' + encodeURIComponent(host);
+}
+
+/**
+ * The live events of `/api/v1/events`, read once for the whole page. Handlers get `(data, id)` per event
+ * type; `status` gets `live`, `reconnecting` or `unauthorized`. After a break it reconnects by itself with
+ * jittered back-off, sending the last id it saw; the server answers with what was missed, or `reset`.
+ */
+export class EventFeed {
+  constructor() {
+    this.handlers = new Map();
+    this.lastId = null;
+    this.retryMs = 2000;
+    this.failures = 0;
+    this.controller = null;
+    this.running = false;
+    this.status = () => {};
+  }
+
+  on(type, handler) {
+    if (!this.handlers.has(type)) this.handlers.set(type, new Set());
+    this.handlers.get(type).add(handler);
+    return () => this.handlers.get(type).delete(handler);
+  }
+
+  emit(type, data, id) {
+    for (const handler of this.handlers.get(type) || []) {
+      try {
+        handler(data, id);
+      } catch (error) {
+        console.warn('an event handler failed:', error);
+      }
+    }
+  }
+
+  start() {
+    if (this.running) return;
+    this.running = true;
+    this.loop();
+  }
+
+  stop() {
+    this.running = false;
+    if (this.controller) this.controller.abort();
+  }
+
+  async loop() {
+    while (this.running) {
+      this.controller = new AbortController();
+      const extra = { Accept: 'text/event-stream' };
+      if (this.lastId) extra['Last-Event-ID'] = this.lastId;
+      try {
+        const response = await fetch('/api/v1/events', {
+          headers: headers(extra),
+          signal: this.controller.signal,
+          cache: 'no-store',
+          credentials: 'omit',
+        });
+        if (response.status === 401) {
+          this.running = false;
+          this.status('unauthorized');
+          return;
+        }
+        if (response.ok && response.body) {
+          this.failures = 0;
+          this.status('live');
+          await this.read(response.body);
+        }
+      } catch {
+        // A refused connection or a stream cut by a restart: retried below.
+      }
+      if (!this.running) return;
+      this.failures += 1;
+      this.status('reconnecting');
+      const backoff = Math.min(this.retryMs * 2 ** Math.min(this.failures - 1, 3), 15000);
+      await new Promise((resolve) => setTimeout(resolve, backoff * (0.5 + Math.random() / 2)));
+    }
+  }
+
+  /** Reads the stream's lines as the SSE format has them (RFC: `id`, `event`, `data`, `retry`). */
+  async read(body) {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let type = 'message';
+    let data = [];
+    let id = null;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf('\n')) >= 0) {
+        let line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        if (line.endsWith('\r')) line = line.slice(0, -1);
+        if (line === '') {
+          if (id !== null) this.lastId = id;
+          if (data.length) {
+            let parsed = null;
+            try {
+              parsed = JSON.parse(data.join('\n'));
+            } catch {
+              parsed = null;
+            }
+            if (parsed !== null) this.emit(type, parsed, id);
+          }
+          type = 'message';
+          data = [];
+          id = null;
+          continue;
+        }
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        let text = colon < 0 ? '' : line.slice(colon + 1);
+        if (text.startsWith(' ')) text = text.slice(1);
+        if (field === 'event') type = text;
+        else if (field === 'data') data.push(text);
+        else if (field === 'id') id = text;
+        else if (field === 'retry' && /^\d+$/.test(text)) this.retryMs = Number(text);
+      }
+    }
+  }
+}

@@ -1,0 +1,141 @@
+// The page: the token gate, the hash router (a URL for every screen and selection), the theme, and the one
+// event stream that every screen listens to.
+
+import { AuthError, EventFeed, getJSON, setToken, token } from './api.js';
+import { el } from './dom.js';
+import * as fleet from './fleet.js';
+import * as host from './host.js';
+import * as tracing from './tracing.js';
+
+const main = document.getElementById('main');
+const statusLine = document.getElementById('status');
+const feed = new EventFeed();
+let mounted = null;
+
+/** The screen a hash names: `#/`, `#/host/NAME?range=1h`, `#/tracing?kind=ssh`, `#/trace/ID?span=ID`. */
+function parseRoute() {
+  const hash = location.hash.replace(/^#\/?/, '');
+  const [path, query] = hash.split('?', 2);
+  const parts = path.split('/').filter(Boolean).map((part) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  });
+  return { parts, params: new URLSearchParams(query || '') };
+}
+
+/** Replaces the current URL's query without adding a history entry (filters, sort, range). */
+export function setParams(params) {
+  const hash = location.hash.split('?', 1)[0] || '#/';
+  const query = params.toString();
+  history.replaceState(null, '', hash + (query ? '?' + query : ''));
+}
+
+function show() {
+  if (mounted) mounted();
+  mounted = null;
+  main.replaceChildren();
+  const { parts, params } = parseRoute();
+  const context = { feed, params, setParams, unauthorized };
+  let screen = fleet;
+  let argument = null;
+  if (parts[0] === 'host' && parts[1]) [screen, argument] = [host, parts[1]];
+  else if (parts[0] === 'tracing') screen = tracing;
+  else if (parts[0] === 'trace' && parts[1]) [screen, argument] = [tracing, parts[1]];
+  document.getElementById('nav-fleet').toggleAttribute('aria-current', screen !== tracing);
+  document.getElementById('nav-tracing').toggleAttribute('aria-current', screen === tracing);
+  mounted = screen.mount(main, context, argument) || null;
+}
+
+/** The token form: asked once per tab (kept in sessionStorage, sent as a bearer header only). */
+function unauthorized(message) {
+  feed.stop();
+  if (mounted) mounted();
+  mounted = null;
+  const hadToken = Boolean(token());
+  const input = el('input', {
+    type: 'password',
+    id: 'token',
+    name: 'token',
+    autocomplete: 'current-password',
+    required: true,
+    'aria-label': 'Token',
+  });
+  const form = el(
+    'form',
+    { class: 'token-form', id: 'token-form' },
+    el('h1', { text: hadToken ? 'Wrong token' : 'This serve needs its token' }),
+    el('p', {
+      class: hadToken ? 'error' : 'note',
+      text: hadToken
+        ? 'serve refused the token given: ' + message + '. Enter the content of serve\'s --token-file again.'
+        : 'Enter the content of serve\'s --token-file. It stays in this tab only and is sent in a header, never in a URL.',
+    }),
+    el('label', { for: 'token', text: 'Token' }),
+    input,
+    el('button', { type: 'submit', text: 'Open the dashboard' }),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    setToken(input.value.trim());
+    start();
+  });
+  setToken(null);
+  main.replaceChildren(form);
+  statusLine.textContent = '';
+  input.focus();
+}
+
+async function start() {
+  try {
+    await getJSON('/api/v1/hosts');
+  } catch (error) {
+    if (error instanceof AuthError) {
+      unauthorized(error.message);
+      return;
+    }
+  }
+  feed.start();
+  show();
+}
+
+feed.status = (state) => {
+  if (state === 'unauthorized') {
+    unauthorized('the event stream was refused');
+    return;
+  }
+  statusLine.textContent = state === 'live' ? '● live' : '○ reconnecting…';
+  statusLine.className = 'status ' + state;
+  document.body.dataset.feed = state;
+};
+
+function applyTheme(theme) {
+  document.documentElement.dataset.theme =
+    theme || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+}
+
+document.getElementById('theme').addEventListener('click', () => {
+  const next = document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark';
+  localStorage.setItem('hostscope.theme', next);
+  applyTheme(next);
+});
+applyTheme(localStorage.getItem('hostscope.theme'));
+
+window.addEventListener('hashchange', () => {
+  if (!document.getElementById('token-form')) show();
+});
+document.addEventListener('keydown', (event) => {
+  if (event.target.closest('input, select, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.key === 'g') location.hash = '#/';
+  else if (event.key === 't') location.hash = '#/tracing';
+  else if (event.key === '/') {
+    const filter = document.querySelector('[data-filter]');
+    if (filter) {
+      event.preventDefault();
+      filter.focus();
+    }
+  }
+});
+start();
