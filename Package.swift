@@ -126,8 +126,8 @@ let package = Package(
         .target(
             name: "HostscopeServer",
             dependencies: [
-                "HostscopeCore", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "ServeAPI", "Storage",
-                "ValueFormats",
+                "HostscopeCore", "HostscopeMCP", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON",
+                "ServeAPI", "Storage", "ValueFormats",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -34,25 +34,35 @@ public enum MCPServer {
             let session = MCPSession(
                 environment: environment,
                 tracing: RequestTracing(
-                    sessionID: Hex.randomNonce(), registry: registry, captureContent: configuration.captureContent))
-            let server = Server(
-                name: name, version: HostscopeVersion.string, title: "hostscope",
-                instructions: "Read-only tools about the hosts this server may reach over SSH. Call list_hosts "
-                    + "first; every host tool takes one of its hosts. Nothing here changes a host.",
-                capabilities: Server.Capabilities(
-                    prompts: .init(listChanged: false), resources: .init(subscribe: false, listChanged: false),
-                    tools: .init(listChanged: false)),
-                // Not `.strict`: it refuses a request that arrives while `initialize` is still being handled by
-                // dropping it unanswered. GuardedTransport refuses requests before `initialize`, with an answer.
-                configuration: .default)
-            await session.register(on: server)
+                    sessionID: Hex.randomNonce(), registry: registry, captureContent: configuration.captureContent,
+                    networkTransport: "pipe"))
+            let server = await makeServer(session)
             try await server.start(
                 transport: GuardedTransport(
                     transport, maxMessageBytes: configuration.maxRequestBytes, registry: registry))
             await server.waitUntilCompleted()
             await server.stop()
+            session.close()
             await environment.close()
         }
+    }
+
+    /// The protocol library's server for one session, its handlers registered.
+    static func makeServer(_ session: MCPSession) async -> Server {
+        let server = Server(
+            name: name, version: HostscopeVersion.string, title: "hostscope",
+            instructions: "Read-only tools about the hosts this server may reach over SSH. Call list_hosts "
+                + "first; every host tool takes one of its hosts. Nothing here changes a host.",
+            capabilities: Server.Capabilities(
+                prompts: .init(listChanged: false),
+                // Updates come from a live watch of the hosts: under `serve`, not on stdio.
+                resources: .init(subscribe: session.environment.configuration.watch != nil, listChanged: false),
+                tools: .init(listChanged: false)),
+            // Not `.strict`: it refuses a request that arrives while `initialize` is still being handled by
+            // dropping it unanswered. GuardedTransport refuses requests before `initialize`, with an answer.
+            configuration: .default)
+        await session.register(on: server)
+        return server
     }
 }
 
@@ -62,18 +72,24 @@ final class MCPSession: Sendable {
     let tracing: RequestTracing
     let tools: [MCPTool]
     let budget: CallBudget
+    let subscriptions: ResourceSubscriptions
+    /// The tool list's answer, built once: the list never changes during a session.
+    let listed: ListTools.Result
 
     init(environment: MCPEnvironment, tracing: RequestTracing) {
         self.environment = environment
         self.tracing = tracing
         tools = MCPToolTable.tools(environment)
+        listed = ListTools.Result(tools: tools.map(\.definition))
         budget = CallBudget(perMinute: environment.configuration.callsPerMinute)
+        subscriptions = ResourceSubscriptions(watch: environment.configuration.watch)
     }
 
+    /// Ends what the session started beyond its requests (the watch of its subscriptions).
+    func close() { subscriptions.close() }
+
     func register(on server: Server) async {
-        // Built once: the list never changes during a session.
-        let listed = ListTools.Result(tools: tools.map(\.definition))
-        await server.withMethodHandler(ListTools.self) { [tracing] _ in
+        await server.withMethodHandler(ListTools.self) { [tracing, listed] _ in
             try await tracing.withSpan(ListTools.name, target: nil) { _, _ in listed }
         }
         await server.withMethodHandler(CallTool.self) { [self] params in
@@ -91,6 +107,18 @@ final class MCPSession: Sendable {
         await server.withMethodHandler(ReadResource.self) { [tracing] params in
             try await tracing.withSpan(ReadResource.name, target: params.uri) { _, _ in
                 try await resources.read(params.uri)
+            }
+        }
+        await server.withMethodHandler(ResourceSubscribe.self) { [tracing, subscriptions] params in
+            try await tracing.withSpan(ResourceSubscribe.name, target: params.uri) { _, _ in
+                try subscriptions.subscribe(params.uri, resources: resources, server: server)
+                return Empty()
+            }
+        }
+        await server.withMethodHandler(ResourceUnsubscribe.self) { [tracing, subscriptions] params in
+            try await tracing.withSpan(ResourceUnsubscribe.name, target: params.uri) { _, _ in
+                subscriptions.unsubscribe(params.uri)
+                return Empty()
             }
         }
         await server.withMethodHandler(ListPrompts.self) { [tracing] _ in

@@ -1,4 +1,5 @@
 import Chat
+import HostStats
 import HostscopeCore
 import OrderedJSON
 
@@ -65,6 +66,13 @@ enum HostToolsCategory {
         let hostName = arguments["host"]?.stringValue ?? ""
         let host = try environment.host(named: hostName)
         let input = JSONObject((arguments.objectValue ?? [:]).filter { $0.key != "host" }.map { ($0.key, $0.value) })
+        // Under serve, the watch's latest record of a watched host answers without new SSH work.
+        if name == "host_snapshot", let snapshot = environment.watchedSnapshot(of: host) {
+            return .structured([
+                "host": .string(host.displayName), "snapshot": snapshot.jsonValue, "exit_code": .null,
+                "truncated": false,
+            ])
+        }
         let tools = environment.tools(for: host)
         let output = try await tools.execute(
             name: name, input: .object(input), context: ToolContext(callID: call.id, span: nil))
