@@ -295,20 +295,16 @@ def main():
     options = parser.parse_args()
     with open(options.token_file) as file:
         options.token = file.readline().strip()
-    if options.scenario == "tour":
-        anyio.run(session_for, options, lambda s: tour(s, options))
-    elif options.scenario == "subscribe":
-        anyio.run(session_for, options, lambda s: subscribe(s, options))
-    elif options.scenario == "guards":
-        guards(options)
-    elif options.scenario == "disconnect":
-        disconnect(options)
-    else:
-        parser.error(f"unknown scenario {options.scenario}")
-    if failures:
-        sys.exit(1)
-    print(f"{options.scenario}: ok")
-
+    scenarios = {
+        "tour": lambda: anyio.run(session_for, options, lambda s: tour(s, options)),
+        "subscribe": lambda: anyio.run(session_for, options, lambda s: subscribe(s, options)),
+        "guards": lambda: guards(options),
+        "disconnect": lambda: disconnect(options),
+    }
+    if options.scenario not in scenarios:
+        parser.error(f"unknown scenario {options.scenario}; one of {', '.join(scenarios)}")
+    scenarios[options.scenario]()
+    sys.exit(1 if failures else print(f"{options.scenario}: ok"))
 
 if __name__ == "__main__":
     main()
