@@ -157,7 +157,8 @@ public actor HostTools: ToolExecutor {
             if error.code == .connectionLost { dropBrowser() }
             return ToolOutput(text: error.message, isError: true)
         } catch let error as CollectionError {
-            return ToolOutput(text: "\(host): \(error.message)", isError: true)
+            // Its message names the host already (the collector's and the connection's alike).
+            return ToolOutput(text: error.message, isError: true)
         } catch let error as ToolInputError {
             return ToolOutput(text: error.message, isError: true)
         } catch {
