@@ -200,7 +200,8 @@ public final class MCPHTTPEndpoint: Sendable {
         do {
             try await server.start(
                 transport: GuardedTransport(
-                    transport, maxMessageBytes: environment.configuration.maxRequestBytes, registry: registry))
+                    transport, maxMessageBytes: environment.configuration.maxRequestBytes, registry: registry,
+                    direct: session))
         } catch {
             await end(id)
             return nil

@@ -21,7 +21,14 @@ struct RequestTracing: Sendable {
     func withSpan<T: Sendable>(
         _ method: String, target: String?, _ body: (_ info: RequestInfo?, _ span: any Span) async throws -> T
     ) async throws -> T {
-        let info = registry.take(RequestRegistry.current)
+        try await withSpan(method, target: target, info: registry.take(RequestRegistry.current), body)
+    }
+
+    /// Runs `body` inside the span of the request `info` describes (one answered without the library).
+    func withSpan<T: Sendable>(
+        _ method: String, target: String?, info: RequestInfo?,
+        _ body: (_ info: RequestInfo?, _ span: any Span) async throws -> T
+    ) async throws -> T {
         var parent = ServiceContext.topLevel
         if let header = info?.traceParent, let remote = TraceParent.parse(header) { parent.spanContext = remote }
         let span = InstrumentationSystem.tracer.startSpan(
