@@ -116,11 +116,19 @@ actor HTTPSessionTransport: Transport {
         incomingContinuation.yield(Data(cancelled.jsonString.utf8))
     }
 
-    /// The session's GET stream for server-initiated messages, or `nil` when one is open already.
+    /// The session's GET stream for server-initiated messages (and a keep-alive comment every 15 s), or `nil` when
+    /// one is open already.
     func openStandalone() -> AsyncStream<Data>? {
         guard standalone == nil, !closed else { return nil }
         let (stream, continuation) = AsyncStream<Data>.makeStream()
         standalone = continuation
+        // A comment every 15 s: a client gone away is noticed (and the session can expire) even when nothing is
+        // announced, and proxies keep the connection open.
+        Task {
+            while case .enqueued = continuation.yield(Data(": keep-alive\n\n".utf8)) {
+                try? await Task.sleep(for: .seconds(15))
+            }
+        }
         return stream
     }
 
