@@ -147,7 +147,7 @@ final class MCPSession: DirectAnswers {
             let result = try await tracing.withSpan(CallTool.name, target: name, info: info) { info, span in
                 try await self.call(name, arguments: arguments, info: info, span: span, notify: notify)
             }
-            return Self.answer(id: id, result: result.jsonString)
+            return Self.answer(id: id, result: result)
         } catch is CancellationError {
             return nil
         } catch let error as MCPError {
@@ -168,7 +168,7 @@ final class MCPSession: DirectAnswers {
     func call(
         _ name: String, arguments: JSONValue, info: RequestInfo?, span: any Span,
         notify: @escaping @Sendable (Data) async -> Void
-    ) async throws -> JSONValue {
+    ) async throws -> String {
         guard let tool = tools.first(where: { $0.name == name }) else {
             throw MCPError.invalidParams("there is no tool named \(name); tools/list lists the \(tools.count) tools")
         }
@@ -204,25 +204,21 @@ final class MCPSession: DirectAnswers {
         return result
     }
 
-    /// The protocol's result (`CallTool.Result` as JSON): structured content and the same JSON as text, or an
-    /// error text; and that text.
-    static func result(_ outcome: MCPToolResult, maxBytes: Int) -> (result: JSONValue, text: String) {
+    /// The protocol's result (`CallTool.Result`) as JSON text: structured content and the same JSON as text, or an
+    /// error text; and that text. The structured content is the text already written, spliced in rather than
+    /// written again.
+    static func result(_ outcome: MCPToolResult, maxBytes: Int) -> (result: String, text: String) {
         switch outcome {
         case .structured(let object):
-            let json = JSONValue.object(object)
-            let text = json.jsonString
-            return (
-                .object([
-                    "content": .array([.object(["type": "text", "text": .string(text)])]), "structuredContent": json,
-                    "isError": false,
-                ]), text
-            )
+            let text = JSONValue.object(object).jsonString
+            let content = JSONValue.array([.object(["type": "text", "text": .string(text)])]).jsonString
+            return ("{\"content\":" + content + ",\"structuredContent\":" + text + ",\"isError\":false}", text)
         case .failure(let message):
             let text = BoundedText.cut(ProcessSecrets.scrub(message), maxBytes: maxBytes).text
-            return (
-                .object(["content": .array([.object(["type": "text", "text": .string(text)])]), "isError": true]),
-                text
-            )
+            let result = JSONValue.object([
+                "content": .array([.object(["type": "text", "text": .string(text)])]), "isError": true,
+            ])
+            return (result.jsonString, text)
         }
     }
 }
