@@ -134,9 +134,8 @@ let package = Package(
         .target(
             name: "HostscopeServer",
             dependencies: [
-                "HostscopeWeb", "HostscopeCore", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON",
-                "ServeAPI", "Storage",
-                "ValueFormats",
+                "HostscopeWeb", "HostscopeCore", "HostscopeMCP", "AgentTracing", "HostStats", "MetricsExposition",
+                "OrderedJSON", "ServeAPI", "Storage", "ValueFormats",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -1,4 +1,5 @@
 import Foundation
+import HostStats
 public import HostscopeCore
 import Synchronization
 import ValueFormats
@@ -20,12 +21,17 @@ public struct MCPConfiguration: Sendable {
     public var maxRequestBytes: Int
     /// Whether tool call spans record arguments and results (the chat's content switch).
     public var captureContent: Bool
+    /// `serve`'s live watch of its fleet: its hosts may be reached too, `host_snapshot` and the snapshot
+    /// resource answer from its latest record while that is fresh, and resource subscriptions follow its records.
+    public var watch: FleetWatch?
 
     /// A configuration with the default bounds: 120 calls a minute, 48 KiB results, 1 MiB requests.
     public init(
         fleet: ResolvedFleet, root: String?, settings: CoreSettings, callsPerMinute: Int = 120,
-        maxResultBytes: Int = 48 * 1024, maxRequestBytes: Int = 1024 * 1024, captureContent: Bool = false
+        maxResultBytes: Int = 48 * 1024, maxRequestBytes: Int = 1024 * 1024, captureContent: Bool = false,
+        watch: FleetWatch? = nil
     ) {
+        self.watch = watch
         self.fleet = fleet
         self.root = root
         self.settings = settings
@@ -58,6 +64,7 @@ final class MCPEnvironment: Sendable {
     /// - Throws: ``MCPToolFailure`` naming the hosts it may reach otherwise.
     func host(named name: String) throws(MCPToolFailure) -> ResolvedHost {
         if let host = configuration.fleet.host(named: name) { return host }
+        if let host = configuration.watch?.hosts.first(where: { $0.displayName == name }) { return host }
         let known = hostNames.prefix(20).joined(separator: ", ") + (hostNames.count > 20 ? ", …" : "")
         throw MCPToolFailure(
             "\(name) is not a host this server may reach; use one of: \(known.isEmpty ? "(none)" : known)"
@@ -72,6 +79,17 @@ final class MCPEnvironment: Sendable {
             tools[host.displayName] = created
             return created
         }
+    }
+
+    /// The latest snapshot of `host` from `serve`'s watch, when the host is watched and the record is a snapshot
+    /// younger than two intervals of the watch; its ten busiest processes, as `host_snapshot` gives them.
+    func watchedSnapshot(of host: ResolvedHost) -> Snapshot? {
+        guard let watch = configuration.watch, let record = watch.state(of: host.displayName)?.latest,
+            case .snapshot(var snapshot) = record.scrubbingSecrets(),
+            Date().timeIntervalSince(snapshot.collectedAt) <= 2 * watch.plan.interval.inSeconds
+        else { return nil }
+        snapshot.processes = Array(snapshot.processes.prefix(10))
+        return snapshot
     }
 
     /// Closes every SSH session the tools opened.

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 public import HostStats
 public import HostscopeCore
+public import HostscopeMCP
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -46,12 +47,15 @@ public enum HostscopeServer {
         public var database: StorageDatabase?
         /// The tracer whose finished spans become `span` events.
         public var tracer: RingBufferTracer?
+        /// The MCP server of `/mcp` (its tools read this watch); `nil` leaves `/mcp` unanswered.
+        public var mcp: MCPConfiguration?
 
         public init(
             definition: FleetDefinition, fleet: ResolvedFleet, watchesWholeFleet: Bool = true, watch: FleetWatch,
             board: FleetBoard,
-            database: StorageDatabase?, tracer: RingBufferTracer?
+            database: StorageDatabase?, tracer: RingBufferTracer?, mcp: MCPConfiguration? = nil
         ) {
+            self.mcp = mcp
             self.definition = definition
             self.fleet = fleet
             self.watchesWholeFleet = watchesWholeFleet
@@ -78,9 +82,10 @@ public enum HostscopeServer {
         let probes = ProbeAdmissions(
             maximumHosts: configuration.maximumProbeHosts, minimumExpiry: parts.watch.plan.interval * 3)
         let hostPolicy = HostPolicyBox(hostHeaderPolicy(configuration, port: configuration.listen.port))
+        let mcp = parts.mcp.map { MCPHTTPEndpoint(configuration: $0) }
         let context = ServeContext(
             configuration: configuration, board: parts.board, watch: parts.watch, fleet: holder,
-            database: parts.database, probes: probes, hostPolicy: hostPolicy)
+            database: parts.database, probes: probes, hostPolicy: hostPolicy, mcp: mcp)
         let (bound, boundContinuation) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: ServeRoutes.router(context), server: server,
@@ -112,8 +117,10 @@ public enum HostscopeServer {
         let fleetService = FleetService(parts: parts, holder: holder, probes: probes, bound: bound, logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
+                // Shut down in reverse order: MCP sessions and the watch end before the listener stops.
                 services: [
                     .init(service: app), .init(service: fleetService),
+                    .init(service: MCPSessionsService(endpoint: mcp)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

@@ -149,8 +149,9 @@ final class HostPolicyBox: Sendable {
     func setPort(_ port: Int) { value.withLock { $0.port = port } }
 }
 
-/// Refuses what `serve` never answers before any work is done: methods other than GET, request
-/// bodies, over-long targets; then clients over their rate; then requests without the token.
+/// Refuses what `serve` never answers before any work is done: methods other than GET (but where a route takes
+/// a message, ``otherMethods(for:)``), request bodies (but where a route reads one, ``bodyLimit(for:)``), over-long
+/// targets; then clients over their rate; then requests without the token.
 ///
 /// The token is checked before the rate: a request that carries it spends the budget of its address for
 /// such requests, any other request (no token, a wrong one, or a server without a token) the budget for
@@ -175,6 +176,20 @@ struct GuardMiddleware: RouterMiddleware {
             RequestRateLimiter(ratePerSecond: configuration.requestsPerSecond, burst: configuration.burst))
     }
 
+    /// The methods besides GET a path answers: only the routes that take a message.
+    static func otherMethods(for path: String) -> Set<HTTPRequest.Method> {
+        path == MCPRoutes.path ? [.post, .delete] : []
+    }
+
+    /// The most bytes of body a request may carry: none, except on the routes that read one. The route reads the
+    /// body with this same cap, so a chunked body is bounded too.
+    static func bodyLimit(for request: Request) -> Int {
+        switch (request.method, request.uri.path) {
+        case (.post, MCPRoutes.path): MCPRoutes.maximumBodyBytes
+        default: 0
+        }
+    }
+
     /// Paths answered without the token: liveness and readiness say nothing about hosts.
     static let open: Set<String> = ["/healthz", "/readyz"]
 
@@ -185,10 +200,10 @@ struct GuardMiddleware: RouterMiddleware {
         async throws -> Response
     {
         // HEAD too: no route answers it, and a 404 would say the resource is not there.
-        guard request.method == .get else {
+        guard request.method == .get || Self.otherMethods(for: request.uri.path).contains(request.method) else {
             throw APIError(
                 status: 405, code: "method_not_allowed",
-                message: "serve only answers GET; nothing can be changed through it, and HEAD is not answered")
+                message: "serve only answers GET here; nothing can be changed through it, and HEAD is not answered")
         }
         let target = request.head.path ?? ""
         guard target.utf8.count <= maximumTargetLength else {
@@ -196,11 +211,15 @@ struct GuardMiddleware: RouterMiddleware {
                 status: 414, code: "target_too_long",
                 message: "the request target is \(target.utf8.count) bytes; at most \(maximumTargetLength) are read")
         }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > 0 {
+        let bodyLimit = Self.bodyLimit(for: request)
+        let length = request.headers[.contentLength].flatMap(Int.init) ?? 0
+        if bodyLimit == 0, length > 0 || request.headers[.transferEncoding] != nil {
             throw APIError(status: 413, code: "body_not_accepted", message: "requests to serve carry no body")
         }
-        if request.headers[.transferEncoding] != nil {
-            throw APIError(status: 413, code: "body_not_accepted", message: "requests to serve carry no body")
+        if length > bodyLimit {
+            throw APIError(
+                status: 413, code: "body_too_large",
+                message: "the request body is \(length) bytes; \(request.uri.path) takes at most \(bodyLimit)")
         }
         let authorization = request.headers[.authorization]
         let carriesToken = token?.admits(authorization: authorization) ?? false

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HostStats
 import HostscopeCore
+import HostscopeMCP
 import Hummingbird
 import MetricsExposition
 import NIOCore
@@ -23,6 +24,8 @@ struct ServeContext: Sendable {
     let probes: ProbeAdmissions
     /// Which `Host` headers are answered.
     let hostPolicy: HostPolicyBox
+    /// The MCP server of `/mcp`, if there is one.
+    let mcp: MCPHTTPEndpoint?
 }
 
 /// Every endpoint of `serve`; each handler reads its input, asks the board or the store once and
@@ -36,6 +39,7 @@ enum ServeRoutes {
 
         router.get("/") { request, _ in WebRoutes.index(request) }
         WebRoutes.add(to: router)
+        if let mcp = serve.mcp { MCPRoutes.add(to: router, endpoint: mcp, policy: serve.hostPolicy) }
         router.get("/healthz") { _, _ in Response.text("ok\n", contentType: "text/plain; charset=utf-8") }
         router.get("/readyz") { request, _ in readiness(request, serve) }
         router.get("/metrics") { request, _ in

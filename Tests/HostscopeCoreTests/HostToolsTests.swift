@@ -157,6 +157,23 @@ import Tracing
         #expect(relative.isError)
     }
 
+    /// A host nothing listens for (port 1): the monitoring and file tools say so as errors that name it once.
+    @Test func aHostThatIsDownIsNamedOnceInTheError() async throws {
+        let server = try SSHTestServer.shared()
+        let down = ResolvedHost.ssh(
+            SSHConnectionOptions(
+                displayName: "down1", hostName: "127.0.0.1", port: 1, user: server.user,
+                identityFiles: [server.keyPath], identitiesOnly: true, knownHostsFiles: [server.knownHostsPath]))
+        let tools = HostTools(host: down)
+        defer { Task { await tools.close() } }
+        for name in ["host_snapshot", "list_dir"] {
+            let output = try await Self.run(tools, name, .object([:]))
+            #expect(output.isError)
+            #expect(output.text.hasPrefix("down1: cannot connect to 127.0.0.1 port 1"), "\(name): \(output.text)")
+            #expect(!output.text.contains("down1: down1:"), "\(name): \(output.text)")
+        }
+    }
+
     @Test func theLocalHostOffersOnlyTheMonitoringTools() async throws {
         let tools = HostTools(host: .local)
         #expect(tools.tools.map(\.name) == HostToolCatalog.monitoringTools)

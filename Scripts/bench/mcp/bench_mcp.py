@@ -11,6 +11,7 @@
   the span, the encoding of the result.
 """
 import argparse
+import http.client
 import json
 import os
 import select
@@ -19,6 +20,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+import urllib.parse
 
 
 class Server:
@@ -58,6 +60,39 @@ class Server:
         self.process.wait(30)
 
 
+class HTTPServer:
+    """serve's /mcp over one kept-alive HTTP/1.1 connection, answers as JSON."""
+
+    def __init__(self, url, token):
+        parts = urllib.parse.urlsplit(url)
+        self.path = parts.path
+        self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
+        self.next_id = 0
+
+    def post(self, message):
+        self.connection.request("POST", self.path, body=json.dumps(message).encode(), headers=self.headers)
+        response = self.connection.getresponse()
+        body = response.read()
+        if response.status not in (200, 202):
+            raise RuntimeError(f"{response.status}: {body[:300]!r}")
+        return response, body
+
+    def request(self, method, params):
+        self.next_id += 1
+        return json.loads(self.post({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})[1])
+
+    def initialize(self):
+        response, _ = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                 "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "bench", "version": "1"}}})
+        self.headers["Mcp-Session-Id"] = response.headers["Mcp-Session-Id"]
+        self.headers["MCP-Protocol-Version"] = "2025-11-25"
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
 def timed(function):
     started = time.perf_counter()
     function()
@@ -75,6 +110,8 @@ def main():
     parser.add_argument("--host", required=True)
     parser.add_argument("--ssh-config")
     parser.add_argument("--iterations", type=int, default=50)
+    parser.add_argument("--url", help="also measure serve's /mcp at this URL (serve watching --host)")
+    parser.add_argument("--token-file", help="serve's token file, for --url")
     options = parser.parse_args()
     database = tempfile.mktemp(suffix=".sqlite")
     arguments = [options.binary, "mcp", options.host, "--db", database, "--calls-per-minute", "100000"]
@@ -112,6 +149,16 @@ def main():
     if core:
         print(f"host_snapshot core work         {summary(core)}")
         print(f"MCP layer (median difference)   {statistics.median(snapshots) - statistics.median(core):8.3f} ms")
+    if options.url:
+        token = open(options.token_file).readline().strip() if options.token_file else None
+        remote = HTTPServer(options.url, token)
+        remote.initialize()
+        pings = [timed(lambda: remote.request("ping", {})) for _ in range(options.iterations)]
+        lists = [timed(lambda: remote.request("tools/list", {})) for _ in range(options.iterations)]
+        watched = [timed(lambda: remote.request("tools/call", call)) for _ in range(options.iterations)]
+        print(f"HTTP ping                       {summary(pings)}")
+        print(f"HTTP tools/list                 {summary(lists)}")
+        print(f"HTTP host_snapshot (watch)      {summary(watched)}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 public import AgentTracing
 public import Chat
 public import Foundation
-import HostStats
+public import HostStats
 public import OrderedJSON
 import RemoteFiles
 import SSHTransport
@@ -157,7 +157,8 @@ public actor HostTools: ToolExecutor {
             if error.code == .connectionLost { dropBrowser() }
             return ToolOutput(text: error.message, isError: true)
         } catch let error as CollectionError {
-            return ToolOutput(text: "\(host): \(error.message)", isError: true)
+            // Its message names the host already (the collector's and the connection's alike).
+            return ToolOutput(text: error.message, isError: true)
         } catch let error as ToolInputError {
             return ToolOutput(text: error.message, isError: true)
         } catch {
@@ -180,9 +181,22 @@ public actor HostTools: ToolExecutor {
     }
 
     private func hostSnapshot() async throws -> ToolOutput {
+        let (snapshot, exitCode) = try await snapshotWithTopTen()
+        return ToolOutput(text: snapshot.jsonValue.jsonString, exitCode: exitCode)
+    }
+
+    private func snapshotWithTopTen() async throws -> (Snapshot, Int?) {
         var (snapshot, exitCode) = try await collect()
         snapshot.processes = Array(snapshot.processes.prefix(10))
-        return ToolOutput(text: snapshot.jsonValue.jsonString, exitCode: exitCode)
+        return (snapshot, exitCode)
+    }
+
+    /// What `host_snapshot` gives, as the snapshot itself rather than its JSON text (for a face that sends it as
+    /// structured JSON): its ten busiest processes, scrubbed of the process's secrets, and the probe's exit status.
+    ///
+    /// - Throws: `CollectionError` naming the host when it cannot be reached or read; `CancellationError`.
+    public func snapshot() async throws -> (snapshot: Snapshot, exitCode: Int?) {
+        try await snapshotWithTopTen()
     }
 
     private func topProcesses(_ arguments: ToolArguments) async throws -> ToolOutput {

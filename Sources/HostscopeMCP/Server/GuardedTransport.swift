@@ -12,7 +12,8 @@ struct RequestInfo: Sendable {
     var id: String
     var method: String
     var traceParent: String?
-    var progressToken: ProgressToken?
+    /// `params._meta.progressToken`, as sent (a string or a number).
+    var progressToken: JSONValue?
 }
 
 /// The requests under way, by JSON-RPC id (its JSON text, so `1` and `"1"` differ): filled by
@@ -60,11 +61,11 @@ final class RequestRegistry: Sendable {
     static var current: String? { Server.currentHandlerContext?.httpContext?.header(idHeader) }
 }
 
-/// A transport around another (the library's stdio transport) that refuses what the protocol does not allow
+/// A transport around another (stdio's or an HTTP session's) that refuses what the protocol does not allow
 /// before the library sees it: a JSON-RPC batch (removed in the 2025-06-18 revision), a message longer than the
 /// server's bound, and a request other than `ping` before `initialize`, each answered with a JSON-RPC error
-/// (`-32600`). It also notes each request's method and
-/// `_meta` for its span.
+/// (`-32600`). It also notes each request's method and `_meta` for its span, and hands the requests that
+/// ``DirectAnswers`` takes (`tools/list`, `tools/call`) to it rather than to the library.
 actor GuardedTransport: Transport, HTTPContextProviding {
     nonisolated let logger: Logger
     private let inner: any Transport
@@ -72,19 +73,50 @@ actor GuardedTransport: Transport, HTTPContextProviding {
     let registry: RequestRegistry
     /// Whether `initialize` came: until it does, only `ping` is answered.
     private var initializeSeen = false
+    /// What answers `tools/list` and `tools/call` without the library (``DirectAnswers``).
+    private let direct: (any DirectAnswers)?
+    /// The requests answered directly that are under way, by key: `notifications/cancelled` cancels them.
+    private var running: [String: Task<Void, Never>] = [:]
 
-    init(_ inner: any Transport, maxMessageBytes: Int, registry: RequestRegistry) {
+    init(_ inner: any Transport, maxMessageBytes: Int, registry: RequestRegistry, direct: (any DirectAnswers)? = nil) {
         self.inner = inner
         self.maxMessageBytes = maxMessageBytes
         self.registry = registry
+        self.direct = direct
         logger = Logger(label: "hostscope.mcp.transport", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
     func connect() async throws { try await inner.connect() }
 
-    func disconnect() async { await inner.disconnect() }
+    func disconnect() async {
+        for task in running.values { task.cancel() }
+        running = [:]
+        await inner.disconnect()
+    }
 
     func send(_ data: Data) async throws { try await inner.send(data) }
+
+    /// Runs a request answered directly; its answer (none when it was cancelled) is sent when it ends.
+    private func start(_ key: String, _ message: JSONValue, _ info: RequestInfo, _ direct: any DirectAnswers) {
+        let inner = inner
+        running[key] = Task {
+            let answer = await direct.answer(message, info: info) { notification in
+                try? await inner.send(notification)
+            }
+            if let answer { try? await inner.send(answer) }
+            self.finished(key)
+        }
+    }
+
+    private func finished(_ key: String) { running[key] = nil }
+
+    /// Cancels the directly answered request a `notifications/cancelled` names, if it is under way.
+    private func cancel(_ message: JSONValue) {
+        guard message["method"]?.stringValue == "notifications/cancelled",
+            let key = RequestRegistry.key(message["params"]?["requestId"])
+        else { return }
+        running.removeValue(forKey: key)?.cancel()
+    }
 
     /// Not an HTTP request: the library's one way to tell a handler which request it serves (``RequestRegistry``).
     func httpRequestContext(for id: ID) async -> HTTPRequest? {
@@ -96,9 +128,12 @@ actor GuardedTransport: Transport, HTTPContextProviding {
         let task = Task {
             do {
                 for try await data in await inner.receive() {
-                    if let refusal = refusal(of: data) {
-                        try? await inner.send(Data(refusal.utf8))
-                    } else {
+                    switch route(data) {
+                    case .refuse(let refusal): try? await inner.send(Data(refusal.utf8))
+                    case .pass: continuation.yield(data)
+                    case .answer(let key, let message, let info, let direct): start(key, message, info, direct)
+                    case .cancel(let message):
+                        cancel(message)
                         continuation.yield(data)
                     }
                 }
@@ -111,56 +146,92 @@ actor GuardedTransport: Transport, HTTPContextProviding {
         return stream
     }
 
-    /// The error answer to a message the server refuses, or `nil` (after noting a request) to pass it on.
-    func refusal(of data: Data) -> String? {
+    /// Where a message goes.
+    enum Route {
+        /// Answered with this error.
+        case refuse(String)
+        /// To the library.
+        case pass
+        /// Answered directly.
+        case answer(key: String, message: JSONValue, info: RequestInfo, direct: any DirectAnswers)
+        /// A notification that may cancel a directly answered request, then to the library.
+        case cancel(JSONValue)
+    }
+
+    /// Where `data` goes: refused, answered directly, or on to the library (a request noted for its span first).
+    func route(_ data: Data) -> Route {
+        let message: JSONValue
+        switch inspect(data) {
+        case .refuse(let refusal): return .refuse(refusal)
+        case .message(let parsed): message = parsed
+        }
+        guard let method = message["method"]?.stringValue else { return .pass }
+        guard let key = RequestRegistry.key(message["id"]) else {
+            return method == "notifications/cancelled" ? .cancel(message) : .pass
+        }
+        if let direct, direct.answers(method), let info = registry.take(key) {
+            return .answer(key: key, message: message, info: info, direct: direct)
+        }
+        return .pass
+    }
+
+    enum Inspection {
+        case refuse(String)
+        case message(JSONValue)
+    }
+
+    /// The error answer to a message the server refuses, or the message parsed (a request noted first).
+    func inspect(_ data: Data) -> Inspection {
         if data.count > maxMessageBytes {
-            return Self.error(
-                id: .null,
-                "the message is longer than \(maxMessageBytes) bytes, the most this server takes in one message; ask "
-                    + "for less in one request")
+            return .refuse(
+                Self.error(
+                    id: .null,
+                    "the message is longer than \(maxMessageBytes) bytes, the most this server takes in one message; "
+                        + "ask for less in one request"))
         }
         let first = data.first { ![0x20, 0x09, 0x0D, 0x0A].contains($0) }
         if first == UInt8(ascii: "[") {
-            return Self.error(
-                id: .null,
-                "JSON-RPC batches are not part of this protocol revision (2025-06-18 removed them); send each "
-                    + "request as a message of its own")
+            return .refuse(
+                Self.error(
+                    id: .null,
+                    "JSON-RPC batches are not part of this protocol revision (2025-06-18 removed them); send each "
+                        + "request as a message of its own"))
         }
         let message: JSONValue
         do {
             message = try JSONParser.parse(bytes: Array(data))
         } catch {
-            return Self.error(
-                code: -32700, id: .null, "the message is not JSON (\(error)); send one JSON-RPC object per line")
+            return .refuse(
+                Self.error(
+                    code: -32700, id: .null, "the message is not JSON (\(error)); send one JSON-RPC object per line"))
         }
         guard message.objectValue != nil else {
-            return Self.error(id: .null, "the message is not a JSON-RPC object; send one JSON-RPC object per line")
+            return .refuse(
+                Self.error(id: .null, "the message is not a JSON-RPC object; send one JSON-RPC object per line"))
         }
         guard let method = message["method"]?.stringValue,
             let key = RequestRegistry.key(message["id"])
-        else { return nil }
+        else { return .message(message) }
         // swift-sdk 0.12.1 in strict mode drops such a request without an answer; the client deserves one.
         if !initializeSeen, method != "initialize", method != "ping" {
-            return Self.error(
-                id: message["id"] ?? .null, "the session is not initialized: send initialize first, then \(method)")
+            return .refuse(
+                Self.error(
+                    id: message["id"] ?? .null,
+                    "the session is not initialized: send initialize first, then \(method)"))
         }
         if method == "initialize" { initializeSeen = true }
         let meta = message["params"]?["_meta"]
         let id = message["id"]?.stringValue ?? key
         var info = RequestInfo(id: id, method: method, traceParent: meta?["traceparent"]?.stringValue)
-        if let token = meta?["progressToken"] {
-            if let text = token.stringValue {
-                info.progressToken = .string(text)
-            } else if let number = token.intValue {
-                info.progressToken = .integer(number)
-            }
+        if let token = meta?["progressToken"], token.stringValue != nil || token.intValue != nil {
+            info.progressToken = token
         }
         if method == "initialize", let version = message["params"]?["protocolVersion"]?.stringValue {
             registry.protocolVersion.withLock { $0 = Version.supported.contains(version) ? version : Version.latest }
         }
         // The library answers these itself, with no span to read the entry.
         if method != "initialize", method != "ping" { registry.record(key, info) }
-        return nil
+        return .message(message)
     }
 
     /// A JSON-RPC error answer, by default "invalid request".
@@ -169,4 +240,18 @@ actor GuardedTransport: Transport, HTTPContextProviding {
             "jsonrpc": "2.0", "id": id, "error": .object(["code": .number(code), "message": .string(message)]),
         ]).jsonString
     }
+}
+
+/// Answers some requests without the protocol library: swift-sdk 0.12.1 encodes a handler's result, decodes that
+/// JSON back into its `Value` and encodes it again, which costs more than the 1 ms hostscope allows its MCP layer
+/// on a warm `host_snapshot` and the 2 ms of `tools/list` (about 30 ms for the 22 KB tool list). A direct answer
+/// is written once, from hostscope's own JSON.
+protocol DirectAnswers: Sendable {
+    /// Whether requests of `method` are answered directly.
+    func answers(_ method: String) -> Bool
+
+    /// The JSON-RPC answer to `message`, or `nil` when it was cancelled (no answer is sent, as the protocol says);
+    /// `notify` sends a notification (progress) meanwhile.
+    func answer(_ message: JSONValue, info: RequestInfo, notify: @escaping @Sendable (Data) async -> Void) async
+        -> Data?
 }

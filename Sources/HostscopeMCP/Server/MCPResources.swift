@@ -1,5 +1,6 @@
 import Chat
 import Foundation
+import HostStats
 import HostscopeCore
 import MCP
 import OrderedJSON
@@ -49,23 +50,39 @@ struct MCPResources: Sendable {
                 .text(JSONValue.object(hosts).jsonString, uri: uri, mimeType: "application/json")
             ])
         }
-        let prefix = "hostscope://hosts/"
-        let suffix = "/snapshot"
-        guard uri.hasPrefix(prefix), uri.hasSuffix(suffix), uri.count > prefix.count + suffix.count else {
-            throw MCPError.invalidParams(
-                "there is no resource \(uri); read \(Self.hostList) or \(Self.snapshotTemplate)")
-        }
-        let name = String(uri.dropFirst(prefix.count).dropLast(suffix.count)).removingPercentEncoding ?? ""
-        let host: ResolvedHost
-        do {
-            host = try environment.host(named: name)
-        } catch {
-            throw MCPError.invalidParams(error.message)
+        let host = try snapshotHost(uri)
+        if let snapshot = environment.watchedSnapshot(of: host) {
+            return ReadResource.Result(contents: [
+                .text(snapshot.jsonValue.jsonString, uri: uri, mimeType: "application/json")
+            ])
         }
         let output = try await environment.tools(for: host).execute(
             name: "host_snapshot", input: .object([:]), context: ToolContext(callID: "", span: nil))
         guard !output.isError else { throw MCPError.internalError(output.text) }
         return ReadResource.Result(contents: [.text(output.text, uri: uri, mimeType: "application/json")])
+    }
+
+    /// The host of a snapshot resource's URI, if the server may reach it.
+    ///
+    /// - Throws: `MCPError.invalidParams` for another URI or a host outside the set.
+    func snapshotHost(_ uri: String) throws -> ResolvedHost {
+        guard let name = Self.snapshotHostName(uri) else {
+            throw MCPError.invalidParams(
+                "there is no resource \(uri); read \(Self.hostList) or \(Self.snapshotTemplate)")
+        }
+        do {
+            return try environment.host(named: name)
+        } catch {
+            throw MCPError.invalidParams(error.message)
+        }
+    }
+
+    /// The host name in a snapshot resource's URI (`hostscope://hosts/{host}/snapshot`), or `nil`.
+    static func snapshotHostName(_ uri: String) -> String? {
+        let prefix = "hostscope://hosts/"
+        let suffix = "/snapshot"
+        guard uri.hasPrefix(prefix), uri.hasSuffix(suffix), uri.count > prefix.count + suffix.count else { return nil }
+        return String(uri.dropFirst(prefix.count).dropLast(suffix.count)).removingPercentEncoding
     }
 
     static func snapshotURI(_ host: String) -> String {

@@ -34,53 +34,61 @@ public enum MCPServer {
             let session = MCPSession(
                 environment: environment,
                 tracing: RequestTracing(
-                    sessionID: Hex.randomNonce(), registry: registry, captureContent: configuration.captureContent))
-            let server = Server(
-                name: name, version: HostscopeVersion.string, title: "hostscope",
-                instructions: "Read-only tools about the hosts this server may reach over SSH. Call list_hosts "
-                    + "first; every host tool takes one of its hosts. Nothing here changes a host.",
-                capabilities: Server.Capabilities(
-                    prompts: .init(listChanged: false), resources: .init(subscribe: false, listChanged: false),
-                    tools: .init(listChanged: false)),
-                // Not `.strict`: it refuses a request that arrives while `initialize` is still being handled by
-                // dropping it unanswered. GuardedTransport refuses requests before `initialize`, with an answer.
-                configuration: .default)
-            await session.register(on: server)
+                    sessionID: Hex.randomNonce(), registry: registry, captureContent: configuration.captureContent,
+                    networkTransport: "pipe"))
+            let server = await makeServer(session)
             try await server.start(
                 transport: GuardedTransport(
-                    transport, maxMessageBytes: configuration.maxRequestBytes, registry: registry))
+                    transport, maxMessageBytes: configuration.maxRequestBytes, registry: registry, direct: session))
             await server.waitUntilCompleted()
             await server.stop()
+            session.close()
             await environment.close()
         }
+    }
+
+    /// The protocol library's server for one session, its handlers registered.
+    static func makeServer(_ session: MCPSession) async -> Server {
+        let server = Server(
+            name: name, version: HostscopeVersion.string, title: "hostscope",
+            instructions: "Read-only tools about the hosts this server may reach over SSH. Call list_hosts "
+                + "first; every host tool takes one of its hosts. Nothing here changes a host.",
+            capabilities: Server.Capabilities(
+                prompts: .init(listChanged: false),
+                // Updates come from a live watch of the hosts: under `serve`, not on stdio.
+                resources: .init(subscribe: session.environment.configuration.watch != nil, listChanged: false),
+                tools: .init(listChanged: false)),
+            // Not `.strict`: it refuses a request that arrives while `initialize` is still being handled by
+            // dropping it unanswered. GuardedTransport refuses requests before `initialize`, with an answer.
+            configuration: .default)
+        await session.register(on: server)
+        return server
     }
 }
 
 /// One client's session: its tools, its call budget, and the handlers of every method.
-final class MCPSession: Sendable {
+final class MCPSession: DirectAnswers {
     let environment: MCPEnvironment
     let tracing: RequestTracing
     let tools: [MCPTool]
     let budget: CallBudget
+    let subscriptions: ResourceSubscriptions
+    /// The tool list's result as JSON text, written once: the list never changes.
+    let listed: String
 
     init(environment: MCPEnvironment, tracing: RequestTracing) {
         self.environment = environment
         self.tracing = tracing
         tools = MCPToolTable.tools(environment)
+        listed = JSONValue.object(["tools": .array(tools.map(\.definitionJSON))]).jsonString
         budget = CallBudget(perMinute: environment.configuration.callsPerMinute)
+        subscriptions = ResourceSubscriptions(watch: environment.configuration.watch)
     }
 
+    /// Ends what the session started beyond its requests (the watch of its subscriptions).
+    func close() { subscriptions.close() }
+
     func register(on server: Server) async {
-        // Built once: the list never changes during a session.
-        let listed = ListTools.Result(tools: tools.map(\.definition))
-        await server.withMethodHandler(ListTools.self) { [tracing] _ in
-            try await tracing.withSpan(ListTools.name, target: nil) { _, _ in listed }
-        }
-        await server.withMethodHandler(CallTool.self) { [self] params in
-            try await tracing.withSpan(CallTool.name, target: params.name) { info, span in
-                try await self.call(params, info: info, span: span, server: server)
-            }
-        }
         let resources = MCPResources(environment: environment)
         await server.withMethodHandler(ListResources.self) { [tracing] _ in
             try await tracing.withSpan(ListResources.name, target: nil) { _, _ in resources.list() }
@@ -91,6 +99,18 @@ final class MCPSession: Sendable {
         await server.withMethodHandler(ReadResource.self) { [tracing] params in
             try await tracing.withSpan(ReadResource.name, target: params.uri) { _, _ in
                 try await resources.read(params.uri)
+            }
+        }
+        await server.withMethodHandler(ResourceSubscribe.self) { [tracing, subscriptions] params in
+            try await tracing.withSpan(ResourceSubscribe.name, target: params.uri) { _, _ in
+                try subscriptions.subscribe(params.uri, resources: resources, server: server)
+                return Empty()
+            }
+        }
+        await server.withMethodHandler(ResourceUnsubscribe.self) { [tracing, subscriptions] params in
+            try await tracing.withSpan(ResourceUnsubscribe.name, target: params.uri) { _, _ in
+                subscriptions.unsubscribe(params.uri)
+                return Empty()
             }
         }
         await server.withMethodHandler(ListPrompts.self) { [tracing] _ in
@@ -105,17 +125,53 @@ final class MCPSession: Sendable {
         }
     }
 
+    /// `tools/list` and `tools/call`, answered without the protocol library (``DirectAnswers``).
+    func answers(_ method: String) -> Bool { method == ListTools.name || method == CallTool.name }
+
+    func answer(_ message: JSONValue, info: RequestInfo, notify: @escaping @Sendable (Data) async -> Void) async
+        -> Data?
+    {
+        let id = message["id"] ?? .null
+        do {
+            if info.method == ListTools.name {
+                let text: String = try await tracing.withSpan(ListTools.name, target: nil, info: info) { _, _ in
+                    self.listed
+                }
+                return Self.answer(id: id, result: text)
+            }
+            let params = message["params"]
+            guard let name = params?["name"]?.stringValue else {
+                throw MCPError.invalidParams("tools/call needs params.name, the name of a tool (tools/list lists them)")
+            }
+            let arguments = params?["arguments"] ?? .object([:])
+            let result = try await tracing.withSpan(CallTool.name, target: name, info: info) { info, span in
+                try await self.call(name, arguments: arguments, info: info, span: span, notify: notify)
+            }
+            return Self.answer(id: id, result: result)
+        } catch is CancellationError {
+            return nil
+        } catch let error as MCPError {
+            return Data(GuardedTransport.error(code: error.code, id: id, error.errorDescription ?? "\(error)").utf8)
+        } catch {
+            return Data(GuardedTransport.error(code: -32603, id: id, "\(error)").utf8)
+        }
+    }
+
+    /// A JSON-RPC answer whose result is the JSON text `result`.
+    static func answer(id: JSONValue, result: String) -> Data {
+        Data(("{\"jsonrpc\":\"2.0\",\"id\":" + id.jsonString + ",\"result\":" + result + "}").utf8)
+    }
+
     /// A tool call: the tool must exist (else a protocol error); everything else that goes wrong is an `isError`
     /// result with one sentence: arguments that do not fit the schema, the session's call budget spent, a host
     /// outside the set, a path outside the root, a host that is down.
-    func call(_ params: CallTool.Parameters, info: RequestInfo?, span: any Span, server: Server) async throws
-        -> CallTool.Result
-    {
-        guard let tool = tools.first(where: { $0.name == params.name }) else {
-            throw MCPError.invalidParams(
-                "there is no tool named \(params.name); tools/list lists the \(tools.count) tools")
+    func call(
+        _ name: String, arguments: JSONValue, info: RequestInfo?, span: any Span,
+        notify: @escaping @Sendable (Data) async -> Void
+    ) async throws -> String {
+        guard let tool = tools.first(where: { $0.name == name }) else {
+            throw MCPError.invalidParams("there is no tool named \(name); tools/list lists the \(tools.count) tools")
         }
-        let arguments = MCPValues.json(.object(params.arguments ?? [:]))
         if tracing.captureContent {
             span.setAttribute("gen_ai.tool.call.arguments", value: .string(arguments.jsonString))
         }
@@ -131,7 +187,7 @@ final class MCPSession: Sendable {
                     + "\(Int(wait.rounded(.up))) s and call again")
         } else {
             let id = info?.id ?? ""
-            outcome = try await Progress.reporting(to: server, token: info?.progressToken, tool: tool.name) {
+            outcome = try await Progress.reporting(to: notify, token: info?.progressToken, tool: tool.name) {
                 do {
                     return try await tool.handler(arguments, MCPToolCall(id: id))
                 } catch let failure as MCPToolFailure {
@@ -139,28 +195,30 @@ final class MCPSession: Sendable {
                 }
             }
         }
-        let result = Self.result(outcome, maxBytes: environment.configuration.maxResultBytes)
+        let (result, text) = Self.result(outcome, maxBytes: environment.configuration.maxResultBytes)
         if case .failure(let message) = outcome {
             span.setAttribute("error.type", value: "tool_error")
             span.setStatus(SpanStatus(code: .error, message: String(message.prefix(200))))
         }
-        if tracing.captureContent, let text = result.content.first, case .text(let body, _, _) = text {
-            span.setAttribute("gen_ai.tool.call.result", value: .string(body))
-        }
+        if tracing.captureContent { span.setAttribute("gen_ai.tool.call.result", value: .string(text)) }
         return result
     }
 
-    /// The protocol's result: structured content and the same JSON as text, or an error text.
-    static func result(_ outcome: MCPToolResult, maxBytes: Int) -> CallTool.Result {
+    /// The protocol's result (`CallTool.Result`) as JSON text: structured content and the same JSON as text, or an
+    /// error text; and that text. The structured content is the text already written, spliced in rather than
+    /// written again.
+    static func result(_ outcome: MCPToolResult, maxBytes: Int) -> (result: String, text: String) {
         switch outcome {
         case .structured(let object):
-            let json = JSONValue.object(object)
-            return CallTool.Result(
-                content: [.text(text: json.jsonString, annotations: nil, _meta: nil)],
-                structuredContent: Optional.some(MCPValues.value(json)), isError: false)
+            let text = JSONValue.object(object).jsonString
+            let content = JSONValue.array([.object(["type": "text", "text": .string(text)])]).jsonString
+            return ("{\"content\":" + content + ",\"structuredContent\":" + text + ",\"isError\":false}", text)
         case .failure(let message):
             let text = BoundedText.cut(ProcessSecrets.scrub(message), maxBytes: maxBytes).text
-            return CallTool.Result(content: [.text(text: text, annotations: nil, _meta: nil)], isError: true)
+            let result = JSONValue.object([
+                "content": .array([.object(["type": "text", "text": .string(text)])]), "isError": true,
+            ])
+            return (result.jsonString, text)
         }
     }
 }
@@ -193,15 +251,21 @@ final class CallBudget: Sendable {
 /// second with the time spent, until the call ends.
 enum Progress {
     static func reporting<T: Sendable>(
-        to server: Server, token: ProgressToken?, tool: String, _ body: @Sendable () async throws -> T
+        to notify: @escaping @Sendable (Data) async -> Void, token: JSONValue?, tool: String,
+        _ body: @Sendable () async throws -> T
     ) async throws -> T {
         guard let token else { return try await body() }
         let ticker = Task {
-            var seconds = 0.0
+            var seconds = 0
             while !Task.isCancelled {
-                let message = seconds == 0 ? "\(tool) started" : "\(tool) running for \(Int(seconds)) s"
-                try? await server.notify(
-                    ProgressNotification.message(.init(progressToken: token, progress: seconds, message: message)))
+                let message = seconds == 0 ? "\(tool) started" : "\(tool) running for \(seconds) s"
+                let notification = JSONValue.object([
+                    "jsonrpc": "2.0", "method": .string(ProgressNotification.name),
+                    "params": .object([
+                        "progressToken": token, "progress": .number(seconds), "message": .string(message),
+                    ]),
+                ])
+                await notify(Data(notification.jsonString.utf8))
                 try? await Task.sleep(for: .seconds(1))
                 seconds += 1
             }

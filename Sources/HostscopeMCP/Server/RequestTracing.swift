@@ -5,7 +5,7 @@ import Tracing
 
 /// The span of each request, following OpenTelemetry's MCP conventions: a SERVER span named
 /// `{mcp.method.name} {target}` with `mcp.method.name`, `mcp.session.id`, `mcp.protocol.version`,
-/// `jsonrpc.request.id` and `network.transport=pipe`; a tool call adds `gen_ai.operation.name=execute_tool`,
+/// `jsonrpc.request.id` and `network.transport` (`pipe` on stdio, `tcp` over HTTP); a tool call adds `gen_ai.operation.name=execute_tool`,
 /// `gen_ai.tool.name` and `gen_ai.tool.call.id`. A `traceparent` in the request's `params._meta` makes the client's
 /// span its parent. The handler runs inside the span's context, so the `ssh connect`, `ssh exec` and `files.*`
 /// spans it causes are its children, as for the chat's tool calls.
@@ -14,12 +14,21 @@ struct RequestTracing: Sendable {
     let registry: RequestRegistry
     /// Whether tool call spans carry arguments and results.
     let captureContent: Bool
+    /// `network.transport`: `pipe` for stdio, `tcp` for HTTP.
+    let networkTransport: String
 
     /// Runs `body` inside the span of the request being handled; `target` is the tool, resource or prompt named.
     func withSpan<T: Sendable>(
         _ method: String, target: String?, _ body: (_ info: RequestInfo?, _ span: any Span) async throws -> T
     ) async throws -> T {
-        let info = registry.take(RequestRegistry.current)
+        try await withSpan(method, target: target, info: registry.take(RequestRegistry.current), body)
+    }
+
+    /// Runs `body` inside the span of the request `info` describes (one answered without the library).
+    func withSpan<T: Sendable>(
+        _ method: String, target: String?, info: RequestInfo?,
+        _ body: (_ info: RequestInfo?, _ span: any Span) async throws -> T
+    ) async throws -> T {
         var parent = ServiceContext.topLevel
         if let header = info?.traceParent, let remote = TraceParent.parse(header) { parent.spanContext = remote }
         let span = InstrumentationSystem.tracer.startSpan(
@@ -31,7 +40,7 @@ struct RequestTracing: Sendable {
             span.setAttribute("mcp.protocol.version", value: .string(version))
         }
         if let id = info?.id { span.setAttribute("jsonrpc.request.id", value: .string(id)) }
-        span.setAttribute("network.transport", value: "pipe")
+        span.setAttribute("network.transport", value: .string(networkTransport))
         if method == "tools/call", let target {
             span.setAttribute("gen_ai.operation.name", value: "execute_tool")
             span.setAttribute("gen_ai.tool.name", value: .string(target))

@@ -1,4 +1,5 @@
 import Chat
+import HostStats
 import HostscopeCore
 import OrderedJSON
 
@@ -65,16 +66,31 @@ enum HostToolsCategory {
         let hostName = arguments["host"]?.stringValue ?? ""
         let host = try environment.host(named: hostName)
         let input = JSONObject((arguments.objectValue ?? [:]).filter { $0.key != "host" }.map { ($0.key, $0.value) })
+        // Under serve, the watch's latest record of a watched host answers without new SSH work.
+        if name == "host_snapshot", let snapshot = environment.watchedSnapshot(of: host) {
+            return .structured([
+                "host": .string(host.displayName), "snapshot": snapshot.jsonValue, "exit_code": .null,
+                "truncated": false,
+            ])
+        }
         let tools = environment.tools(for: host)
+        if name == "host_snapshot" {
+            // The snapshot itself, not its JSON text parsed back: one encoding fewer on the warm path.
+            let snapshot: Snapshot
+            let exitCode: Int?
+            do {
+                (snapshot, exitCode) = try await tools.snapshot()
+            } catch let error as CollectionError {
+                throw MCPToolFailure(error.message)
+            }
+            return .structured([
+                "host": .string(host.displayName), "snapshot": snapshot.jsonValue,
+                "exit_code": JSONValue.from(exitCode) { .number($0) }, "truncated": false,
+            ])
+        }
         let output = try await tools.execute(
             name: name, input: .object(input), context: ToolContext(callID: call.id, span: nil))
         guard !output.isError else { throw MCPToolFailure(output.text) }
-        if name == "host_snapshot", let snapshot = try? JSONParser.parse(output.text), snapshot.objectValue != nil {
-            return .structured([
-                "host": .string(host.displayName), "snapshot": snapshot,
-                "exit_code": JSONValue.from(output.exitCode) { .number($0) }, "truncated": false,
-            ])
-        }
         // The output is cut until the whole result's JSON (escaping included) fits the bound.
         let limit = environment.configuration.maxResultBytes
         var kept = output.text.utf8.count

@@ -87,8 +87,17 @@ extension SSHSession {
 
     /// Closes a handle and waits for the server's answer; a failure to close is not worth
     /// reporting (the handle goes with the session at the latest).
+    ///
+    /// In a cancelled task (a grep or read given up on closes the file it was reading) the close is
+    /// still sent, without waiting: a cancelled request never starts, and the handle would stay open
+    /// on the server for as long as the session lives.
     func closeHandle(_ id: UInt64) async {
-        _ = try? await sftp("close", .seconds(30), Self.closeBody(id))
+        guard !Task.isCancelled else { return closeHandleInBackground(id) }
+        do {
+            try await sftp("close", .seconds(30), Self.closeBody(id))
+        } catch is CancellationError {
+            closeHandleInBackground(id)
+        } catch {}
     }
 
     /// Closes a handle without waiting (from `deinit` of a handle object).

@@ -2,6 +2,7 @@ import AgentTracing
 import ArgumentParser
 import Foundation
 import HostscopeCore
+import HostscopeMCP
 import HostscopeServer
 import Logging
 import ServeAPI
@@ -257,7 +258,9 @@ struct ServeCommand: AsyncParsableCommand {
             trace in
             let parts = HostscopeServer.Parts(
                 definition: definition, fleet: fleet, watchesWholeFleet: !onDemand, watch: watch, board: board,
-                database: database, tracer: trace.tracer)
+                database: database, tracer: trace.tracer,
+                // /mcp: the MCP tools over the fleet, reading the watch's latest records where they answer.
+                mcp: MCPConfiguration(fleet: fleet, root: nil, settings: settings, watch: watch))
             return await Self.serve(configuration: configuration, parts: parts, logger: logger)
         }
         pruning.cancel()
