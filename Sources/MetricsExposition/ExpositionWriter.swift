@@ -6,12 +6,28 @@ public struct RenderedSeries: Sendable {
     /// The sample lines of each family the host has samples of.
     public let lines: [MetricFamily: [UInt8]]
 
-    /// The lines of `samples`, with `leadingLabels` (such as `instance`) before each sample's own.
-    public init(_ samples: [MetricSample], leadingLabels: [MetricSample.Label] = []) {
+    /// The lines of `samples`, with `leadingLabels` (such as `instance`) and then `targetLabels` (a fleet
+    /// file's labels of the host) before each sample's own.
+    ///
+    /// A target label named as one of the sample's own labels (`device`, `cpu`, `mountpoint`…) is written as
+    /// `exported_NAME` on that sample, as Prometheus renames a label that collides with a target label; here
+    /// the sample's own keeps its name, so that node_exporter's dashboards read it unchanged.
+    public init(
+        _ samples: [MetricSample], leadingLabels: [MetricSample.Label] = [], targetLabels: [MetricSample.Label] = []
+    ) {
         var lines: [MetricFamily: [UInt8]] = [:]
+        let plain = leadingLabels + targetLabels
         for sample in samples {
-            ExpositionWriter.appendSample(
-                sample, leadingLabels: leadingLabels, into: &lines[sample.family, default: []])
+            var leading = plain
+            if !targetLabels.isEmpty, !sample.labels.isEmpty {
+                let own = Set(sample.labels.map(\.name))
+                leading =
+                    leadingLabels
+                    + targetLabels.map {
+                        own.contains($0.name) ? MetricSample.Label("exported_" + $0.name, $0.value) : $0
+                    }
+            }
+            ExpositionWriter.appendSample(sample, leadingLabels: leading, into: &lines[sample.family, default: []])
         }
         self.lines = lines
         unlisted = lines.keys.filter { !FleetExposition.listedFamilies.contains($0) }.sorted { $0.name < $1.name }
