@@ -104,6 +104,36 @@ import Testing
         #expect(serve.stop() == 0)
     }
 
+    @Test func serveSendsLabelsAsResourceAttributesToTheFilesOTLPEndpoint() async throws {
+        try await withPythonServer("otlp_receiver.py") { receiver in
+            let fleet = try write(
+                """
+                groups:
+                  here: {hosts: [local], labels: {env: prod, host_name: x}, interval: 1s}
+                serve:
+                  listen: 127.0.0.1:0
+                  history: {enabled: false}
+                  otlp: {endpoint: '\(receiver.baseURL)'}
+                """)
+            let serve = try RunningServe(["--fleet", fleet, "--no-history"], directory: directory)
+            try serve.waitUntilListening()
+            _ = try serve.waitFor("/api/v1/hosts") { $0.body.contains("\"ticks\":2") }
+            #expect(serve.stop() == 0, "\(serve.log.suffix(2000))")
+            let result = try CLI.runShell("curl -s \(receiver.baseURL)/received")
+            let received = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+            let resources = (received["metric_requests"] as? [[String: Any]] ?? []).flatMap {
+                $0["resource_metrics"] as? [[String: Any]] ?? []
+            }
+            #expect(resources.count >= 2, "\(resources.count) collection(s) received")
+            for resource in resources {
+                let attributes = (resource["resource"] as? [String: Any])?["attributes"] as? [String: Any]
+                #expect(attributes?["env"] as? String == "prod")
+                #expect(attributes?["host_name"] as? String == "x")
+                #expect(attributes?["host.name"] as? String == "local")
+            }
+        }
+    }
+
     @Test func watchWritesLabelColumnsAndItsFlagsWinOverTheFile() throws {
         let fleet = try write(
             """
