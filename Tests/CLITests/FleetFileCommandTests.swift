@@ -134,6 +134,43 @@ import Testing
         }
     }
 
+    @Test func serveFlagsWinOverTheFilesSettings() throws {
+        // The file's port is not HOST:PORT and its interval an hour: --listen and --every must win.
+        let fleet = try write(
+            """
+            defaults: {interval: 1h}
+            groups:
+              here: {hosts: [local], interval: 1h}
+            serve:
+              listen: not-an-address
+              token_file: /nonexistent/token
+            """)
+        let serve = try RunningServe(
+            ["--fleet", fleet, "--listen", "127.0.0.1:0", "--every", "300ms", "--token-file", tokenFile()],
+            directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        let token = try String(contentsOfFile: tokenFile(), encoding: .utf8).trimmingCharacters(in: .newlines)
+        _ = try serve.waitFor("/api/v1/hosts/local", headers: ["Authorization: Bearer \(token)"]) {
+            $0.body.contains("\"ticks\":2")
+        }
+        #expect(serve.stop() == 0)
+        // Without the flag, the file's listen is used, and refused with a sentence naming the file.
+        let refused = try CLI.run(["serve", "--fleet", fleet, "--no-history"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("listen: not-an-address in \(fleet) is not HOST:PORT"), "\(refused.stderr)")
+    }
+
+    /// A token file of mode 0600.
+    func tokenFile() throws -> String {
+        let path = directory + "/token"
+        if !FileManager.default.fileExists(atPath: path) {
+            try (String(repeating: "t0k3n", count: 8) + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o600)
+        }
+        return path
+    }
+
     @Test func watchWritesLabelColumnsAndItsFlagsWinOverTheFile() throws {
         let fleet = try write(
             """
