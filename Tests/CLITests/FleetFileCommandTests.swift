@@ -119,11 +119,7 @@ import Testing
             try serve.waitUntilListening()
             _ = try serve.waitFor("/api/v1/hosts") { $0.body.contains("\"ticks\":2") }
             #expect(serve.stop() == 0, "\(serve.log.suffix(2000))")
-            let result = try CLI.runShell("curl -s \(receiver.baseURL)/received")
-            let received = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
-            let resources = (received["metric_requests"] as? [[String: Any]] ?? []).flatMap {
-                $0["resource_metrics"] as? [[String: Any]] ?? []
-            }
+            let resources = try CLI.receivedResourceMetrics(receiver)
             #expect(resources.count >= 2, "\(resources.count) collection(s) received")
             for resource in resources {
                 let attributes = (resource["resource"] as? [String: Any])?["attributes"] as? [String: Any]
@@ -252,5 +248,16 @@ import Testing
         let missing = try CLI.run(["watch", "--fleet", directory + "/nope.yaml"])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("cannot read the fleet file \(directory)/nope.yaml; check the path"))
+    }
+}
+
+extension CLI {
+    /// The resource metrics an `otlp_receiver.py` received, each as its JSON object.
+    static func receivedResourceMetrics(_ receiver: PythonServer) throws -> [[String: Any]] {
+        let result = try runShell("curl -s \(receiver.baseURL)/received")
+        let received = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+        return (received["metric_requests"] as? [[String: Any]] ?? []).flatMap {
+            $0["resource_metrics"] as? [[String: Any]] ?? []
+        }
     }
 }
