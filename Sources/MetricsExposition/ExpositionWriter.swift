@@ -19,12 +19,15 @@ public struct RenderedSeries: Sendable {
         let plain = leadingLabels + targetLabels
         for sample in samples {
             var leading = plain
-            if !targetLabels.isEmpty, !sample.labels.isEmpty {
-                let own = Set(sample.labels.map(\.name))
+            // A sample has a few labels of its own: a scan is cheaper than a set per sample.
+            if !targetLabels.isEmpty, !sample.labels.isEmpty,
+                targetLabels.contains(where: { target in sample.labels.contains { $0.name == target.name } })
+            {
                 leading =
                     leadingLabels
-                    + targetLabels.map {
-                        own.contains($0.name) ? MetricSample.Label("exported_" + $0.name, $0.value) : $0
+                    + targetLabels.map { target in
+                        sample.labels.contains { $0.name == target.name }
+                            ? MetricSample.Label("exported_" + target.name, target.value) : target
                     }
             }
             ExpositionWriter.appendSample(sample, leadingLabels: leading, into: &lines[sample.family, default: []])
