@@ -234,6 +234,30 @@ import Testing
             "\(none.stderr)")
     }
 
+    @Test func mcpListsTheFleetsHostsWithTheirLabels() throws {
+        let fleet = try write(
+            """
+            groups:
+              here: {hosts: [local], labels: {env: prod, role: box}}
+              elsewhere: {hosts: [other], labels: {env: dev}}
+            """)
+        let requests = [
+            #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_hosts","arguments":{}}}"#,
+        ]
+        let script =
+            "(printf '%s\\n' \(requests.map(CLI.shellQuoted).joined(separator: " ")); sleep 2) | "
+            + ([CLI.binary, "mcp", "--fleet", fleet, "--label", "env=prod", "--no-history"].map(CLI.shellQuoted)
+                .joined(separator: " "))
+        let result = try CLI.runShell(script)
+        #expect(result.status == 0, "\(result.stderr)")
+        let answer = try JSONParser.parse(String(try #require(result.stdout.split(separator: "\n").last)))
+        let hosts = try #require(answer["result"]?["structuredContent"]?["hosts"]?.arrayValue)
+        #expect(hosts.compactMap { $0["name"]?.stringValue } == ["local"])
+        #expect(hosts.first?["labels"]?["env"]?.stringValue == "prod")
+        #expect(hosts.first?["labels"]?["role"]?.stringValue == "box")
+    }
+
     @Test func aBadFleetFileIsOneSentenceWithItsLineAndStatus64() throws {
         let fleet = try write("groups:\n  web:\n    hosts: [local]\n    labels: {1env: x}\n")
         for command in ["watch", "top", "snapshot", "serve", "mcp"] {
