@@ -176,7 +176,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Serves with the fleet file's settings filled in (``withFleetFile()``).
+    /// Serves, with the fleet file's settings filled in where no flag gave them (``withFleetFile(_:)``).
     func runResolved(fleetFile: FleetFile?) async throws {
         guard let given = ListenAddress(listen ?? ListenAddress.standard.description) else {
             throw Output.fail(

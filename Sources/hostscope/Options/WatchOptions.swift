@@ -26,12 +26,11 @@ struct WatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Delete history records older than this (e.g. 7d).", valueName: "duration"))
     var retain: DurationArgument?
 
-    /// The collection settings of every tick: the flags, else `defaults` (a fleet file's `defaults:`), else
-    /// the built-in ones.
-    func collectorOptions(defaults: FleetCollectionDefaults = FleetCollectionDefaults()) -> CollectorOptions {
+    /// The collection settings of every tick: the flags, else the built-in ones (a fleet file's `defaults:`
+    /// replace those through ``FleetFlags/applying(_:interval:collector:)``).
+    func collectorOptions() -> CollectorOptions {
         CollectorOptions(
-            kind: collector ?? defaults.collector ?? .auto, topProcesses: top ?? defaults.top ?? 10,
-            commandTimeout: commandTimeout?.duration ?? defaults.timeout ?? .seconds(30))
+            kind: collector ?? .auto, topProcesses: top ?? 10, commandTimeout: commandTimeout?.duration ?? .seconds(30))
     }
 
     /// Which collection settings the flags gave, with `interval` for `--every`: they win over the fleet file.
