@@ -130,6 +130,14 @@ import Testing
         } catch {
             #expect(error.message.hasPrefix("the fleet file \(path), line 4: \"every\" is not a key of the group web"))
         }
+        // A pattern that selects nothing is said at its line, as the file's other problems are.
+        let empty = try write("groups:\n  mail:\n    hosts: ['mail-*']\n")
+        #expect(
+            throws: CoreError(
+                .invalidRequest,
+                "the fleet file \(empty), line 3: the pattern \"mail-*\" selects no host: no Host name in "
+                    + "\(directory)/ssh_config matches it")
+        ) { try definition(fleetFile: empty).resolve() }
         try FileManager.default.removeItem(atPath: path)
         #expect(throws: CoreError(.invalidRequest, "cannot read the fleet file \(path); check the path")) {
             try definition(fleetFile: path).resolve()

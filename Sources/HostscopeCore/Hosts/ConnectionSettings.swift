@@ -194,7 +194,7 @@ extension HostResolver {
         } catch let error as CoreError {
             throw error
         } catch let error as SSHError {
-            throw CoreError(.invalidRequest, error.message)
+            throw CoreError(.invalidRequest, fleetFile?.naming(error.message) ?? error.message)
         } catch {
             throw CoreError(.invalidRequest, "\(error)")
         }

@@ -18,6 +18,14 @@ extension FleetFile {
             throw CoreError(.invalidRequest, error.message)
         }
     }
+
+    /// `message` of a host entry's problem, with its place written as every fleet-file message writes it:
+    /// `the fleet file F, line N:` rather than ssh_config's `F line N:`.
+    func naming(_ message: String) -> String {
+        let place = "\(path) line "
+        guard message.hasPrefix(place) else { return message }
+        return "the fleet file \(path), line " + message.dropFirst(place.count)
+    }
 }
 
 extension FleetEntry {
@@ -44,7 +52,7 @@ extension HostResolver {
                 targets = try HostList.targets(
                     for: [HostListEntry(text: entry.text, location: location)], config: config)
             } catch {
-                throw CoreError(.invalidRequest, error.message)
+                throw CoreError(.invalidRequest, file.naming(error.message))
             }
             if HostList.isPattern(entry.text) { fleet.patternProfiles.append((entry.text, entry.profile)) }
             for target in targets {
@@ -52,7 +60,7 @@ extension HostResolver {
                 do {
                     name = try resolve(target).displayName
                 } catch {
-                    throw CoreError(.invalidRequest, "\(location): \(error.message)")
+                    throw CoreError(.invalidRequest, file.naming("\(location): \(error.message)"))
                 }
                 if let first = owners[name] {
                     if HostList.isPattern(first.text), let conflict = FleetEntry.conflict(first, entry) {
