@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Only the MCP face uses it: the Model Context Protocol's types, server and stdio transport.
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
+        // Only FleetConfig uses it: the YAML of fleet files.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // C: system libraries, each wrapped by exactly one Swift module.
@@ -102,12 +104,17 @@ let package = Package(
             name: "Chat", dependencies: ["OrderedJSON", "CurlHTTP", "AgentTracing", "ValueFormats"],
             swiftSettings: strictImports),
 
+        // The fleet file: groups of hosts and patterns, labels, per-group settings and serve's own, read from YAML.
+        .target(
+            name: "FleetConfig", dependencies: ["ValueFormats", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strictImports),
+
         // Core: one entry point per surface; owns the database, the trace runtime, HTTP clients, sessions.
         .target(
             name: "HostscopeCore",
             dependencies: [
                 "OrderedJSON", "ValueFormats", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles",
-                "Chat", "CurlHTTP", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "Chat", "CurlHTTP", "FleetConfig", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -169,12 +176,14 @@ let package = Package(
             name: "hostscope",
             dependencies: [
                 "HostscopeCore", "TerminalUI", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage",
-                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI", "HostscopeMCP", "LineEditing",
+                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI", "HostscopeMCP", "LineEditing", "FleetConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports),
 
+        .testTarget(
+            name: "FleetConfigTests", dependencies: ["FleetConfig", "TestSupport"], swiftSettings: strictImports),
         .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"], swiftSettings: strictImports),
         .testTarget(
             name: "ValueFormatsTests", dependencies: ["ValueFormats", "TestSupport"], swiftSettings: strictImports),

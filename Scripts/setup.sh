@@ -36,7 +36,7 @@ if ((tests)); then
         prometheus prometheus-node-exporter wrk chromium chromium-driver nodejs
     )
     # arize-phoenix is large (a few minutes to install): the Phoenix tests skip, saying why, where it is missing.
-    python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client mcp selenium)
+    python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client mcp selenium jsonschema pyyaml)
 fi
 
 if ((list)); then
@@ -63,7 +63,7 @@ fi
 # loopback ports with temporary configurations.
 
 if ((${#python_packages[@]})) &&
-    ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix, prometheus_client, mcp, jsonschema, selenium' 2>/dev/null; then
+    ! python3 -c 'import opentelemetry.proto, google.protobuf, rotel, asyncssh, phoenix, prometheus_client, mcp, jsonschema, selenium, yaml' 2>/dev/null; then
     pip_flags=(--quiet --disable-pip-version-check --root-user-action=ignore)
     if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
         pip_flags+=(--break-system-packages)

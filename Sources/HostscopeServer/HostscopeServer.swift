@@ -327,7 +327,7 @@ struct FleetService: Service {
             let hosts =
                 parts.watchesWholeFleet ? fleet.hosts : watch.hosts.compactMap { fleet.host(named: $0.displayName) }
             let after = Set(hosts.map(\.displayName))
-            watch.replaceHosts(hosts)
+            watch.replaceHosts(hosts, profiles: fleet.profiles)
             logger.info(
                 "reloaded the host list",
                 metadata: [

@@ -158,7 +158,7 @@ enum ServeRoutes {
                 )
             case .named(let host)?:
                 target = host.displayName
-                serve.watch.addHost(host)
+                serve.watch.addHost(host, profile: serve.fleet.current.profile(of: target))
             case .pattern(let host)?:
                 // The name as admitted (lower-cased, without a trailing dot) is the host's name.
                 target = host.displayName
@@ -171,7 +171,7 @@ enum ServeRoutes {
                             + "--probe-max-hosts, or wait until those no longer probed expire",
                         retryAfterSeconds: 60)
                 }
-                serve.watch.addHost(host)
+                serve.watch.addHost(host, profile: serve.fleet.current.profile(of: target))
             }
         }
         if !serve.board.hasRecord(target) {

@@ -6,12 +6,31 @@ public struct RenderedSeries: Sendable {
     /// The sample lines of each family the host has samples of.
     public let lines: [MetricFamily: [UInt8]]
 
-    /// The lines of `samples`, with `leadingLabels` (such as `instance`) before each sample's own.
-    public init(_ samples: [MetricSample], leadingLabels: [MetricSample.Label] = []) {
+    /// The lines of `samples`, with `leadingLabels` (such as `instance`) and then `targetLabels` (a fleet
+    /// file's labels of the host) before each sample's own.
+    ///
+    /// A target label named as one of the sample's own labels (`device`, `cpu`, `mountpoint`…) is written as
+    /// `exported_NAME` on that sample, as Prometheus renames a label that collides with a target label; here
+    /// the sample's own keeps its name, so that node_exporter's dashboards read it unchanged.
+    public init(
+        _ samples: [MetricSample], leadingLabels: [MetricSample.Label] = [], targetLabels: [MetricSample.Label] = []
+    ) {
         var lines: [MetricFamily: [UInt8]] = [:]
+        let plain = leadingLabels + targetLabels
         for sample in samples {
-            ExpositionWriter.appendSample(
-                sample, leadingLabels: leadingLabels, into: &lines[sample.family, default: []])
+            var leading = plain
+            // A sample has a few labels of its own: a scan is cheaper than a set per sample.
+            if !targetLabels.isEmpty, !sample.labels.isEmpty,
+                targetLabels.contains(where: { target in sample.labels.contains { $0.name == target.name } })
+            {
+                leading =
+                    leadingLabels
+                    + targetLabels.map { target in
+                        sample.labels.contains { $0.name == target.name }
+                            ? MetricSample.Label("exported_" + target.name, target.value) : target
+                    }
+            }
+            ExpositionWriter.appendSample(sample, leadingLabels: leading, into: &lines[sample.family, default: []])
         }
         self.lines = lines
         unlisted = lines.keys.filter { !FleetExposition.listedFamilies.contains($0) }.sorted { $0.name < $1.name }

@@ -32,6 +32,9 @@ public enum APIEncoding {
         object.append("next_attempt", .from(nextAttempt) { .string(RFC3339.format($0)) })
         object.append("cpu_busy_percent", .from(state.cpuBusyPercent.flatMap(finite)) { .number($0) })
         object.append("memory_used_percent", .from(state.memoryUsedPercent.flatMap(finite)) { .number($0) })
+        // The fleet file's labels, by name (empty without one).
+        object.append(
+            "labels", .object(JSONObject(state.labels.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         return object
     }
 

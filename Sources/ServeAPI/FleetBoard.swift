@@ -154,15 +154,22 @@ public final class FleetBoard: Sendable {
     /// Renders a host's metric lines from its current state and stores them unless the host changed
     /// again meanwhile (the later rendering wins).
     private func render(_ host: String, revision: UInt64) {
-        guard let summary = state.withLock({ $0.entries[host]?.summary }) else { return }
+        guard let (summary, labels) = state.withLock({ $0.entries[host].map { ($0.summary, $0.state.labels) } })
+        else { return }
         let samples = Self.samples(summary, topProcesses: topProcesses)
-        let series = RenderedSeries(samples, leadingLabels: [MetricSample.Label("instance", host)])
+        let series = RenderedSeries(
+            samples, leadingLabels: [MetricSample.Label("instance", host)], targetLabels: Self.targetLabels(labels))
         state.withLock { state in
             guard var entry = state.entries[host], entry.revision == revision else { return }
             entry.series = series
             state.entries[host] = entry
             state.generation += 1
         }
+    }
+
+    /// A host's fleet-file labels as target labels, by name.
+    static func targetLabels(_ labels: [String: String]) -> [MetricSample.Label] {
+        labels.sorted { $0.key < $1.key }.map { MetricSample.Label($0.key, $0.value) }
     }
 
     static func samples(_ summary: HostCollectionSummary, topProcesses: Int) -> [MetricSample] {
@@ -245,10 +252,12 @@ public final class FleetBoard: Sendable {
     }
 
     /// `/probe?target=HOST`: one host's families without an `instance` label (the scraper's
-    /// relabeling sets it), in `coding`; `nil` when the host is not watched.
+    /// relabeling sets it) but with its fleet-file labels, in `coding`; `nil` when the host is not watched.
     public func probe(_ host: String, format: ExpositionFormat, coding: ContentCoding = .identity) -> [UInt8]? {
-        guard let summary = state.withLock({ $0.entries[host]?.summary }) else { return nil }
-        let series = RenderedSeries(Self.samples(summary, topProcesses: topProcesses))
+        guard let (summary, labels) = state.withLock({ $0.entries[host].map { ($0.summary, $0.state.labels) } })
+        else { return nil }
+        let series = RenderedSeries(
+            Self.samples(summary, topProcesses: topProcesses), targetLabels: Self.targetLabels(labels))
         let text = ExpositionWriter.document(families: FleetExposition.families, series: [series], format: format)
         return coding.encode(text)
     }

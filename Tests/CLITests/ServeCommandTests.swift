@@ -419,11 +419,7 @@ final class RunningServe {
             try serve.waitUntilListening()
             _ = try serve.waitFor("/api/v1/hosts") { $0.body.contains("\"ticks\":2") }
             #expect(serve.stop() == 0, "\(serve.log.suffix(2000))")
-            let result = try CLI.runShell("curl -s \(receiver.baseURL)/received")
-            let received = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
-            let resources = (received["metric_requests"] as? [[String: Any]] ?? []).flatMap {
-                $0["resource_metrics"] as? [[String: Any]] ?? []
-            }
+            let resources = try CLI.receivedResourceMetrics(receiver)
             // The drain sends what is queued: every collection that ended, at least the two waited for.
             #expect(resources.count >= 2, "\(resources.count) collection(s) received")
             for resource in resources {

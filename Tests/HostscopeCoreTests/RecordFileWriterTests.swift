@@ -89,6 +89,27 @@ func sampleRecord(_ host: String, _ second: Int, failed: Bool = false) -> Snapsh
         #expect(rows.allSatisfy { csvFields($0).count == SnapshotCSV.wideColumnsWithoutSlot.count })
     }
 
+    @Test func fleetLabelsAreColumnsAfterTheFixedOnesAndAppendingNeedsTheSameLabels() throws {
+        let path = directory + "/labelled.csv"
+        let labels = RecordLabels(profiles: [
+            "web1": HostProfile(labels: ["env": "prod", "role": "web"]), "db1": HostProfile(labels: ["env": "a,b"]),
+        ])
+        try RecordFileWriter(path: path, format: .csv, labels: labels).write(sampleRecord("web1", 0))
+        let writer = try RecordFileWriter(path: path, format: .csv, labels: labels)
+        try writer.write(sampleRecord("db1", 5))
+        try writer.write(sampleRecord("other", 6, failed: true))
+        let rows = read(path).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 4)
+        #expect(rows[0] == SnapshotCSV.wideHeader.trimmingCharacters(in: .newlines) + ",label.env,label.role")
+        let columns = SnapshotCSV.wideColumns.count + 2
+        #expect(rows.allSatisfy { csvFields($0).count == columns }, "\(rows)")
+        #expect(csvFields(rows[1]).suffix(2) == ["prod", "web"])
+        #expect(csvFields(rows[2]).suffix(2) == ["a,b", ""])
+        #expect(csvFields(rows[3]).suffix(2) == ["", ""])
+        // A run with other labels would shift the columns: refused, as any other header.
+        #expect(throws: RecordWriteError.self) { _ = try RecordFileWriter(path: path, format: .csv) }
+    }
+
     @Test func aCSVFileWithOtherColumnsIsNotMixedWith() throws {
         let path = directory + "/other.csv"
         try "a,b,c\r\n1,2,3\r\n".write(toFile: path, atomically: true, encoding: .utf8)

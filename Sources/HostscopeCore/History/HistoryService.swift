@@ -1,9 +1,19 @@
 public import Foundation
 public import Storage
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `history`: the records `watch` stored, read back a page at a time.
 public struct HistoryService: Sendable {
     private let access: StoreAccess
+    /// When set, only these hosts are read (the hosts of a fleet file with some labels, `--label`).
+    private var restriction: [String]?
 
     /// Reads the database of `settings`, opened for each call.
     public init(settings: CoreSettings) {
@@ -13,6 +23,14 @@ public struct HistoryService: Sendable {
     /// Reads an open database (a long-running service's), which the caller closes.
     public init(database: StorageDatabase) {
         access = .shared(database)
+    }
+
+    /// This service reading only the hosts called `names` (the hosts `--label` selects from a fleet file); a
+    /// host argument then narrows them further.
+    public func restricted(to names: [String]) -> HistoryService {
+        var service = self
+        service.restriction = names
+        return service
     }
 
     /// The records of `host` (a name as watch stored it, a glob such as `db-*`, `all`, or `nil` for all)
@@ -25,7 +43,7 @@ public struct HistoryService: Sendable {
         host: String?, since: Date? = nil, until: Date? = nil, pageSize: Int = 500,
         _ page: ([StoredRecord]) async -> Void
     ) async throws(CoreError) {
-        let filter = HostFilter(argument: host)
+        let filter = Self.filter(host, within: restriction)
         let query = HistoryQuery(hosts: filter, since: since, until: until)
         let path = access.path
         try await access.with { database throws(CoreError) in
@@ -106,6 +124,18 @@ public struct HistoryService: Sendable {
             } catch {
                 throw CoreError(.failed, (error as? StorageError)?.message ?? "\(error)")
             }
+        }
+    }
+
+    /// The hosts `host` selects, within `restriction` when there is one.
+    static func filter(_ host: String?, within restriction: [String]?) -> HostFilter {
+        let filter = HostFilter(argument: host)
+        guard let restriction else { return filter }
+        switch filter {
+        case .all: return .exact(restriction)
+        case .exact(let names): return .exact(names.filter(restriction.contains))
+        case .pattern(let pattern):
+            return .exact(restriction.filter { fnmatch(pattern, $0, 0) == 0 })
         }
     }
 

@@ -1,3 +1,4 @@
+public import FleetConfig
 public import Foundation
 public import SSHTransport
 
@@ -162,9 +163,17 @@ extension HostResolver {
     /// The fleet of a watch: its hosts as ``watchHosts(arguments:hostsFile:)`` resolves them, and the
     /// patterns among the arguments and the file's lines, which admit further hosts by name
     /// (``ResolvedFleet/host(named:)``).
-    public func fleet(arguments: [String], hostsFile: String?) throws(CoreError) -> ResolvedFleet {
+    public func fleet(arguments: [String], hostsFile: String?, fleetFile: FleetFile? = nil) throws(CoreError)
+        -> ResolvedFleet
+    {
         var entries = arguments.map { HostListEntry(text: $0) }
         do {
+            // Hosts on the command line win over the file's: the file then gives them their labels only.
+            if let fleetFile, arguments.isEmpty, hostsFile == nil {
+                entries = fleetFile.entries.map {
+                    HostListEntry(text: $0.text, location: SSHConfigLocation(file: fleetFile.path, line: $0.line))
+                }
+            }
             if let hostsFile {
                 // Bounded and a regular file: a reload on SIGHUP must not hang on a FIFO or read a log by mistake.
                 let bytes = try OperatorFile.bytes(
@@ -173,16 +182,19 @@ extension HostResolver {
             }
             guard !entries.isEmpty else {
                 throw CoreError(
-                    .invalidRequest, "no hosts to watch: name hosts or 'pattern*' arguments, or pass --hosts-file")
+                    .invalidRequest,
+                    "no hosts to watch: name hosts or 'pattern*' arguments, or pass --hosts-file or --fleet")
             }
             var resolved: [ResolvedHost] = []
             for target in try HostList.targets(for: entries, config: config) { resolved.append(try resolve(target)) }
-            return ResolvedFleet(
+            var fleet = ResolvedFleet(
                 hosts: resolved, patterns: entries.map(\.text).filter(HostList.isPattern), resolver: self)
+            if let fleetFile { try profile(&fleet, from: fleetFile) }
+            return fleet
         } catch let error as CoreError {
             throw error
         } catch let error as SSHError {
-            throw CoreError(.invalidRequest, error.message)
+            throw CoreError(.invalidRequest, fleetFile?.naming(error.message) ?? error.message)
         } catch {
             throw CoreError(.invalidRequest, "\(error)")
         }

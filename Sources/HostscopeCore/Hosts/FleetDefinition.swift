@@ -1,3 +1,4 @@
+public import FleetConfig
 import SSHTransport
 
 /// The hosts a long-running face watches, as given: host and pattern arguments and a hosts file. Read
@@ -8,27 +9,39 @@ public struct FleetDefinition: Sendable {
     public var arguments: [String]
     /// `--hosts-file`.
     public var hostsFile: String?
+    /// `--fleet`: read again on every ``resolve()``.
+    public var fleetFile: String?
+    /// `--label`: only the hosts with these labels.
+    public var labels = LabelSelector()
+    /// The collection settings the command line gave: they win over the fleet file's groups.
+    public var flags = FleetFlags()
     /// Connection options that apply to every host.
     public var settings: ConnectionSettings
 
-    public init(arguments: [String], hostsFile: String?, settings: ConnectionSettings) {
+    public init(arguments: [String], hostsFile: String?, fleetFile: String? = nil, settings: ConnectionSettings) {
         self.arguments = arguments
         self.hostsFile = hostsFile
+        self.fleetFile = fleetFile
         self.settings = settings
     }
 
-    /// Reads ssh_config and the hosts file and resolves every host and pattern.
+    /// Reads ssh_config, the hosts file and the fleet file and resolves every host and pattern. Host
+    /// arguments or a hosts file win over the fleet file's groups: the file then gives those hosts their
+    /// labels and settings only.
     ///
     /// - Throws: ``CoreError`` (`invalidRequest`) with the sentence to show: a file that cannot be read,
-    ///   no host at all, a host that does not resolve, an ssh_config that cannot be read.
+    ///   no host at all, a host that does not resolve, an ssh_config that cannot be read, a fleet file's
+    ///   problem with its line.
     public func resolve() throws(CoreError) -> ResolvedFleet {
+        let file = try fleetFile.map { path throws(CoreError) in try FleetFile.read(at: path) }
         let resolver: HostResolver
         do {
             resolver = try HostResolver(settings: settings)
         } catch {
             throw CoreError(.invalidRequest, error.message)
         }
-        return try resolver.fleet(arguments: arguments, hostsFile: hostsFile)
+        return try resolver.fleet(arguments: arguments, hostsFile: hostsFile, fleetFile: file).selecting(labels)
+            .overridden(by: flags)
     }
 
     /// The names on ssh_config's `Host` lines that are not patterns, in file order: the fleet of a face started
@@ -50,6 +63,12 @@ public struct ResolvedFleet: Sendable {
     public var hosts: [ResolvedHost]
     /// The pattern arguments and hosts-file lines (`'web-*'`, `'db-*,!db-old'`).
     public var patterns: [String]
+    /// The fleet file read, if any (its `serve:` settings, its defaults).
+    public var file: FleetFile?
+    /// Labels and group settings of the hosts the fleet file names or selects, by name.
+    public var profiles: [String: HostProfile] = [:]
+    /// The fleet file's patterns with their profiles, for hosts they admit on request.
+    var patternProfiles: [(String, HostProfile)] = []
     let resolver: HostResolver?
 
     /// A fleet of exactly `hosts` (and `patterns`, which then admit no further host: there is no

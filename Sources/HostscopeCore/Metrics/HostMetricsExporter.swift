@@ -10,10 +10,14 @@ public import HostStats
 public final class HostMetricsExporter: Sendable {
     private let batches: OTLPMetricsBatchExporter
     private let resourceAttributes: [Attribute]
+    private let labels: @Sendable (String) -> [String: String]
 
-    /// Starts an exporter; `warn` hears of the first failure after a stretch of successes.
+    /// Starts an exporter; `warn` hears of the first failure after a stretch of successes. `labels` gives a
+    /// host's fleet-file labels, which become resource attributes of its metrics (after the user's own, before
+    /// the host's `host.name`, `os.type`…, which win).
     public init(
         settings: OTLPSignalSettings, resourceAttributes: [Attribute] = [],
+        labels: @escaping @Sendable (String) -> [String: String] = { _ in [:] },
         retryPolicy: OTLPRetryPolicy = OTLPRetryPolicy(),
         configuration: OTLPBatchExporter.Configuration = OTLPMetricsBatchExporter.defaultConfiguration,
         warn: @escaping @Sendable (String) -> Void
@@ -27,14 +31,15 @@ public final class HostMetricsExporter: Sendable {
             warn("OTLP metrics export: \(ProcessSecrets.scrub(error.message))")
         }
         self.resourceAttributes = resourceAttributes
+        self.labels = labels
         batches.start()
     }
 
     /// Queues one collection's metrics.
     public func record(_ record: SnapshotRecord) {
-        guard let metrics = HostMetrics.resourceMetrics(for: record, resourceAttributes: resourceAttributes) else {
-            return
-        }
+        let labels = labels(record.host).sorted { $0.key < $1.key }.map { Attribute($0.key, .string($0.value)) }
+        guard let metrics = HostMetrics.resourceMetrics(for: record, resourceAttributes: resourceAttributes + labels)
+        else { return }
         batches.enqueue(metrics)
     }
 

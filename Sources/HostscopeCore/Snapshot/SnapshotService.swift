@@ -1,3 +1,4 @@
+import FleetConfig
 public import HostStats
 import SSHTransport
 import ValueFormats
@@ -20,9 +21,13 @@ public struct SnapshotService: Sendable {
     ///
     /// - Throws: ``CoreError`` (`invalidRequest`) when a host cannot be resolved; nothing was collected.
     ///
-    /// - Parameter hostsFile: a file of further hosts or patterns, one per line (`#` comments), as `watch`'s.
+    /// - Parameters:
+    ///   - hostsFile: a file of further hosts or patterns, one per line (`#` comments), as `watch`'s.
+    ///   - fleetFile: a fleet file (`--fleet`), whose groups' hosts are collected when no host is named.
+    ///   - labels: only the hosts with these fleet-file labels.
     public func collect(
-        _ hosts: [String], hostsFile: String? = nil, options: CollectorOptions
+        _ hosts: [String], hostsFile: String? = nil, fleetFile: String? = nil, labels: LabelSelector = LabelSelector(),
+        options: CollectorOptions
     ) async throws(CoreError) -> [SnapshotRecord] {
         let resolved: [ResolvedHost]
         let aliases: [String]
@@ -33,7 +38,12 @@ public struct SnapshotService: Sendable {
             throw CoreError(.invalidRequest, "\(error)")
         }
         aliases = resolver.config.hostAliases
-        if let hostsFile {
+        if let fleetFile {
+            resolved = try resolver.fleet(
+                arguments: hosts, hostsFile: hostsFile, fleetFile: FleetFile.read(at: fleetFile)
+            )
+            .selecting(labels).hosts
+        } else if let hostsFile {
             resolved = try resolver.watchHosts(arguments: hosts, hostsFile: hostsFile)
         } else {
             do {

@@ -14,24 +14,31 @@ public struct WatchPlan: Sendable {
     /// How long to run; `nil` runs until ``count`` ticks or cancellation.
     public var duration: Duration?
     public var collector: CollectorOptions
+    /// Labels and group settings of hosts by name (a fleet file's); a host without one takes the plan's settings.
+    public var profiles: [String: HostProfile]
     /// The longest wait between reconnect attempts to a failing host.
     public var maximumBackoff: Duration
 
     public init(
         hosts: [ResolvedHost], interval: Duration, count: Int? = nil, duration: Duration? = nil,
-        collector: CollectorOptions = CollectorOptions(), maximumBackoff: Duration = .seconds(30)
+        collector: CollectorOptions = CollectorOptions(), profiles: [String: HostProfile] = [:],
+        maximumBackoff: Duration = .seconds(30)
     ) {
         self.hosts = hosts
         self.interval = interval
         self.count = count
         self.duration = duration
         self.collector = collector
+        self.profiles = profiles
         self.maximumBackoff = maximumBackoff
     }
 
     /// Every command and connect must end within a tick, so a slow host yields a timeout
     /// record for its tick instead of pushing its next tick back.
-    var tickBudget: Duration { interval * 0.8 }
+    var tickBudget: Duration { Self.tickBudget(interval) }
+
+    /// The tick budget of a host ticking every `interval`.
+    static func tickBudget(_ interval: Duration) -> Duration { interval * 0.8 }
 
     /// Whether the plan ends by itself (a count or a duration) rather than on cancellation.
     var isFinite: Bool { count != nil || duration != nil }
@@ -69,10 +76,13 @@ public struct HostWatchState: Sendable, Equatable {
     public var lastError: String?
     /// The last record, snapshot or error.
     public var latest: SnapshotRecord?
+    /// The host's labels from the fleet file (empty without one).
+    public var labels: [String: String] = [:]
 
-    public init(host: String, phase: Phase = .connecting) {
+    public init(host: String, phase: Phase = .connecting, labels: [String: String] = [:]) {
         self.host = host
         self.phase = phase
+        self.labels = labels
     }
 
     /// CPU busy share of the last snapshot, while the host is up.
@@ -162,6 +172,7 @@ public final class FleetWatch: Sendable {
     private struct Entry {
         var host: ResolvedHost
         var state: HostWatchState
+        var profile: HostProfile
         /// Which start of the host this is: a host replaced by one of the same name starts again.
         var generation: Int
         var task: Task<Void, Never>?
@@ -194,8 +205,10 @@ public final class FleetWatch: Sendable {
         state.withLock { state in
             for host in plan.hosts where state.entries[host.displayName] == nil {
                 state.order.append(host.displayName)
+                let profile = plan.profiles[host.displayName] ?? HostProfile()
                 state.entries[host.displayName] = Entry(
-                    host: host, state: HostWatchState(host: host.displayName), generation: state.nextGeneration)
+                    host: host, state: HostWatchState(host: host.displayName, labels: profile.labels),
+                    profile: profile, generation: state.nextGeneration)
                 state.nextGeneration += 1
             }
         }
@@ -222,11 +235,13 @@ public final class FleetWatch: Sendable {
     /// Starts watching `host` too, at its next slot, unless a host of that name is watched already (a
     /// face that watches hosts as they are first asked for); returns whether it was added.
     @discardableResult
-    public func addHost(_ host: ResolvedHost) -> Bool {
+    public func addHost(_ host: ResolvedHost, profile: HostProfile = HostProfile()) -> Bool {
         let added = state.withLock { state -> HostWatchState? in
             let name = host.displayName
             guard state.entries[name] == nil, !state.ended else { return nil }
-            let entry = Entry(host: host, state: HostWatchState(host: name), generation: state.nextGeneration)
+            let entry = Entry(
+                host: host, state: HostWatchState(host: name, labels: profile.labels), profile: profile,
+                generation: state.nextGeneration)
             state.nextGeneration += 1
             state.order.append(name)
             state.entries[name] = entry
@@ -263,9 +278,10 @@ public final class FleetWatch: Sendable {
     }
 
     /// Makes `hosts` the watched hosts: hosts no longer named stop (their sessions close), new ones start
-    /// at their next slot, and hosts that stay keep their loop and session, unless where they connect
-    /// changed (then they start again).
-    public func replaceHosts(_ hosts: [ResolvedHost]) {
+    /// at their next slot, and hosts that stay keep their loop and session, unless where they connect or
+    /// how they are collected changed (then they start again); `profiles` gives hosts their labels and
+    /// group settings (a host without one takes the plan's settings).
+    public func replaceHosts(_ hosts: [ResolvedHost], profiles: [String: HostProfile] = [:]) {
         var stopped: [Task<Void, Never>] = []
         var announce: [WatchEvent] = []
         state.withLock { state in
@@ -274,11 +290,21 @@ public final class FleetWatch: Sendable {
             for host in hosts where kept[host.displayName] == nil {
                 let name = host.displayName
                 order.append(name)
-                if let entry = state.entries[name], entry.host.sameEndpoint(as: host) {
+                let profile = profiles[name] ?? HostProfile()
+                if var entry = state.entries[name], entry.host.sameEndpoint(as: host),
+                    !entry.profile.changesCollection(from: profile)
+                {
+                    if entry.profile.labels != profile.labels {
+                        entry.state.labels = profile.labels
+                        announce.append(.state(entry.state))
+                    }
+                    entry.profile = profile
                     kept[name] = entry
                     continue
                 }
-                let entry = Entry(host: host, state: HostWatchState(host: name), generation: state.nextGeneration)
+                let entry = Entry(
+                    host: host, state: HostWatchState(host: name, labels: profile.labels), profile: profile,
+                    generation: state.nextGeneration)
                 state.nextGeneration += 1
                 kept[name] = entry
                 announce.append(.state(entry.state))
@@ -359,19 +385,22 @@ public final class FleetWatch: Sendable {
     }
 
     private func runHost(_ host: ResolvedHost, generation: Int, start: Date) async {
-        var options = plan.collector
-        options.commandTimeout = min(options.commandTimeout, plan.tickBudget)
         let name = host.displayName
+        let profile = state.withLock { $0.entries[name]?.profile } ?? HostProfile()
+        let interval = profile.interval(in: plan)
+        let tickBudget = WatchPlan.tickBudget(interval)
+        var options = profile.collector(in: plan)
+        options.commandTimeout = min(options.commandTimeout, tickBudget)
         // A tick waits for its host's connect no longer than its budget: with hundreds of hosts
         // connecting at once, one may wait for a handshake slot across several ticks, and each of those
         // gets its record on time while the connect keeps its place in line.
-        let (runner, connection) = tuned(host).commandRunner(connectWait: plan.tickBudget)
+        let (runner, connection) = tuned(host, interval: interval).commandRunner(connectWait: tickBudget)
         let clock = clock
         let collector = HostCollector(host: name, runner: runner, options: options, now: { clock.now() })
-        var backoff = ReconnectBackoff(initial: plan.interval, maximum: plan.maximumBackoff, jitter: 0.2)
+        var backoff = ReconnectBackoff(initial: interval, maximum: plan.maximumBackoff, jitter: 0.2)
         var lastFailure: CollectionFailure?
         var current = HostWatchState(host: name)
-        let schedule = TickSchedule(interval: plan.interval, host: name)
+        let schedule = TickSchedule(interval: interval, host: name)
         // A host added later starts at its first slot after it was added.
         let firstSlot = schedule.firstSlot(atOrAfter: max(start, clock.now()).addingTimeInterval(0.01))
         let end = plan.duration.map { start.addingTimeInterval($0.inSeconds) }
@@ -388,7 +417,7 @@ public final class FleetWatch: Sendable {
             tick += 1
             let now = clock.now()
             var result: SnapshotRecord
-            if TickSchedule.isOverrun(slot: slot, now: now, interval: plan.interval) {
+            if TickSchedule.isOverrun(slot: slot, now: now, interval: interval) {
                 // The previous tick ran past this slot's whole interval: collecting for it now would only
                 // fall further behind, and a host that keeps collecting back to back starves the writer
                 // of every host's records. The slot gets its record at once; the next one is collected.
@@ -398,7 +427,7 @@ public final class FleetWatch: Sendable {
                         host: name, collectedAt: now, kind: .timeout,
                         message: "skipped: the previous tick ran past this one's slot (\(late) late); the host "
                             + "or the machine running hostscope is too slow for --every "
-                            + Self.describe(plan.interval.inSeconds)))
+                            + Self.describe(interval.inSeconds)))
             } else if let failure = lastFailure, !backoff.allowsAttempt(at: now), let next = backoff.nextAttempt {
                 result = .failure(
                     CollectionFailure(
@@ -449,21 +478,24 @@ public final class FleetWatch: Sendable {
 
     /// Stores a host's new state and tells the subscribers, unless the host left the watch meanwhile.
     private func publish(_ record: SnapshotRecord, _ hostState: HostWatchState, generation: Int) {
-        let current = state.withLock { state -> Bool in
-            guard state.entries[hostState.host]?.generation == generation else { return false }
-            state.entries[hostState.host]?.state = hostState
-            return true
+        let published = state.withLock { state -> HostWatchState? in
+            guard let entry = state.entries[hostState.host], entry.generation == generation else { return nil }
+            // The labels as the last reload gave them.
+            var published = hostState
+            published.labels = entry.profile.labels
+            state.entries[hostState.host]?.state = published
+            return published
         }
-        guard current else { return }
+        guard let published else { return }
         events.yield(.record(record))
-        events.yield(.state(hostState))
+        events.yield(.state(published))
     }
 
     /// The host with connect and keepalive limits fitted to the interval.
-    private func tuned(_ host: ResolvedHost) -> ResolvedHost {
+    private func tuned(_ host: ResolvedHost, interval: Duration) -> ResolvedHost {
         guard case .ssh(var options) = host else { return host }
-        options.connectTimeout = min(options.connectTimeout, plan.tickBudget)
-        options.keepaliveInterval = options.keepaliveInterval ?? max(plan.interval, .seconds(15))
+        options.connectTimeout = min(options.connectTimeout, WatchPlan.tickBudget(interval))
+        options.keepaliveInterval = options.keepaliveInterval ?? max(interval, .seconds(15))
         return .ssh(options)
     }
 

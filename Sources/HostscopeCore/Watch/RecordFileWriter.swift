@@ -60,6 +60,8 @@ public final class RecordFileWriter: Sendable {
     /// terminal, the face's writer for a stream; `nil` writes them to the file as they are.
     private let sink: (@Sendable ([UInt8]) throws(RecordWriteError) -> Void)?
     public let path: String?
+    /// The fleet file's labels as columns of the wide CSV layout.
+    public let labels: RecordLabels
 
     private struct Progress {
         /// Records in the JSON array so far (to know whether a comma is needed).
@@ -80,10 +82,12 @@ public final class RecordFileWriter: Sendable {
     /// JSON array opened at the first record and closed by ``finish()``.
     public init(
         streamFormat format: RecordFileFormat, csvLayout: CSVLayoutChoice = .wide,
+        labels: RecordLabels = RecordLabels(),
         write: @escaping @Sendable ([UInt8]) throws(RecordWriteError) -> Void
     ) {
         self.format = format
         self.csvLayout = csvLayout
+        self.labels = labels
         descriptor = -1
         ownsDescriptor = false
         sink = write
@@ -94,10 +98,12 @@ public final class RecordFileWriter: Sendable {
     /// `terminalEscaping` first.
     public init(
         path: String, format: RecordFileFormat, csvLayout: CSVLayoutChoice = .wide,
+        labels: RecordLabels = RecordLabels(),
         terminalEscaping: @escaping @Sendable ([UInt8]) -> [UInt8] = { $0 }
     ) throws(RecordWriteError) {
         self.format = format
         self.csvLayout = csvLayout
+        self.labels = labels
         self.path = path
         ownsDescriptor = true
         let flags = format == .json ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC
@@ -168,12 +174,13 @@ public final class RecordFileWriter: Sendable {
         case .csv:
             var text = ""
             if !progress.headerWritten {
-                text += csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader
+                text += csvLayout == .wide ? labels.header(SnapshotCSV.wideHeader) : SnapshotCSV.longHeader
                 progress.headerWritten = true
             }
             text +=
                 csvLayout == .wide
-                ? SnapshotCSV.wideRow(record, slotColumn: progress.slotColumn) : SnapshotCSV.longRows(record)
+                ? labels.row(SnapshotCSV.wideRow(record, slotColumn: progress.slotColumn), host: record.host)
+                : SnapshotCSV.longRows(record)
             if !text.isEmpty { try append(Array(text.utf8)) }
         case .json:
             let line = record.jsonValue.jsonString
@@ -218,7 +225,7 @@ public final class RecordFileWriter: Sendable {
                 return
             }
             let firstLine = String(decoding: contents.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-            let expected = (csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader)
+            let expected = (csvLayout == .wide ? labels.header(SnapshotCSV.wideHeader) : SnapshotCSV.longHeader)
                 .trimmingCharacters(in: .newlines)
             let header = firstLine.trimmingCharacters(in: .newlines)
             let withoutSlot =

@@ -1,3 +1,4 @@
+import FleetConfig
 import Foundation
 public import HostStats
 import SSHTransport
@@ -11,6 +12,12 @@ public struct WatchRequest: Sendable {
     public var hosts: [String]
     /// A file of hosts or patterns, one per line.
     public var hostsFile: String?
+    /// A fleet file (`--fleet`): its groups' hosts when no host is named, and labels and group settings.
+    public var fleetFile: String?
+    /// The settings the command line gave, which win over the fleet file's.
+    public var flags = FleetFlags()
+    /// Only the hosts with these labels (`--label`).
+    public var labels = LabelSelector()
     public var interval: Duration
     /// Ticks per host, then stop.
     public var count: Int?
@@ -92,8 +99,10 @@ public struct WatchService: Sendable {
         _ request: WatchRequest, outputs: [RecordOutput], clock: any WatchClock = SystemWatchClock(),
         observe: (@Sendable (FleetWatch) async -> Void)? = nil
     ) async throws(CoreError) -> WatchOutcome {
-        let hosts = try resolveHosts(request)
-        let writers = try Self.open(outputs)
+        let fleet = try resolveFleet(request).overridden(by: request.flags)
+        let hosts = fleet.hosts
+        let profiles = fleet.profiles
+        let writers = try Self.open(outputs, labels: RecordLabels(profiles: profiles))
         var history: StorageDatabase?
         if settings.storesHistory {
             let path = settings.databasePath
@@ -109,15 +118,18 @@ public struct WatchService: Sendable {
                 throw CoreError(.failed, "\(error.message); or pass --no-history to watch without storing records")
             }
         }
+        let (interval, collector) = request.flags.applying(
+            FleetCollectionDefaults(fleet.file), interval: request.interval, collector: request.collector)
         let plan = WatchPlan(
-            hosts: hosts, interval: request.interval, count: request.count, duration: request.duration,
-            collector: request.collector)
+            hosts: hosts, interval: interval, count: request.count, duration: request.duration,
+            collector: collector, profiles: profiles)
         let watch = FleetWatch(plan: plan, clock: clock)
         let diagnostics = settings.diagnostics
         let metrics = settings.export?.metrics.map { metrics in
-            HostMetricsExporter(settings: metrics, resourceAttributes: settings.resourceAttributes) {
-                diagnostics.warning($0)
-            }
+            HostMetricsExporter(
+                settings: metrics, resourceAttributes: settings.resourceAttributes,
+                labels: { watch.state(of: $0)?.labels ?? [:] }
+            ) { diagnostics.warning($0) }
         }
         // A reader that went away (`watch … | head -2`) ends the run as Ctrl-C would: what was collected is
         // kept, files and the database closed valid.
@@ -152,13 +164,20 @@ public struct WatchService: Sendable {
 
     /// The hosts of a request, resolved through ssh_config.
     public func resolveHosts(_ request: WatchRequest) throws(CoreError) -> [ResolvedHost] {
+        try resolveFleet(request).hosts
+    }
+
+    /// The hosts of a request with the fleet file's labels and group settings.
+    public func resolveFleet(_ request: WatchRequest) throws(CoreError) -> ResolvedFleet {
+        let file = try request.fleetFile.map { path throws(CoreError) in try FleetFile.read(at: path) }
         let resolver: HostResolver
         do {
             resolver = try HostResolver(settings: settings.connection, environment: settings.environment)
         } catch {
             throw CoreError(.invalidRequest, error.message)
         }
-        let hosts = try resolver.watchHosts(arguments: request.hosts, hostsFile: request.hostsFile)
+        let hosts = try resolver.fleet(arguments: request.hosts, hostsFile: request.hostsFile, fleetFile: file)
+            .selecting(request.labels)
         // Checked before the watch starts, so that a stray word (`--every 2 s`) is one sentence and not a host
         // retried forever.
         if let problem = HostAddressCheck.unknownHost(among: request.hosts, resolver: resolver) {
@@ -168,7 +187,9 @@ public struct WatchService: Sendable {
     }
 
     /// Opens every output, after checking that no two name the same file.
-    private static func open(_ outputs: [RecordOutput]) throws(CoreError) -> [RecordFileWriter] {
+    private static func open(_ outputs: [RecordOutput], labels: RecordLabels) throws(CoreError)
+        -> [RecordFileWriter]
+    {
         var paths: Set<String> = []
         for case .file(let path, _, _, _) in outputs {
             let normalized = URL(fileURLWithPath: path).standardizedFileURL.path
@@ -177,21 +198,22 @@ public struct WatchService: Sendable {
             }
         }
         var writers: [RecordFileWriter] = []
-        for output in outputs { writers.append(try open(output)) }
+        for output in outputs { writers.append(try open(output, labels: labels)) }
         return writers
     }
 
-    private static func open(_ output: RecordOutput) throws(CoreError) -> RecordFileWriter {
+    private static func open(_ output: RecordOutput, labels: RecordLabels) throws(CoreError) -> RecordFileWriter {
         switch output {
         case .stream(let format, let layout, let write):
-            return RecordFileWriter(streamFormat: format, csvLayout: layout, write: write)
+            return RecordFileWriter(streamFormat: format, csvLayout: layout, labels: labels, write: write)
         case .file(let path, let format, let layout, let escaping):
             guard let chosen = format ?? RecordFileFormat.inferred(fromPath: path) else {
                 throw CoreError(
                     .invalidRequest, "cannot tell the format of \(path) from its name; add --format csv|json|ndjson")
             }
             do {
-                return try RecordFileWriter(path: path, format: chosen, csvLayout: layout, terminalEscaping: escaping)
+                return try RecordFileWriter(
+                    path: path, format: chosen, csvLayout: layout, labels: labels, terminalEscaping: escaping)
             } catch {
                 throw CoreError(.failed, error.message)
             }

@@ -18,7 +18,7 @@ enum FleetTools {
         MCPTool(
             name: "list_hosts", title: "List hosts",
             description: "The hosts this server may reach (the host argument of every host tool), whether each is "
-                + "reached over SSH or is this machine, and what hostscope's history database holds for it (first "
+                + "reached over SSH or is this machine, its labels (env, role… from the fleet file), and what hostscope's history database holds for it (first "
                 + "and last record, records, failed collections). Also the ssh_config patterns that admit further "
                 + "host names. Reads only the database.",
             inputSchema: Schema.object([
@@ -37,8 +37,15 @@ enum FleetTools {
                                 "last_record": Schema.nullable("string", "the last stored record (RFC 3339)"),
                                 "records": Schema.integer(0, Int.max, "stored records"),
                                 "failed_records": Schema.integer(0, Int.max, "stored failed collections"),
+                                "labels": .object([
+                                    "type": "object", "additionalProperties": .object(["type": "string"]),
+                                    "description": "the host's labels from the fleet file (env, role…), by name",
+                                ]),
                             ],
-                            required: ["name", "transport", "first_record", "last_record", "records", "failed_records"]
+                            required: [
+                                "name", "transport", "first_record", "last_record", "records", "failed_records",
+                                "labels",
+                            ]
                         ), "the hosts, in the order given"),
                     "patterns": Schema.array(of: Schema.string("a pattern"), "patterns admitting further names"),
                     "total": Schema.integer(0, Int.max, "how many hosts there are"),
@@ -59,6 +66,11 @@ enum FleetTools {
                     "first_record": JSONValue.from(summary?.firstCollectedAt) { .string(RFC3339.format($0)) },
                     "last_record": JSONValue.from(summary?.lastCollectedAt) { .string(RFC3339.format($0)) },
                     "records": .number(summary?.recordCount ?? 0), "failed_records": .number(summary?.errorCount ?? 0),
+                    "labels": .object(
+                        JSONObject(
+                            environment.configuration.fleet.profile(of: host.displayName).labels.sorted {
+                                $0.key < $1.key
+                            }.map { ($0.key, .string($0.value)) })),
                 ])
             }
             let hasMore = hosts.count > limit

@@ -65,6 +65,9 @@ struct HistoryCommand: AsyncParsableCommand {
             12:01, …): the samples, the errors and the mean of each figure per step, as a table on a \
             terminal, as CSV, or as hostscope.history-step/1 objects in JSON and NDJSON.
 
+            --fleet FILE --label env=prod reads only the hosts of the fleet file with that label (the \
+            label of a host is its label now, in the file, not when it was recorded).
+
             The database is --db, else $HOSTSCOPE_DB, else $XDG_DATA_HOME/hostscope/hostscope.sqlite \
             (~/.local/share/hostscope/hostscope.sqlite when XDG_DATA_HOME is unset).
             """)
@@ -100,6 +103,8 @@ struct HistoryCommand: AsyncParsableCommand {
     @Option(name: .customLong("db"), help: ArgumentHelp("The history database file.", valueName: "file"))
     var database: String?
 
+    @OptionGroup var fleet: FleetOptions
+
     @Option(
         help: ArgumentHelp(
             "Roll records up into the mean of each figure per step (e.g. 1m), per host.", valueName: "duration"))
@@ -116,6 +121,10 @@ struct HistoryCommand: AsyncParsableCommand {
         if let step, step.duration < .seconds(1) {
             throw ValidationError("--step \(DurationText.format(step.duration)) is too short; use 1s or more.")
         }
+        if !fleet.labels.isEmpty, fleet.fleetFile == nil {
+            throw ValidationError("--label selects hosts by the labels of a fleet file; add --fleet FILE.")
+        }
+        _ = try fleet.selector()
     }
 
     /// Whether the figures are summarised in a table: on a terminal, when no format was asked for.
@@ -123,7 +132,17 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let now = Date()
-        let history = HistoryService(settings: try .command(database: database))
+        var history = HistoryService(settings: try .command(database: database))
+        if let fleetFile = fleet.fleetFile {
+            var definition = FleetDefinition(
+                arguments: [], hostsFile: nil, fleetFile: fleetFile, settings: ConnectionSettings())
+            definition.labels = try fleet.selector()
+            do {
+                history = history.restricted(to: try definition.resolve().hosts.map(\.displayName))
+            } catch {
+                throw Output.fail(error.message, .usage)
+            }
+        }
         if let step {
             try await runSteps(history, length: step.duration, now: now)
             return

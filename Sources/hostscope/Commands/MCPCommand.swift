@@ -12,8 +12,9 @@ struct MCPCommand: AsyncParsableCommand {
             input and output; nothing else is written to standard output, diagnostics go to standard \
             error. The server ends (exit 0) when the client closes standard input.
 
-            The tools reach only the hosts given as arguments, ssh_config patterns or --hosts-file \
-            (default: every Host entry of ~/.ssh/config without wildcards); --root confines the file \
+            The tools reach only the hosts given as arguments, ssh_config patterns, --hosts-file or the \
+            groups of a --fleet file (--label env=prod: only those with the label; default: every Host \
+            entry of ~/.ssh/config without wildcards); --root confines the file \
             tools. Nothing writes to a host and nothing a client sends reaches a shell. Every request \
             is a span in the database (`hostscope trace list`). docs/mcp.md has the client configuration.
             """)
@@ -25,6 +26,8 @@ struct MCPCommand: AsyncParsableCommand {
         name: .customLong("hosts-file"),
         help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
+
+    @OptionGroup var fleetOptions: FleetOptions
 
     @Option(help: ArgumentHelp("Confine the file tools to this directory on every host.", valueName: "dir"))
     var root: String?
@@ -76,10 +79,12 @@ struct MCPCommand: AsyncParsableCommand {
         // secret on a terminal (the client owns standard input).
         var connectionSettings = connection.settings(attended: false)
         if connection.verbose { connectionSettings.debug = { Output.debug($0) } }
-        var definition = FleetDefinition(arguments: hosts, hostsFile: hostsFile, settings: connectionSettings)
+        var definition = FleetDefinition(
+            arguments: hosts, hostsFile: hostsFile, fleetFile: fleetOptions.fleetFile, settings: connectionSettings)
+        let selector = try fleetOptions.selector()
         let fleet: ResolvedFleet
         do {
-            if hosts.isEmpty, hostsFile == nil {
+            if hosts.isEmpty, hostsFile == nil, fleetOptions.fleetFile == nil {
                 definition.arguments = try definition.configuredHosts()
                 guard !definition.arguments.isEmpty else {
                     throw CoreError(
@@ -88,7 +93,7 @@ struct MCPCommand: AsyncParsableCommand {
                             + "entries to ~/.ssh/config")
                 }
             }
-            fleet = try definition.resolve()
+            fleet = try definition.resolve().selecting(selector)
         } catch let error as CoreError {
             throw Output.fail(error.message, .usage)
         }

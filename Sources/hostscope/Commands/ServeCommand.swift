@@ -1,6 +1,8 @@
 import AgentTracing
 import ArgumentParser
+import FleetConfig
 import Foundation
+import HostStats
 import HostscopeCore
 import HostscopeMCP
 import HostscopeServer
@@ -29,7 +31,12 @@ struct ServeCommand: AsyncParsableCommand {
             server are answered (loopback names; beyond loopback also its address and names; --allowed-hosts). --tls-cert \
             and --tls-key serve HTTPS. Nothing is ever written to a host.
 
-            SIGHUP reads the hosts file and ssh_config again: hosts that stay keep their sessions, new \
+            --fleet FILE (docs/fleet.md) gives groups of hosts with labels and settings, and serve's own \
+            settings (listen, token file, TLS, history, OTLP, rules, Alertmanager); a flag given wins over \
+            the file. Its labels are target labels of every /metrics and /probe series, fields of \
+            /api/v1/hosts and resource attributes of OTLP metrics.
+
+            SIGHUP reads the hosts file, the fleet file and ssh_config again: hosts that stay keep their sessions, new \
             ones start, removed ones stop; a file that cannot be read leaves the current list in force. \
             SIGTERM or Ctrl-C stops accepting requests, ends event streams, stops the watch and exits 0. \
             Logs are JSON lines on stderr.
@@ -43,11 +50,15 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
 
-    @Option(help: ArgumentHelp("Collection interval of each host.", valueName: "duration"))
-    var every: DurationArgument = DurationArgument(.seconds(15))
+    @OptionGroup var fleetOptions: FleetOptions
 
-    @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "host:port"))
-    var listen: String = ListenAddress.standard.description
+    @Option(help: ArgumentHelp("Collection interval of each host (default: 15s).", valueName: "duration"))
+    var every: DurationArgument?
+
+    @Option(
+        help: ArgumentHelp(
+            "Address and port to listen on (default: \(ListenAddress.standard.description)).", valueName: "host:port"))
+    var listen: String?
 
     @Option(
         name: .customLong("token-file"),
@@ -130,12 +141,13 @@ struct ServeCommand: AsyncParsableCommand {
     private var retain: DurationArgument? { watchOptions.retain }
 
     func validate() throws {
-        guard every.duration >= .milliseconds(100) else {
+        if let every, every.duration < .milliseconds(100) {
             throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
         }
-        guard ListenAddress(listen) != nil else {
+        if let listen, ListenAddress(listen) == nil {
             throw ValidationError("--listen \(listen) is not HOST:PORT; for example 127.0.0.1:9464 or [::1]:9464.")
         }
+        _ = try fleetOptions.selector()
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together; give both or neither.")
         }
@@ -165,8 +177,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        let given = ListenAddress(listen)!
+    /// Serves, with the fleet file's settings filled in where no flag gave them (``withFleetFile(_:)``).
+    func runResolved(fleetFile: FleetFile?) async throws {
+        guard let given = ListenAddress(listen ?? ListenAddress.standard.description) else {
+            throw Output.fail(
+                "listen: \(listen ?? "") in \(fleetFile?.path ?? "the fleet file") is not HOST:PORT; for example "
+                    + "127.0.0.1:9464 or [::1]:9464", .usage)
+        }
         // A name is resolved once, here: the address bound is the one judged loopback or not.
         guard let address = given.resolved() else {
             throw Output.fail(
@@ -193,7 +210,10 @@ struct ServeCommand: AsyncParsableCommand {
         var connectionSettings = connection.settings(attended: false)
         connectionSettings.debug = diagnostics.debug
 
-        let definition = FleetDefinition(arguments: hosts, hostsFile: hostsFile, settings: connectionSettings)
+        var definition = FleetDefinition(
+            arguments: hosts, hostsFile: hostsFile, fleetFile: fleetOptions.fleetFile, settings: connectionSettings)
+        definition.labels = try fleetOptions.selector()
+        definition.flags = watchOptions.flags(interval: every != nil)
         let fleet: ResolvedFleet
         do {
             fleet = try definition.resolve()
@@ -221,13 +241,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         // The core's fleet watch; hosts of the fleet are watched from the start, or from their first /probe.
+        let (interval, collector) = definition.flags.applying(
+            FleetCollectionDefaults(fleetFile), interval: every?.duration ?? .seconds(15),
+            collector: watchOptions.collectorOptions())
         let watch = FleetWatch(
             plan: WatchPlan(
-                hosts: onDemand ? [] : fleet.hosts, interval: every.duration, collector: watchOptions.collectorOptions))
+                hosts: onDemand ? [] : fleet.hosts, interval: interval, collector: collector, profiles: fleet.profiles))
         let metrics = settings.export?.metrics.map { metrics in
-            HostMetricsExporter(settings: metrics, resourceAttributes: settings.resourceAttributes) {
-                diagnostics.warning($0)
-            }
+            HostMetricsExporter(
+                settings: metrics, resourceAttributes: settings.resourceAttributes,
+                labels: { watch.state(of: $0)?.labels ?? [:] }
+            ) { diagnostics.warning($0) }
         }
         // The history and the OTLP metrics read the watch through a subscription of their own, made before
         // it starts, so that every record collected reaches them.
@@ -235,7 +259,7 @@ struct ServeCommand: AsyncParsableCommand {
         let records = watch.subscribe(buffer: WatchService.recordBacklog)
         let writing = Task { await sink.write(records) }
         let board = FleetBoard(
-            topProcesses: min(watchOptions.top, 10), version: HostscopeVersion.string,
+            topProcesses: min(collector.topProcesses, 10), version: HostscopeVersion.string,
             documentFreshness: .seconds(1))
         var serveConfiguration = ServeConfiguration(
             listen: address, listenName: given.isNumeric ? nil : given.host, token: token,

@@ -3,6 +3,7 @@ public import HostStats
 import HostscopeCore
 import OrderedJSON
 import TerminalUI
+import ValueFormats
 
 /// Output formats of snapshot records.
 enum RecordFormat: String, ExpressibleByArgument, CaseIterable {
@@ -23,7 +24,8 @@ struct SnapshotCommand: AsyncParsableCommand {
         discussion: """
             With no host, snapshots this machine ("local") through the same probe as a remote host. \
             Hosts are ~/.ssh/config aliases and patterns ('db-*'), user@host, host:port, \
-            user@host:port or local, and the lines of --hosts-file (one per line, # comments); several \
+            user@host:port or local, the lines of --hosts-file (one per line, # comments), and the hosts \
+            of a --fleet file's groups when no host is named (--label env=prod keeps those with the label); several \
             are collected at once. CPU and rates are measured over --sample inside one command on \
             the host, never taken from since-boot counters.
 
@@ -44,6 +46,8 @@ struct SnapshotCommand: AsyncParsableCommand {
         name: .customLong("hosts-file"),
         help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
+
+    @OptionGroup var fleet: FleetOptions
 
     @Option(
         name: [.customShort("f"), .long],
@@ -93,6 +97,7 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard top >= 0 else { throw ValidationError("--top must be 0 or more.") }
+        _ = try fleet.selector()
         guard sample.duration <= .seconds(60) else {
             throw ValidationError(
                 "--sample \(DurationText.format(sample.duration)) is longer than a minute; use watch for longer series."
@@ -105,12 +110,16 @@ struct SnapshotCommand: AsyncParsableCommand {
             kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
         let service = SnapshotService(
             settings: try .command(
-                database: database, connection: connection.settings(attended: hosts.count <= 1 && hostsFile == nil),
+                database: database,
+                connection: connection.settings(
+                    attended: hosts.count <= 1 && hostsFile == nil && fleet.fleetFile == nil),
                 tracing: tracing))
+        let selector = try fleet.selector()
         let records: [SnapshotRecord]
         do {
-            records = try await withTerminationSignals { [hosts, hostsFile] () async throws(CoreError) in
-                try await service.collect(hosts, hostsFile: hostsFile, options: options)
+            records = try await withTerminationSignals { [hosts, hostsFile, fleet] () async throws(CoreError) in
+                try await service.collect(
+                    hosts, hostsFile: hostsFile, fleetFile: fleet.fleetFile, labels: selector, options: options)
             }
         } catch {
             throw Output.fail(error)

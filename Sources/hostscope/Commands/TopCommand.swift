@@ -3,6 +3,7 @@ import Foundation
 import HostStats
 public import HostscopeCore
 import TerminalUI
+import ValueFormats
 
 extension ColourChoice: ExpressibleByArgument {}
 
@@ -36,19 +37,22 @@ struct TopCommand: AsyncParsableCommand {
         help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
 
-    @Option(help: ArgumentHelp("Tick interval.", valueName: "duration"))
-    var every: DurationArgument = DurationArgument(.seconds(2))
+    @OptionGroup var fleet: FleetOptions
 
-    @Option(help: "auto, proc or tools.")
-    var collector: CollectorKind = .auto
+    @Option(help: ArgumentHelp("Tick interval (default: 2s).", valueName: "duration"))
+    var every: DurationArgument?
 
-    @Option(help: "How many processes to collect per host for the detail.")
-    var top: Int = 20
+    @Option(help: "auto, proc or tools (default: auto).")
+    var collector: CollectorKind?
+
+    @Option(help: "How many processes to collect per host for the detail (default: 20).")
+    var top: Int?
 
     @Option(
         name: .customLong("timeout"),
-        help: ArgumentHelp("Limit on each probe command (at most 80% of --every).", valueName: "duration"))
-    var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
+        help: ArgumentHelp("Limit on each probe command, at most 80% of --every (default: 30s).", valueName: "duration")
+    )
+    var commandTimeout: DurationArgument?
 
     @Option(name: .customLong("color"), help: "auto, always or never (auto: on a terminal, unless NO_COLOR is set).")
     var colour: ColourChoice = .auto
@@ -66,18 +70,26 @@ struct TopCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
-        guard every.duration >= .milliseconds(100) else {
+        if let every, every.duration < .milliseconds(100) {
             throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
         }
+        _ = try fleet.selector()
     }
 
     func run() async throws {
         let settings = try CoreSettings.command(
             database: database, storesHistory: history, connection: connection.settings(attended: false))
-        let request = WatchRequest(
-            hosts: hosts.isEmpty && hostsFile == nil ? ["local"] : hosts, hostsFile: hostsFile,
-            interval: every.duration,
-            collector: CollectorOptions(kind: collector, topProcesses: top, commandTimeout: commandTimeout.duration))
+        let named = !hosts.isEmpty || hostsFile != nil || fleet.fleetFile != nil
+        var built = WatchRequest(
+            hosts: named ? hosts : ["local"], hostsFile: hostsFile, interval: every?.duration ?? .seconds(2),
+            collector: CollectorOptions(
+                kind: collector ?? .auto, topProcesses: top ?? 20,
+                commandTimeout: commandTimeout?.duration ?? .seconds(30)))
+        built.fleetFile = fleet.fleetFile
+        built.flags = FleetFlags(
+            interval: every != nil, timeout: commandTimeout != nil, top: top != nil, collector: collector != nil)
+        built.labels = try fleet.selector()
+        let request = built
         let fullScreen = FleetTopView.isCapable()
         let colours = colour.enabled(isTerminal: Output.stdoutIsTerminal)
         let outcome: WatchOutcome

@@ -3,6 +3,7 @@ public import ArgumentParser
 import HostStats
 public import HostscopeCore
 import TerminalUI
+import ValueFormats
 
 extension RecordFileFormat: ExpressibleByArgument {}
 extension RecordFileWriter.CSVLayoutChoice: ExpressibleByArgument {}
@@ -22,7 +23,10 @@ struct WatchCommand: AsyncParsableCommand {
             with capped exponential backoff; the others are not delayed.
 
             Hosts come from arguments (aliases, user@host:port, local), ~/.ssh/config patterns \
-            such as 'db-*', and --hosts-file (one per line, # comments). Output goes to --output \
+            such as 'db-*', --hosts-file (one per line, # comments), and the groups of a --fleet file \
+            (docs/fleet.md: labels, and interval, timeout, top and collector per group; a flag given \
+            wins over the file; host arguments win over its groups; --label env=prod keeps the hosts with \
+            that label; its labels become label.NAME columns of the wide CSV). Output goes to --output \
             (format from --format or the file's extension: .csv, .json, .ndjson; several --output \
             files each get every record in their own format) or stdout. On a \
             terminal without --format (or with --output), watch shows the full-screen view of \
@@ -52,8 +56,10 @@ struct WatchCommand: AsyncParsableCommand {
         help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
     var hostsFile: String?
 
-    @Option(help: ArgumentHelp("Tick interval.", valueName: "duration"))
-    var every: DurationArgument = DurationArgument(.seconds(5))
+    @OptionGroup var fleet: FleetOptions
+
+    @Option(help: ArgumentHelp("Tick interval (default: 5s).", valueName: "duration"))
+    var every: DurationArgument?
 
     @Option(help: "Ticks per host, then stop.")
     var count: Int?
@@ -86,9 +92,10 @@ struct WatchCommand: AsyncParsableCommand {
     @OptionGroup var tracing: TracingOptions
 
     func validate() throws {
-        guard every.duration >= .milliseconds(100) else {
+        if let every, every.duration < .milliseconds(100) {
             throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
         }
+        _ = try fleet.selector()
         if count != nil && runFor != nil {
             throw ValidationError("--count and --for both say when to stop; give one of them.")
         }
@@ -104,9 +111,14 @@ struct WatchCommand: AsyncParsableCommand {
         let settings = try CoreSettings.command(
             database: watchOptions.database, storesHistory: !watchOptions.noHistory,
             connection: connection.settings(attended: false), tracing: tracing, signals: [.traces, .metrics])
-        let request = WatchRequest(
-            hosts: hosts, hostsFile: hostsFile, interval: every.duration, count: count, duration: runFor?.duration,
-            collector: watchOptions.collectorOptions, retention: watchOptions.retain?.duration)
+        var built = WatchRequest(
+            hosts: hosts, hostsFile: hostsFile, interval: every?.duration ?? .seconds(5), count: count,
+            duration: runFor?.duration, collector: watchOptions.collectorOptions(),
+            retention: watchOptions.retain?.duration)
+        built.fleetFile = fleet.fleetFile
+        built.flags = watchOptions.flags(interval: every != nil)
+        built.labels = try fleet.selector()
+        let request = built
         // Without a file or a format, a terminal gets the live view; anything else gets data.
         let destinations: [RecordOutput]
         if !output.isEmpty {

@@ -1,0 +1,37 @@
+import ArgumentParser
+import FleetConfig
+import HostscopeCore
+import TerminalUI
+
+extension ServeCommand {
+    func run() async throws {
+        guard let path = fleetOptions.fleetFile else { return try await runResolved(fleetFile: nil) }
+        let file: FleetFile
+        do {
+            file = try FleetFile.read(at: path)
+        } catch {
+            throw Output.fail(error.message, .usage)
+        }
+        try await withFleetFile(file).runResolved(fleetFile: file)
+    }
+
+    /// This command with the fleet file's `serve:` settings where no flag gave them: flags win.
+    func withFleetFile(_ file: FleetFile) -> ServeCommand {
+        let serve = file.serve
+        var command = self
+        command.listen = listen ?? serve.listen
+        command.tokenFile = tokenFile ?? serve.tokenFile
+        if tlsCertificate == nil, tlsKey == nil {
+            command.tlsCertificate = serve.tlsCertificate
+            command.tlsKey = serve.tlsKey
+        }
+        command.watchOptions.database = watchOptions.database ?? serve.historyPath
+        command.watchOptions.retain = watchOptions.retain ?? serve.historyRetention.map(DurationArgument.init)
+        if serve.historyEnabled == false { command.watchOptions.noHistory = true }
+        command.tracing.otlpEndpoint = tracing.otlpEndpoint ?? serve.otlpEndpoint
+        if tracing.otlpHeaders.isEmpty, let headers = serve.otlpHeadersFile {
+            command.tracing.otlpHeaders = ["@" + headers]
+        }
+        return command
+    }
+}
