@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Only the MCP face uses it: the Model Context Protocol's types, server and stdio transport.
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
+        // Only the alert rules use it: their YAML file, read with the line of every node.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // C: system libraries, each wrapped by exactly one Swift module.
@@ -100,6 +102,11 @@ let package = Package(
             swiftSettings: strictImports),
         .target(
             name: "Chat", dependencies: ["OrderedJSON", "CurlHTTP", "AgentTracing", "ValueFormats"],
+            swiftSettings: strictImports),
+
+        .target(
+            name: "Alerting",
+            dependencies: ["HostStats", "SSHTransport", "ValueFormats", .product(name: "Yams", package: "Yams")],
             swiftSettings: strictImports),
 
         // Core: one entry point per surface; owns the database, the trace runtime, HTTP clients, sessions.
@@ -178,6 +185,9 @@ let package = Package(
             swiftSettings: strictImports),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"], swiftSettings: strictImports),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: strictImports),
+        .testTarget(
+            name: "AlertingTests", dependencies: ["Alerting", "HostStats", "TestSupport"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "StorageTests",
             dependencies: [

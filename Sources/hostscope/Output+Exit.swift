@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HostscopeCore
 import TerminalUI
+import ValueFormats
 
 #if canImport(Glibc)
     import Glibc

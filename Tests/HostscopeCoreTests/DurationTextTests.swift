@@ -1,5 +1,6 @@
 import HostscopeCore
 import Testing
+import ValueFormats
 
 @Suite struct DurationTextTests {
     @Test func aDurationIsANumberAndAUnitOrABareNumberOfSeconds() {

@@ -1,6 +1,7 @@
 public import Foundation
 import HostStats
 public import HostscopeCore
+import ValueFormats
 
 /// Drawing `hostscope top`: the fleet list and a host's detail, as exactly `height` lines of `width` columns.
 extension FleetTopModel {

@@ -3,6 +3,7 @@ public import HostStats
 import HostscopeCore
 import OrderedJSON
 import TerminalUI
+import ValueFormats
 
 /// Output formats of snapshot records.
 enum RecordFormat: String, ExpressibleByArgument, CaseIterable {

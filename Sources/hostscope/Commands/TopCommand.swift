@@ -3,6 +3,7 @@ import Foundation
 import HostStats
 public import HostscopeCore
 import TerminalUI
+import ValueFormats
 
 extension ColourChoice: ExpressibleByArgument {}
 

@@ -3,6 +3,7 @@ public import ArgumentParser
 import HostStats
 public import HostscopeCore
 import TerminalUI
+import ValueFormats
 
 extension RecordFileFormat: ExpressibleByArgument {}
 extension RecordFileWriter.CSVLayoutChoice: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import HostscopeCore
 import TerminalUI
+import ValueFormats
 
 /// How a command names the connection options whose short names it may give away.
 protocol ConnectionOptionStyle {

@@ -1,5 +1,4 @@
 import Foundation
-import ValueFormats
 
 /// Reads and writes durations as people type them on a command line: `250ms`, `5s`, `1.5s`,
 /// `10m`, `2h`, `7d`, `1w`, and compounds of them as Go and systemd write them (`1m30s`, `1h30m`,
