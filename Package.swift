@@ -114,7 +114,7 @@ let package = Package(
             name: "HostscopeCore",
             dependencies: [
                 "OrderedJSON", "ValueFormats", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles",
-                "Chat", "CurlHTTP", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "Chat", "CurlHTTP", "Alerting", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -160,7 +160,7 @@ let package = Package(
             name: "TerminalUI",
             dependencies: [
                 "HostscopeCore", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage", "AgentTracing",
-                "Chat",
+                "Chat", "Alerting",
             ],
             swiftSettings: strictImports),
         // Faces.
@@ -168,7 +168,7 @@ let package = Package(
             name: "hostscope",
             dependencies: [
                 "HostscopeCore", "TerminalUI", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage",
-                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI", "HostscopeMCP", "LineEditing",
+                "AgentTracing", "Chat", "HostscopeServer", "ServeAPI", "HostscopeMCP", "LineEditing", "Alerting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -107,9 +107,9 @@ public struct AlertTemplate: Sendable, Equatable {
 }
 
 /// Values as alerts write them, in the forms of Prometheus's template functions.
-enum AlertValueText {
+public enum AlertValueText {
     /// A number as Go's templates print a float64: shortest form, no `.0` on whole numbers.
-    static func plain(_ value: Double) -> String {
+    public static func plain(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return String(value)
     }

@@ -1,6 +1,8 @@
+import Alerting
 import ArgumentParser
 import HostStats
 import HostscopeCore
+import TerminalUI
 
 /// How each tick collects and where its records are kept: the options `watch` and `serve` share.
 struct WatchOptions: ParsableArguments {
@@ -23,6 +25,31 @@ struct WatchOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Delete history records older than this (e.g. 7d).", valueName: "duration"))
     var retain: DurationArgument?
+
+    @Option(
+        help: ArgumentHelp(
+            "Alert rules file (YAML, docs/alerts.md); default: the shipped rules (`hostscope alerts defaults`).",
+            valueName: "file"))
+    var rules: String?
+
+    @Flag(name: .customLong("no-alerts"), help: "Evaluate no alert rules.")
+    var noAlerts = false
+
+    /// The rules to evaluate: the file of --rules, the shipped ones without it, none with --no-alerts.
+    ///
+    /// - Throws: the exit status of a usage error, after the sentence naming the file and line.
+    func alertRules() throws -> AlertRules? {
+        if noAlerts {
+            if rules != nil { throw Output.fail("--rules and --no-alerts contradict each other; give one.", .usage) }
+            return nil
+        }
+        guard let rules else { return .defaults }
+        do {
+            return try AlertRules.load(path: rules)
+        } catch {
+            throw Output.fail(error.message, .usage)
+        }
+    }
 
     /// The collection settings of every tick.
     var collectorOptions: CollectorOptions {

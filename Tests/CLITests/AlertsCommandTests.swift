@@ -1,0 +1,103 @@
+import Foundation
+import OrderedJSON
+import TestSupport
+import Testing
+
+/// `watch --rules` against the harness's sshd and `alerts` reading back what it stored: firing within `for`,
+/// the transitions, a restart that neither forgets nor fires again, and bad rules files.
+@Suite struct AlertsCommandTests {
+    let directory: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "hostscope-alerts-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    private func rules(_ text: String) throws -> String {
+        let path = directory + "/rules.yml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func watch(_ server: SSHTestServer, rules: String, db: String, count: Int) throws -> CLIResult {
+        try CLI.run(
+            [
+                "watch", server.target, "--every", "300ms", "--count", String(count), "--rules", rules, "--db", db,
+                "-o", directory + "/out.ndjson",
+            ] + CLI.harnessArguments(server))
+    }
+
+    private let lowThreshold = """
+        rules:
+          - alert: MemoryInUse
+            when: memory_used_percent >= 0
+            for: 500ms
+            severity: info
+            labels: {team: ops}
+            annotations:
+              summary: 'memory at {{ printf "%.1f" $value }}% on {{ $labels.instance }}'
+        """
+
+    @Test func aRuleWithALowThresholdFiresWithinItsForAndAlertsReadsItBack() throws {
+        let server = try SSHTestServer.shared()
+        let db = directory + "/h.sqlite"
+        let result = try watch(server, rules: try rules(lowThreshold), db: db, count: 4)
+        #expect(result.status == 0, "\(result.stderr)")
+        let now = try CLI.run(["alerts", "--db", db, "-f", "json"])
+        #expect(now.status == 0, "\(now.stderr)")
+        let alerts = try #require(try JSONParser.parse(now.stdout).arrayValue)
+        #expect(alerts.count == 1)
+        let alert = try #require(alerts.first)
+        #expect(alert["state"]?.stringValue == "firing")
+        #expect(alert["labels"]?["alertname"]?.stringValue == "MemoryInUse")
+        #expect(alert["labels"]?["team"]?.stringValue == "ops")
+        #expect(alert["labels"]?["instance"]?.stringValue == server.target)
+        let summary = try #require(alert["annotations"]?["summary"]?.stringValue)
+        #expect(summary.hasPrefix("memory at ") && summary.hasSuffix("% on \(server.target)"))
+        let history = try CLI.run(["alerts", "--history", "--db", db, "-f", "ndjson"])
+        let moves = try history.stdout.split(separator: "\n").map { line in
+            let value = try JSONParser.parse(String(line))
+            return "\(value["from"]?.stringValue ?? "")→\(value["to"]?.stringValue ?? "")"
+        }
+        #expect(moves == ["inactive→pending", "pending→firing"])
+    }
+
+    @Test func aRestartKeepsTheFiringAlertAndDoesNotFireItAgain() throws {
+        let server = try SSHTestServer.shared()
+        let db = directory + "/h.sqlite"
+        let path = try rules(lowThreshold)
+        #expect(try watch(server, rules: path, db: db, count: 4).status == 0)
+        let before = try JSONParser.parse(try CLI.run(["alerts", "--db", db, "-f", "json"]).stdout)
+        #expect(try watch(server, rules: path, db: db, count: 2).status == 0)
+        let after = try JSONParser.parse(try CLI.run(["alerts", "--db", db, "-f", "json"]).stdout)
+        #expect(after[0]?["state"]?.stringValue == "firing")
+        #expect(after[0]?["firedAt"] == before[0]?["firedAt"])
+        let history = try CLI.run(["alerts", "--history", "--db", db, "-f", "ndjson"])
+        #expect(history.stdout.split(separator: "\n").count == 2, "\(history.stdout)")
+    }
+
+    @Test func aBadRulesFileStopsWatchAtStartWithTheFileAndLine() throws {
+        let server = try SSHTestServer.shared()
+        let path = try rules("rules:\n  - alert: A\n    when: cpu_busy > 3\n")
+        let result = try watch(server, rules: path, db: directory + "/h.sqlite", count: 1)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("\(path):3: the condition 'cpu_busy > 3' reads the unknown figure 'cpu_busy'"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/out.ndjson"))
+    }
+
+    @Test func theShippedDefaultsPrintAsAFileThatChecks() throws {
+        let defaults = try CLI.run(["alerts", "defaults"])
+        #expect(defaults.status == 0)
+        let path = try rules(defaults.stdout)
+        let check = try CLI.run(["alerts", "check", path])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.hasPrefix("\(path): 19 rule(s)\n"))
+        #expect(check.stdout.contains("  HostKeyChanged (critical): host_key_changed == 1\n"))
+    }
+
+    @Test func alertsWithoutADatabaseSaysHowToGetOne() throws {
+        let result = try CLI.run(["alerts", "--db", directory + "/none.sqlite"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no alerts yet at \(directory)/none.sqlite: run `hostscope watch --rules FILE`"))
+    }
+}
