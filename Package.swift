@@ -134,7 +134,7 @@ let package = Package(
             name: "HostscopeServer",
             dependencies: [
                 "HostscopeCore", "AgentTracing", "HostStats", "MetricsExposition", "OrderedJSON", "ServeAPI", "Storage",
-                "ValueFormats",
+                "ValueFormats", "Alerting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

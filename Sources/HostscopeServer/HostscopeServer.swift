@@ -46,6 +46,10 @@ public enum HostscopeServer {
         public var database: StorageDatabase?
         /// The tracer whose finished spans become `span` events.
         public var tracer: RingBufferTracer?
+        /// The alerts evaluated on every record (`/api/v1/alerts`, `alert` events, `hostscope_alert`), and the
+        /// rules file SIGHUP reads again (`nil`: the shipped rules, which a reload keeps).
+        public var alerts: AlertEngine?
+        public var rulesPath: String?
 
         public init(
             definition: FleetDefinition, fleet: ResolvedFleet, watchesWholeFleet: Bool = true, watch: FleetWatch,
@@ -80,7 +84,7 @@ public enum HostscopeServer {
         let hostPolicy = HostPolicyBox(hostHeaderPolicy(configuration, port: configuration.listen.port))
         let context = ServeContext(
             configuration: configuration, board: parts.board, watch: parts.watch, fleet: holder,
-            database: parts.database, probes: probes, hostPolicy: hostPolicy)
+            database: parts.database, probes: probes, hostPolicy: hostPolicy, alerts: parts.alerts)
         let (bound, boundContinuation) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: ServeRoutes.router(context), server: server,
@@ -271,6 +275,7 @@ struct FleetService: Service {
             }
         }
         let spans = Task { await forwardSpans() }
+        let alerts = Task { await forwardAlerts() }
         let keepAlive = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: EventStream.keepAlive)
@@ -291,7 +296,10 @@ struct FleetService: Service {
         }
         let reloads = ReloadSignal()
         let reloader = Task {
-            for await _ in reloads.stream { reload() }
+            for await _ in reloads.stream {
+                reload()
+                await reloadRules()
+            }
         }
         // Until SIGTERM or SIGINT (or cancellation, which ends the wait by throwing).
         try? await gracefulShutdown()
@@ -301,6 +309,7 @@ struct FleetService: Service {
         expiry.cancel()
         keepAlive.cancel()
         spans.cancel()
+        alerts.cancel()
         // Cancelling the run closes every session; the subscription ends once its last events are read.
         running.cancel()
         await running.value
