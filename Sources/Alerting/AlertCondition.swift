@@ -28,7 +28,7 @@ public struct AlertCondition: Sendable, Equatable {
     }
 
     /// A linear prediction: the figure's least-squares line over `window`, read `horizon` after now.
-    public struct Trend: Sendable, Equatable {
+    public struct Trend: Sendable, Hashable {
         public var window: Duration
         public var horizon: Duration
     }

@@ -87,10 +87,13 @@ public struct AlertEvaluator: Sendable {
     private var active: [RuleHost: [String: ActiveAlert]] = [:]
     private var hosts: [String: HostMemory] = [:]
     private var series: [SeriesKey: TrendSeries] = [:]
+    /// The longest window each predicted figure is read over, worked out when the rules are set.
+    private var trendWindows: [String: Double]
 
     public init(rules: AlertRules) {
         self.rules = rules
         self.compiled = rules.rules.map(CompiledRule.init)
+        self.trendWindows = Self.windows(of: rules)
     }
 
     /// Every pending and firing alert, firing first, then by name, host and subject.
@@ -115,6 +118,7 @@ public struct AlertEvaluator: Sendable {
     public mutating func replaceRules(_ rules: AlertRules, now: Date) -> [AlertTransition] {
         self.rules = rules
         compiled = rules.rules.map(CompiledRule.init)
+        trendWindows = Self.windows(of: rules)
         let keys = Set(compiled.map(\.key))
         var transitions: [AlertTransition] = []
         for (ruleHost, alerts) in active where !keys.contains(ruleHost.rule) {
@@ -183,11 +187,10 @@ public struct AlertEvaluator: Sendable {
         }
     }
 
-    /// The longest window each predicted figure is read over.
-    private var trendWindows: [String: Double] {
+    private static func windows(of rules: AlertRules) -> [String: Double] {
         var windows: [String: Double] = [:]
-        for rule in compiled {
-            for condition in rule.rule.conditions {
+        for rule in rules.rules {
+            for condition in rule.conditions {
                 guard let trend = condition.trend else { continue }
                 windows[condition.figure] = max(windows[condition.figure] ?? 0, trend.window.inSeconds)
             }
@@ -205,11 +208,12 @@ public struct AlertEvaluator: Sendable {
         for candidate in values(of: first, host: host, cache: &cache, now: now)
         where first.comparison.holds(candidate.value, first.threshold) {
             var holds = true
+            // Each further condition is read for this subject only, and only while the ones before hold: a
+            // prediction is worked out for the few filesystems that are already low.
             for condition in rule.rule.conditions.dropFirst() {
-                let others = values(of: condition, host: host, cache: &cache, now: now)
-                // A host-wide figure holds for every subject; a device's figure for the same device.
-                let match = others.first { $0.subject.isEmpty || $0.subject == candidate.subject }
-                guard let match, condition.comparison.holds(match.value, condition.threshold) else {
+                guard let value = value(of: condition, subject: candidate.subject, host: host, cache: &cache, now: now),
+                    condition.comparison.holds(value, condition.threshold)
+                else {
                     holds = false
                     break
                 }
@@ -251,6 +255,21 @@ public struct AlertEvaluator: Sendable {
             alerts[subject] = nil
         }
         active[key] = alerts.isEmpty ? nil : alerts
+    }
+
+    /// A condition's value for one subject now (a host-wide figure's for every subject), memoised per record.
+    private func value(
+        of condition: AlertCondition, subject: String, host: String, cache: inout FigureCache, now: Date
+    ) -> Double? {
+        let figure = cache.bySubject(condition.figure)
+        guard let found = figure[subject] ?? figure[""] else { return nil }
+        guard let trend = condition.trend else { return found.value }
+        let key = PredictionKey(figure: condition.figure, subject: found.subject, trend: trend)
+        if let known = cache.predictions[key] { return known }
+        let predicted = series[SeriesKey(host: host, figure: condition.figure, subject: found.subject)]?.predict(
+            at: now.timeIntervalSince1970, window: trend.window.inSeconds, horizon: trend.horizon.inSeconds)
+        cache.predictions[key] = predicted
+        return predicted
     }
 
     /// A condition's values for a host now: the figure's, or its prediction.
@@ -308,6 +327,12 @@ private struct RuleHost: Hashable, Sendable {
     var host: String
 }
 
+private struct PredictionKey: Hashable {
+    var figure: String
+    var subject: String
+    var trend: AlertCondition.Trend
+}
+
 private struct SeriesKey: Hashable, Sendable {
     var host: String
     var figure: String
@@ -333,6 +358,16 @@ struct SubjectValue: Sendable {
 private struct FigureCache {
     let input: FigureInput
     var read: [String: [SubjectValue]] = [:]
+    var indexed: [String: [String: SubjectValue]] = [:]
+    var predictions: [PredictionKey: Double?] = [:]
+
+    /// A figure's values by subject.
+    mutating func bySubject(_ name: String) -> [String: SubjectValue] {
+        if let known = indexed[name] { return known }
+        let index = Dictionary(values(name).map { ($0.subject, $0) }, uniquingKeysWith: { first, _ in first })
+        indexed[name] = index
+        return index
+    }
 
     init(input: FigureInput) { self.input = input }
 
@@ -363,14 +398,18 @@ extension AlertFigure.Scope {
 struct TrendSeries: Sendable {
     private var times: [Double] = []
     private var values: [Double] = []
+    /// The first sample still in the window: samples before it are dropped in bulk, not one by one.
+    private var start = 0
 
     mutating func add(_ time: Double, _ value: Double, keep window: Double) {
         times.append(time)
         values.append(value)
         let oldest = time - window
-        if let keep = times.firstIndex(where: { $0 >= oldest }), keep > 0 {
-            times.removeFirst(keep)
-            values.removeFirst(keep)
+        while start < times.count, times[start] < oldest { start += 1 }
+        if start > 64, start * 2 > times.count {
+            times.removeFirst(start)
+            values.removeFirst(start)
+            start = 0
         }
     }
 
@@ -382,7 +421,8 @@ struct TrendSeries: Sendable {
         var sumY = 0.0
         var sumXY = 0.0
         var sumX2 = 0.0
-        for (time, value) in zip(times, values) where time >= at - window {
+        for index in start..<times.count where times[index] >= at - window {
+            let (time, value) = (times[index], values[index])
             // Times relative to `at`, so that the sums stay small and the intercept is the value at `at`.
             let x = time - at
             n += 1
