@@ -6,7 +6,8 @@ import Testing
 /// what the tests start and read, and CI runs that one.
 @Suite struct SetupScriptTests {
     static let testOnly = [
-        "openssh-server", "prometheus", "prometheus-node-exporter", "wrk", "sysstat", "busybox", "tmux", "tcsh",
+        "openssh-server", "prometheus", "prometheus-node-exporter", "prometheus-alertmanager", "wrk", "sysstat",
+        "busybox", "tmux", "tcsh",
         "systemd", "arize-phoenix", "rotel",
     ]
 

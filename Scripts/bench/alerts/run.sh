@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export HOSTSCOPE_BENCH=1 HOSTSCOPE_BENCH_RECORDS=${1:-200000}
-swift build -c release --build-tests --product hostscopePackageTests >&2
+swift build -c release --build-tests >&2
 swift test -c release --skip-build --filter AlertEvaluatorBenchmarks 2>&1 | grep 'alerts-bench:'

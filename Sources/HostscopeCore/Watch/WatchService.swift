@@ -22,6 +22,8 @@ public struct WatchRequest: Sendable {
     public var retention: Duration?
     /// The alert rules evaluated on every record; `nil` evaluates none.
     public var rules: AlertRules?
+    /// Where firing and resolved alerts are sent.
+    public var receivers: [AlertReceiver] = []
 
     public init(
         hosts: [String], hostsFile: String? = nil, interval: Duration, count: Int? = nil, duration: Duration? = nil,
@@ -138,6 +140,13 @@ public struct WatchService: Sendable {
                 return Task { for await transition in transitions { onAlert(transition) } }
             }
         }
+        let notifying = alerts.flatMap { engine in
+            request.receivers.isEmpty
+                ? nil
+                : Task {
+                    await AlertNotifier(receivers: request.receivers, engine: engine, diagnostics: diagnostics).run()
+                }
+        }
         let sink = RecordSink(
             writers: writers, history: history, metrics: metrics, diagnostics: diagnostics, alerts: alerts,
             readerClosed: { watch.stop() })
@@ -165,6 +174,7 @@ public struct WatchService: Sendable {
         sink.finish()
         alerts?.finish()
         await announcing?.value
+        await notifying?.value
         try? await history?.close()
         return WatchOutcome(failure: sink.failure)
     }

@@ -194,6 +194,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         // A rules file that does not read stops serve before anything is contacted.
         let rules = try watchOptions.alertRules()
+        let receivers = try watchOptions.alertReceivers()
         let definition = FleetDefinition(arguments: hosts, hostsFile: hostsFile, settings: connectionSettings)
         let fleet: ResolvedFleet
         do {
@@ -234,6 +235,11 @@ struct ServeCommand: AsyncParsableCommand {
         // it starts, so that every record collected reaches them.
         var alerts: AlertEngine?
         if let rules { alerts = await AlertEngine.start(rules: rules, database: history, diagnostics: diagnostics) }
+        let notifying = alerts.flatMap { engine in
+            receivers.isEmpty
+                ? nil
+                : Task { await AlertNotifier(receivers: receivers, engine: engine, diagnostics: diagnostics).run() }
+        }
         let sink = RecordSink(
             writer: nil, history: history, metrics: metrics, diagnostics: diagnostics, alerts: alerts)
         let records = watch.subscribe(buffer: WatchService.recordBacklog)
@@ -279,6 +285,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The subscription ends once the watch's last records are written.
         await writing.value
         alerts?.finish()
+        await notifying?.value
         if let metrics { TraceRuntime.report(await metrics.finish(), items: "data point(s)", to: diagnostics) }
         try? await history?.close()
         if let failure { throw Output.fail(failure, .failure) }

@@ -110,6 +110,7 @@ struct WatchCommand: AsyncParsableCommand {
             hosts: hosts, hostsFile: hostsFile, interval: every.duration, count: count, duration: runFor?.duration,
             collector: watchOptions.collectorOptions, retention: watchOptions.retain?.duration)
         watchRequest.rules = try watchOptions.alertRules()
+        watchRequest.receivers = try watchOptions.alertReceivers()
         // Without a file or a format, a terminal gets the live view; anything else gets data.
         let destinations: [RecordOutput]
         if !output.isEmpty {

@@ -35,6 +35,32 @@ struct WatchOptions: ParsableArguments {
     @Flag(name: .customLong("no-alerts"), help: "Evaluate no alert rules.")
     var noAlerts = false
 
+    @Option(
+        name: .customLong("alertmanager"),
+        help: ArgumentHelp(
+            "Send firing and resolved alerts to this Alertmanager (its base URL); repeat for an HA pair.",
+            valueName: "url"))
+    var alertmanagers: [String] = []
+
+    @Option(
+        name: .customLong("alert-webhook"),
+        help: ArgumentHelp("Send alerts to this URL as Alertmanager's webhook payload; repeatable.", valueName: "url"))
+    var alertWebhooks: [String] = []
+
+    /// Where alerts are sent: every --alertmanager and --alert-webhook.
+    ///
+    /// - Throws: the exit status of a usage error for a URL that is not http(s) or for receivers without rules.
+    func alertReceivers() throws -> [AlertReceiver] {
+        for url in alertmanagers + alertWebhooks where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+            throw Output.fail("the alert receiver '\(url)' is not an http:// or https:// URL; give one.", .usage)
+        }
+        if noAlerts && !(alertmanagers.isEmpty && alertWebhooks.isEmpty) {
+            throw Output.fail(
+                "--no-alerts evaluates no rules, so --alertmanager and --alert-webhook have nothing to send.", .usage)
+        }
+        return alertmanagers.map(AlertReceiver.alertmanager) + alertWebhooks.map(AlertReceiver.webhook)
+    }
+
     /// The rules to evaluate: the file of --rules, the shipped ones without it, none with --no-alerts.
     ///
     /// - Throws: the exit status of a usage error, after the sentence naming the file and line.
