@@ -100,4 +100,17 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("no alerts yet at \(directory)/none.sqlite: run `hostscope watch --rules FILE`"))
     }
+
+    @Test func theExportedPrometheusRulesPassPromtool() throws {
+        let exported = try CLI.run(["alerts", "rules", "--format", "prometheus"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let path = directory + "/prometheus-rules.yml"
+        try exported.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(exported.stdout.contains("- alert: NodeFilesystemSpaceFillingUp"))
+        #expect(exported.stdout.contains("predict_linear(node_filesystem_avail_bytes[6h], 86400) < 0"))
+        #expect(exported.stdout.contains("# Left out (figures of hostscope's own collection): HostCollectionFailing"))
+        let check = try CLI.runShell("promtool check rules '\(path)'")
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("SUCCESS: 16 rules found"), "\(check.stdout)")
+    }
 }

@@ -23,6 +23,7 @@ struct AlertsCommand: AsyncParsableCommand {
             """,
         subcommands: [
             AlertsListCommand.self, AlertsDefaultsCommand.self, AlertsFiguresCommand.self, AlertsCheckCommand.self,
+            AlertsRulesCommand.self,
         ],
         defaultSubcommand: AlertsListCommand.self)
 }
@@ -141,5 +142,38 @@ struct AlertsCheckCommand: ParsableCommand {
             let conditions = rule.conditions.map(\.text).joined(separator: " and ")
             Output.write("  \(rule.name) (\(rule.severity.rawValue)): \(conditions)\n")
         }
+    }
+}
+
+/// Formats `alerts rules` writes.
+enum AlertRulesFormat: String, ExpressibleByArgument, CaseIterable {
+    case prometheus
+}
+
+struct AlertsRulesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rules",
+        abstract: "Write the rules (a file's, or the shipped ones) as a Prometheus rule file.",
+        discussion: """
+            The expressions read node_exporter's metric names (and hostscope_clock_offset_seconds), as \
+            `serve`'s /metrics exports them, so a Prometheus scraping serve gives the same alerts. Rules over \
+            the collection's own figures (unreachable_records, failing_records, host_key_changed) are left \
+            out and named in a comment.
+            """)
+
+    @Option(help: ArgumentHelp("The rules file (default: the shipped rules).", valueName: "file"))
+    var rules: String?
+
+    @Option(name: [.customShort("f"), .customLong("format")], help: "prometheus.")
+    var format: AlertRulesFormat = .prometheus
+
+    func run() throws {
+        let chosen: AlertRules
+        do {
+            chosen = try rules.map { path throws(AlertingError) in try AlertRules.load(path: path) } ?? .defaults
+        } catch {
+            throw Output.fail(error.message, .usage)
+        }
+        Output.writeData(PrometheusRuleExport.render(chosen))
     }
 }
