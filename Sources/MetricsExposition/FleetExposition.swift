@@ -4,7 +4,10 @@ public import HostStats
 public enum FleetExposition {
     /// Every family, in exposition order.
     public static let families: [MetricFamily] =
-        [HostscopeFamilies.buildInfo, HostscopeFamilies.hosts, HostscopeFamilies.probeRefusals, HostscopeFamilies.alert]
+        [
+            HostscopeFamilies.buildInfo, HostscopeFamilies.hosts, HostscopeFamilies.probeRefusals,
+            HostscopeFamilies.alert,
+        ]
         + HostscopeFamilies.perHost + NodeExporterFamilies.all
 
     /// ``families`` as a set, to tell a rendered host's unlisted families.
