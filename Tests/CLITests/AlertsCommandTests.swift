@@ -113,4 +113,38 @@ import Testing
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.contains("SUCCESS: 16 rules found"), "\(check.stdout)")
     }
+
+    @Test func aHostThatCannotBeReachedRaisesHostUnreachableWithTheShippedRules() throws {
+        let server = try SSHTestServer.shared()
+        let port = try LoopbackListener.freePort()
+        let db = directory + "/h.sqlite"
+        let result = try CLI.run(
+            [
+                "watch", "\(server.user)@127.0.0.1:\(port)", "--every", "300ms", "--count", "3", "--db", db,
+                "-o", directory + "/out.ndjson", "--connect-timeout", "2s",
+            ] + CLI.harnessArguments(server))
+        #expect(result.status == 0, "a failing host is a record of the watch, not a failure of it: \(result.stderr)")
+        let alerts = try JSONParser.parse(try CLI.run(["alerts", "--db", db, "-f", "json"]).stdout).arrayValue ?? []
+        #expect(alerts.map { $0["labels"]?["alertname"]?.stringValue } == ["HostUnreachable"])
+        #expect(alerts.first?["labels"]?["severity"]?.stringValue == "critical")
+    }
+
+    @Test func aChangedHostKeyRaisesHostKeyChangedAtOnce() throws {
+        let server = try SSHTestServer.shared()
+        // known_hosts naming another key for the harness: the user's own public key stands in for it.
+        let userKey = try String(contentsOfFile: server.directory + "/id_ed25519.pub", encoding: .utf8)
+            .split(separator: " ").prefix(2).joined(separator: " ")
+        let knownHosts = directory + "/known_hosts"
+        try "[\(server.host)]:\(server.port) \(userKey)\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        let db = directory + "/h.sqlite"
+        let result = try CLI.run(
+            [
+                "watch", server.target, "--every", "300ms", "--count", "1", "--db", db, "-o", directory + "/out.ndjson",
+                "-i", server.keyPath, "--known-hosts", knownHosts,
+            ])
+        #expect(result.status == 0, "a failing host is a record of the watch, not a failure of it: \(result.stderr)")
+        let alerts = try JSONParser.parse(try CLI.run(["alerts", "--db", db, "-f", "json"]).stdout).arrayValue ?? []
+        #expect(alerts.map { $0["labels"]?["alertname"]?.stringValue } == ["HostKeyChanged"])
+        #expect(alerts.first?["state"]?.stringValue == "firing")
+    }
 }
