@@ -35,6 +35,12 @@ extension FleetService {
         }
     }
 
+    /// Ends the alerts of hosts no longer watched, so that they leave `/api/v1/alerts` and `/metrics` with them.
+    func forgetAlerts(of hosts: Set<String>) {
+        guard let engine = parts.alerts, !hosts.isEmpty else { return }
+        Task { await engine.removeHosts(hosts) }
+    }
+
     /// Reads the rules file again on SIGHUP: a file that does not read keeps the rules in force and says why.
     func reloadRules() async {
         guard let engine = parts.alerts, let path = parts.rulesPath else { return }

@@ -289,6 +289,7 @@ struct FleetService: Service {
                 let expired = probes.expire(now: .now)
                 guard !expired.isEmpty else { continue }
                 watch.removeHosts(named: Set(expired))
+                forgetAlerts(of: Set(expired))
                 logger.info(
                     "stopped watching hosts no longer probed",
                     metadata: ["hosts": "\(expired.count)", "first": "\(expired[0])"])
@@ -330,6 +331,7 @@ struct FleetService: Service {
                 parts.watchesWholeFleet ? fleet.hosts : watch.hosts.compactMap { fleet.host(named: $0.displayName) }
             let after = Set(hosts.map(\.displayName))
             watch.replaceHosts(hosts)
+            forgetAlerts(of: before.subtracting(after))
             logger.info(
                 "reloaded the host list",
                 metadata: [

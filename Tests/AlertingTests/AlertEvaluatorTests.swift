@@ -168,4 +168,16 @@ import Testing
         #expect(evaluator.evaluate(cpu(95, host: "web2", minute: 0), now: at(0)).isEmpty)
         #expect(evaluator.evaluate(cpu(95, host: "db1", minute: 0), now: at(0)).isEmpty)
     }
+
+    @Test func aHostThatLeavesTheFleetEndsItsAlerts() throws {
+        var evaluator = AlertEvaluator(
+            rules: try rules(
+                "  - alert: Busy\n    when: cpu_busy_percent > 90\n  - alert: Slow\n    when: cpu_busy_percent > 91\n    for: 1h\n"
+            ))
+        _ = evaluator.evaluate(cpu(95, host: "web1", minute: 0), now: at(0))
+        _ = evaluator.evaluate(cpu(95, host: "web2", minute: 0), now: at(0))
+        let moved = evaluator.removeHost("web1", now: at(1))
+        #expect(moves(moved).sorted() == ["Busy  firing→resolved", "Slow  pending→inactive"])
+        #expect(evaluator.alerts.map(\.host) == ["web2", "web2"])
+    }
 }

@@ -84,6 +84,19 @@ public final class AlertEngine: Sendable {
         return transitions
     }
 
+    /// Forgets hosts that left the watch: their alerts end now (firing ones resolve).
+    @discardableResult
+    public func removeHosts(_ hosts: Set<String>) async -> [AlertTransition] {
+        guard !hosts.isEmpty else { return [] }
+        let at = now()
+        let transitions = state.withLock { state in
+            hosts.sorted().flatMap { state.evaluator.removeHost($0, now: at) }
+        }
+        await store(transitions, hosts: hosts, current: [])
+        announce(transitions)
+        return transitions
+    }
+
     /// Every transition from now on, until ``finish()``; a subscriber more than `buffer` behind loses the
     /// oldest.
     public func subscribe(buffer: Int = 1024) -> AsyncStream<AlertTransition> {
