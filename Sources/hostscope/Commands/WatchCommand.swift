@@ -146,9 +146,14 @@ struct WatchCommand: AsyncParsableCommand {
             for await event in watch.subscribe() { await view.update(event) }
             await view.finish()
         }
-        // Alert transitions on a terminal's stderr, unless the full-screen view owns the terminal.
+        // Alerts that fire or resolve, on a terminal's stderr, unless the full-screen view owns the terminal
+        // (pending ones would be noise: most never fire).
         let onAlert: (@Sendable (AlertTransition) -> Void)? =
-            Output.stderrIsTerminal && !fullScreen ? { @Sendable in Output.notice(AlertTable.line($0)) } : nil
+            Output.stderrIsTerminal && !fullScreen
+            ? { @Sendable transition in
+                guard transition.to == .firing || transition.to == .resolved else { return }
+                Output.notice(AlertTable.line(transition))
+            } : nil
         let outcome: WatchOutcome
         let request = watchRequest
         do {
