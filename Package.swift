@@ -36,7 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Only the MCP face uses it: the Model Context Protocol's types, server and stdio transport.
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
-        // Only FleetConfig uses it: the YAML of fleet files.
+        // FleetConfig and Alerting use it: the YAML of fleet and rules files, read with the line of every node.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
@@ -103,10 +103,13 @@ let package = Package(
         .target(
             name: "Chat", dependencies: ["OrderedJSON", "CurlHTTP", "AgentTracing", "ValueFormats"],
             swiftSettings: strictImports),
-
         // The fleet file: groups of hosts and patterns, labels, per-group settings and serve's own, read from YAML.
         .target(
             name: "FleetConfig", dependencies: ["ValueFormats", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strictImports),
+        .target(
+            name: "Alerting",
+            dependencies: ["HostStats", "SSHTransport", "ValueFormats", .product(name: "Yams", package: "Yams")],
             swiftSettings: strictImports),
 
         // Core: one entry point per surface; owns the database, the trace runtime, HTTP clients, sessions.
@@ -114,7 +117,7 @@ let package = Package(
             name: "HostscopeCore",
             dependencies: [
                 "OrderedJSON", "ValueFormats", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles",
-                "Chat", "CurlHTTP", "FleetConfig", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "Chat", "CurlHTTP", "FleetConfig", "Alerting", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -142,7 +145,7 @@ let package = Package(
             name: "HostscopeServer",
             dependencies: [
                 "HostscopeWeb", "HostscopeCore", "HostscopeMCP", "AgentTracing", "HostStats", "MetricsExposition",
-                "OrderedJSON", "ServeAPI", "Storage", "ValueFormats",
+                "OrderedJSON", "ServeAPI", "Storage", "ValueFormats", "Alerting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -168,7 +171,7 @@ let package = Package(
             name: "TerminalUI",
             dependencies: [
                 "HostscopeCore", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage", "AgentTracing",
-                "Chat",
+                "Chat", "Alerting",
             ],
             swiftSettings: strictImports),
         // Faces.
@@ -177,6 +180,7 @@ let package = Package(
             dependencies: [
                 "HostscopeCore", "TerminalUI", "OrderedJSON", "ValueFormats", "HostStats", "RemoteFiles", "Storage",
                 "AgentTracing", "Chat", "HostscopeServer", "ServeAPI", "HostscopeMCP", "LineEditing", "FleetConfig",
+                "Alerting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -195,6 +199,9 @@ let package = Package(
             swiftSettings: strictImports),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"], swiftSettings: strictImports),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: strictImports),
+        .testTarget(
+            name: "AlertingTests", dependencies: ["Alerting", "HostStats", "TestSupport"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "StorageTests",
             dependencies: [

@@ -33,7 +33,7 @@ python_packages=()
 if ((tests)); then
     packages+=(
         openssh-server openssh-client sysstat busybox tcsh python3 python3-pip iproute2 tmux systemd
-        prometheus prometheus-node-exporter wrk chromium chromium-driver nodejs
+        prometheus prometheus-node-exporter prometheus-alertmanager wrk chromium chromium-driver nodejs
     )
     # arize-phoenix is large (a few minutes to install): the Phoenix tests skip, saying why, where it is missing.
     python_packages=(opentelemetry-proto protobuf rotel asyncssh arize-phoenix prometheus-client mcp selenium jsonschema pyyaml)
@@ -59,7 +59,7 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 # Debian's sshd package starts a system daemon on port 22; the tests start their own. Likewise
-# prometheus and prometheus-node-exporter: the serve tests and benchmarks start their own on
+# prometheus, prometheus-node-exporter and prometheus-alertmanager: the serve and alert tests and benchmarks start their own on
 # loopback ports with temporary configurations.
 
 if ((${#python_packages[@]})) &&

@@ -36,6 +36,7 @@ DURATIONS = {
     "CLITests.WatchCommandTests": 15, "CLITests.HostileTextTests": 14, "CLITests.ChatSecretsTests": 12,
     "CLITests.TraceSecretsTests": 10, "CLITests.SnapshotCommandTests": 9, "CLITests.TopCommandTests": 8,
     "CLITests.OTLPHeaderSourcesTests": 5, "CLITests.MCPStdioTests": 30, "CLITests.WebDashboardTests": 20,
+    "CLITests.AlertmanagerTests": 36, "CLITests.ServeAlertsTests": 10, "CLITests.AlertsCommandTests": 8,
 }
 SPLIT_MODULES = {"CLITests"}
 

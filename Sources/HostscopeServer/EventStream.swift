@@ -9,12 +9,13 @@ import ValueFormats
 /// `GET /api/v1/events`: the live updates as server-sent events.
 ///
 /// Events are `record` (a snapshot or error record, in the snapshot schema), `host_state` (a host's
-/// state changed), `span` (a finished span, flat), `fleet` (the host list changed) and `reset` (the
+/// state changed), `span` (a finished span, flat), `fleet` (the host list changed), `alert` (an alert moved:
+/// pending, firing, resolved) and `reset` (the
 /// client missed events: refetch `/api/v1/hosts`). Each has an id `EPOCH-N`; a client that reconnects
 /// with `Last-Event-ID` gets what it missed while the log still holds it. `?types=record,host_state`
 /// narrows the stream. A comment line every 15 s keeps idle connections open through proxies.
 enum EventStream {
-    static let names: Set<String> = ["record", "host_state", "span", "fleet"]
+    static let names: Set<String> = ["record", "host_state", "span", "fleet", "alert"]
     static let keepAlive: Duration = .seconds(15)
 
     /// Clients connected now, in all and by address, against ``ServeConfiguration/maximumEventClients`` and

@@ -49,6 +49,10 @@ public enum HostscopeServer {
         public var tracer: RingBufferTracer?
         /// The MCP server of `/mcp` (its tools read this watch); `nil` leaves `/mcp` unanswered.
         public var mcp: MCPConfiguration?
+        /// The alerts evaluated on every record (`/api/v1/alerts`, `alert` events, `hostscope_alert`), and the
+        /// rules file SIGHUP reads again (`nil`: the shipped rules, which a reload keeps).
+        public var alerts: AlertEngine?
+        public var rulesPath: String?
 
         public init(
             definition: FleetDefinition, fleet: ResolvedFleet, watchesWholeFleet: Bool = true, watch: FleetWatch,
@@ -85,7 +89,7 @@ public enum HostscopeServer {
         let mcp = parts.mcp.map { MCPHTTPEndpoint(configuration: $0) }
         let context = ServeContext(
             configuration: configuration, board: parts.board, watch: parts.watch, fleet: holder,
-            database: parts.database, probes: probes, hostPolicy: hostPolicy, mcp: mcp)
+            database: parts.database, probes: probes, hostPolicy: hostPolicy, mcp: mcp, alerts: parts.alerts)
         let (bound, boundContinuation) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: ServeRoutes.router(context), server: server,
@@ -278,6 +282,7 @@ struct FleetService: Service {
             }
         }
         let spans = Task { await forwardSpans() }
+        let alerts = Task { await forwardAlerts() }
         let keepAlive = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: EventStream.keepAlive)
@@ -291,6 +296,7 @@ struct FleetService: Service {
                 let expired = probes.expire(now: .now)
                 guard !expired.isEmpty else { continue }
                 watch.removeHosts(named: Set(expired))
+                forgetAlerts(of: Set(expired))
                 logger.info(
                     "stopped watching hosts no longer probed",
                     metadata: ["hosts": "\(expired.count)", "first": "\(expired[0])"])
@@ -298,7 +304,10 @@ struct FleetService: Service {
         }
         let reloads = ReloadSignal()
         let reloader = Task {
-            for await _ in reloads.stream { reload() }
+            for await _ in reloads.stream {
+                reload()
+                await reloadRules()
+            }
         }
         // Until SIGTERM or SIGINT (or cancellation, which ends the wait by throwing).
         try? await gracefulShutdown()
@@ -308,6 +317,7 @@ struct FleetService: Service {
         expiry.cancel()
         keepAlive.cancel()
         spans.cancel()
+        alerts.cancel()
         // Cancelling the run closes every session; the subscription ends once its last events are read.
         running.cancel()
         await running.value
@@ -328,6 +338,7 @@ struct FleetService: Service {
                 parts.watchesWholeFleet ? fleet.hosts : watch.hosts.compactMap { fleet.host(named: $0.displayName) }
             let after = Set(hosts.map(\.displayName))
             watch.replaceHosts(hosts, profiles: fleet.profiles)
+            forgetAlerts(of: before.subtracting(after))
             logger.info(
                 "reloaded the host list",
                 metadata: [

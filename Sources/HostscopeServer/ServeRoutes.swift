@@ -26,6 +26,8 @@ struct ServeContext: Sendable {
     let hostPolicy: HostPolicyBox
     /// The MCP server of `/mcp`, if there is one.
     let mcp: MCPHTTPEndpoint?
+    /// The alerts of the rules in force, when serve evaluates any.
+    var alerts: AlertEngine? = nil
 }
 
 /// Every endpoint of `serve`; each handler reads its input, asks the board or the store once and
@@ -49,6 +51,7 @@ enum ServeRoutes {
                 serve.board.metrics(format, coding: coding), contentType: format.contentType, coding: coding)
         }
         router.get("/probe") { request, _ in try await probe(request, serve) }
+        addAlertRoutes(router, serve)
         router.get("/api/v1/hosts") { request, _ in
             Response.json(APIEncoding.hosts(serve.board.hostStates(), generatedAt: Date()), for: request)
         }
@@ -117,6 +120,7 @@ enum ServeRoutes {
                 [
                     "/metrics", "/probe?target=HOST", "/healthz", "/readyz", "/api/v1/hosts", "/api/v1/hosts/{host}",
                     "/api/v1/hosts/{host}/history", "/api/v1/spans", "/api/v1/traces/{trace_id}", "/api/v1/events",
+                    "/api/v1/alerts",
                 ].map { .string($0) }),
         ]).jsonString + "\n"
 

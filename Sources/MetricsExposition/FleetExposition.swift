@@ -4,7 +4,10 @@ public import HostStats
 public enum FleetExposition {
     /// Every family, in exposition order.
     public static let families: [MetricFamily] =
-        [HostscopeFamilies.buildInfo, HostscopeFamilies.hosts, HostscopeFamilies.probeRefusals]
+        [
+            HostscopeFamilies.buildInfo, HostscopeFamilies.hosts, HostscopeFamilies.probeRefusals,
+            HostscopeFamilies.alert,
+        ]
         + HostscopeFamilies.perHost + NodeExporterFamilies.all
 
     /// ``families`` as a set, to tell a rendered host's unlisted families.
@@ -17,6 +20,21 @@ public enum FleetExposition {
             samples += NodeExporterMapping.samples(snapshot: snapshot)
         }
         return samples
+    }
+
+    /// One `hostscope_alert` sample per alert: `alertname` and `alertstate` first, then `severity`, `instance`
+    /// and the other labels by name.
+    public static func alertSamples(_ alerts: [(labels: [String: String], state: String)]) -> [MetricSample] {
+        alerts.map { alert in
+            let first = ["alertname", "alertstate", "severity", "instance"]
+            var labels = [MetricSample.Label("alertname", alert.labels["alertname"] ?? "")]
+            labels.append(MetricSample.Label("alertstate", alert.state))
+            for name in first.dropFirst(2) { labels.append(MetricSample.Label(name, alert.labels[name] ?? "")) }
+            for (name, value) in alert.labels.sorted(by: { $0.key < $1.key }) where !first.contains(name) {
+                labels.append(MetricSample.Label(name, value))
+            }
+            return MetricSample(HostscopeFamilies.alert, labels, 1)
+        }
     }
 
     /// The samples that describe the serving process rather than a host.

@@ -65,6 +65,11 @@ public enum HostscopeFamilies {
         "hostscope_probe_refusals_total", .counter,
         help: "/probe targets refused since serve started: not_in_fleet (no host or pattern of the fleet admits "
             + "the name) or limit (--probe-max-hosts hosts added by probes are watched).")
+    /// One series per pending or firing alert, as Prometheus's own `ALERTS` series.
+    public static let alert = MetricFamily(
+        "hostscope_alert", .gauge,
+        help: "1 for each pending or firing alert of serve's rules, as Prometheus's ALERTS: alertname, alertstate, "
+            + "severity, instance and the alert's own labels.")
     public static let buildInfo = MetricFamily(
         "hostscope_build_info", .gauge, help: "The hostscope version serving these metrics; always 1.")
 

@@ -51,6 +51,8 @@ public final class FleetBoard: Sendable {
         /// The documents being made off the request path, so that one is made at a time.
         var refreshing: Set<DocumentKey> = []
         /// `/probe` targets refused since start, by reason.
+        /// The `hostscope_alert` samples of the alerts pending and firing now.
+        var alerts: [MetricSample] = []
         var probeRefusals: [ProbeRefusal: UInt64] = [:]
     }
 
@@ -212,11 +214,11 @@ public final class FleetBoard: Sendable {
         let plainKey = DocumentKey(key.format, .identity)
         // A kept plain document of this generation only needs compressing; the hosts' series are gathered
         // only when there is none.
-        let (generation, plain, series, hostCount, refusals) = state.withLock { state in
+        let (generation, plain, series, hostCount, refusals, alerts) = state.withLock { state in
             let plain = state.documents[plainKey].flatMap { $0.generation == state.generation ? $0 : nil }
             return (
                 state.generation, plain, plain == nil ? state.order.compactMap { state.entries[$0]?.series } : [],
-                state.order.count, state.probeRefusals
+                state.order.count, state.probeRefusals, state.alerts
             )
         }
         var made: [DocumentKey: [UInt8]] = [:]
@@ -227,7 +229,8 @@ public final class FleetBoard: Sendable {
             let process = RenderedSeries(
                 FleetExposition.processSamples(
                     version: version, hosts: hostCount,
-                    probeRefusals: ProbeRefusal.allCases.map { (reason: $0.rawValue, count: refusals[$0] ?? 0) }))
+                    probeRefusals: ProbeRefusal.allCases.map { (reason: $0.rawValue, count: refusals[$0] ?? 0) })
+                    + alerts)
             text = ExpositionWriter.document(
                 families: FleetExposition.families, series: [process] + series, format: key.format)
             made[plainKey] = text
@@ -241,6 +244,15 @@ public final class FleetBoard: Sendable {
             }
         }
         return bytes
+    }
+
+    /// Shows the alerts pending and firing now as `hostscope_alert` series (replacing those shown before).
+    public func showAlerts(_ alerts: [(labels: [String: String], state: String)]) {
+        let samples = FleetExposition.alertSamples(alerts)
+        state.withLock { state in
+            state.alerts = samples
+            state.generation += 1
+        }
     }
 
     /// Counts a `/probe` target refused, for `hostscope_probe_refusals_total`.

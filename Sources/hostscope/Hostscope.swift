@@ -22,7 +22,8 @@ struct Hostscope: AsyncParsableCommand {
             """,
         version: HostscopeVersion.string,
         subcommands: [
-            SnapshotCommand.self, WatchCommand.self, ServeCommand.self, HistoryCommand.self, FilesCommand.self,
+            SnapshotCommand.self, WatchCommand.self, ServeCommand.self, HistoryCommand.self, AlertsCommand.self,
+            FilesCommand.self,
             TraceCommand.self, ChatCommand.self, MCPCommand.self, ParseCommand.self, TopCommand.self,
         ])
 

@@ -7,7 +7,8 @@ import Testing
 /// rewrite them on purpose.
 @Suite struct HelpGoldenTests {
     static let commands: [[String]] = [
-        [], ["snapshot"], ["watch"], ["serve"], ["history"], ["parse"],
+        [], ["snapshot"], ["watch"], ["serve"], ["history"], ["alerts"], ["alerts", "list"], ["alerts", "check"],
+        ["parse"],
         ["files"], ["files", "ls"], ["files", "tree"], ["files", "stat"], ["files", "cat"], ["files", "grep"],
         ["files", "find"], ["files", "get"],
         ["trace"], ["trace", "list"], ["trace", "show"], ["trace", "export"], ["trace", "push"], ["chat"], ["mcp"],

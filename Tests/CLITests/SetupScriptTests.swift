@@ -6,8 +6,9 @@ import Testing
 /// what the tests start and read, and CI runs that one.
 @Suite struct SetupScriptTests {
     static let testOnly = [
-        "openssh-server", "prometheus", "prometheus-node-exporter", "wrk", "sysstat", "busybox", "tmux", "tcsh",
-        "systemd", "arize-phoenix", "rotel", "chromium", "chromium-driver", "nodejs", "selenium",
+        "openssh-server", "prometheus", "prometheus-node-exporter", "prometheus-alertmanager", "wrk", "sysstat",
+        "busybox", "tmux", "tcsh", "systemd", "arize-phoenix", "rotel", "chromium", "chromium-driver", "nodejs",
+        "selenium",
     ]
 
     func packages(_ arguments: String) throws -> [String] {

@@ -12,7 +12,7 @@ import Testing
 #endif
 
 @Suite struct StorageDatabaseTests {
-    static let allMigrations = ["1-snapshot-records", "2-spans", "3-meta", "4-chat", "5-span-otlp"]
+    static let allMigrations = ["1-snapshot-records", "2-spans", "3-meta", "4-chat", "5-span-otlp", "6-alerts"]
 
     /// Runs `body` and returns the StorageError it threw (failing the test when it threw none).
     static func storageError(_ body: () async throws -> Void) async -> StorageError? {

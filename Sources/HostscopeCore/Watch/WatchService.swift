@@ -1,4 +1,5 @@
 import FleetConfig
+public import Alerting
 import Foundation
 public import HostStats
 import SSHTransport
@@ -26,6 +27,10 @@ public struct WatchRequest: Sendable {
     public var collector: CollectorOptions
     /// How long history records and spans are kept; `nil` keeps them all.
     public var retention: Duration?
+    /// The alert rules evaluated on every record; `nil` evaluates none.
+    public var rules: AlertRules?
+    /// Where firing and resolved alerts are sent.
+    public var receivers: [AlertReceiver] = []
 
     public init(
         hosts: [String], hostsFile: String? = nil, interval: Duration, count: Int? = nil, duration: Duration? = nil,
@@ -79,25 +84,27 @@ public struct WatchService: Sendable {
     /// Resolves the hosts, opens the output and the database (pruned to the retention at once and every
     /// hour), and runs a ``FleetWatch`` until its plan ends or the task is cancelled; then writes the
     /// records still on their way, closes the files valid and flushes the spans. `observe` runs beside the
-    /// watch with it (a live view subscribes there) and is awaited before this returns.
+    /// watch with it (a live view subscribes there) and is awaited before this returns. With the request's
+    /// `rules`, every record is evaluated (alerts kept in the history database) and `onAlert` is told each
+    /// transition.
     ///
     /// - Throws: ``CoreError``: `invalidRequest` for hosts that do not resolve or an output whose format
     ///   cannot be told; `failed` for an output or a database that cannot be opened. Nothing was
     ///   collected then.
     public func run(
         _ request: WatchRequest, output: RecordOutput?, clock: any WatchClock = SystemWatchClock(),
-        observe: (@Sendable (FleetWatch) async -> Void)? = nil
+        observe: (@Sendable (FleetWatch) async -> Void)? = nil, onAlert: (@Sendable (AlertTransition) -> Void)? = nil
     ) async throws(CoreError) -> WatchOutcome {
-        try await run(request, outputs: output.map { [$0] } ?? [], clock: clock, observe: observe)
+        try await run(request, outputs: output.map { [$0] } ?? [], clock: clock, observe: observe, onAlert: onAlert)
     }
 
-    /// As ``run(_:output:clock:observe:)``, with every record written to each of `outputs` (a CSV file and an
+    /// As ``run(_:output:clock:observe:onAlert:)``, with every record written to each of `outputs` (a CSV file and an
     /// NDJSON file at once, each in its own format); a failure of one output skips only that one.
     ///
     /// - Throws: ``CoreError``: `invalidRequest` also for two outputs naming the same file.
     public func run(
         _ request: WatchRequest, outputs: [RecordOutput], clock: any WatchClock = SystemWatchClock(),
-        observe: (@Sendable (FleetWatch) async -> Void)? = nil
+        observe: (@Sendable (FleetWatch) async -> Void)? = nil, onAlert: (@Sendable (AlertTransition) -> Void)? = nil
     ) async throws(CoreError) -> WatchOutcome {
         let fleet = try resolveFleet(request).overridden(by: request.flags)
         let hosts = fleet.hosts
@@ -133,8 +140,27 @@ public struct WatchService: Sendable {
         }
         // A reader that went away (`watch … | head -2`) ends the run as Ctrl-C would: what was collected is
         // kept, files and the database closed valid.
+        var alerts: AlertEngine?
+        if let rules = request.rules {
+            alerts = await AlertEngine.start(rules: rules, database: history, diagnostics: diagnostics) {
+                clock.now()
+            }
+        }
+        let announcing = alerts.flatMap { engine in
+            onAlert.map { onAlert in
+                let transitions = engine.subscribe()
+                return Task { for await transition in transitions { onAlert(transition) } }
+            }
+        }
+        let notifying = alerts.flatMap { engine in
+            request.receivers.isEmpty
+                ? nil
+                : Task {
+                    await AlertNotifier(receivers: request.receivers, engine: engine, diagnostics: diagnostics).run()
+                }
+        }
         let sink = RecordSink(
-            writers: writers, history: history, metrics: metrics, diagnostics: diagnostics,
+            writers: writers, history: history, metrics: metrics, diagnostics: diagnostics, alerts: alerts,
             readerClosed: { watch.stop() })
         // Subscribed before the watch starts, read by a task that is not cancelled with the watch: every
         // record collected reaches the file and the database, Ctrl-C or not.
@@ -158,6 +184,9 @@ public struct WatchService: Sendable {
             }
         }
         sink.finish()
+        alerts?.finish()
+        await announcing?.value
+        await notifying?.value
         try? await history?.close()
         return WatchOutcome(failure: sink.failure)
     }
@@ -250,6 +279,8 @@ public final class RecordSink: Sendable {
     private let history: StorageDatabase?
     private let metrics: HostMetricsExporter?
     private let diagnostics: Diagnostics
+    /// Evaluates the alert rules on every record, in order, when the run has rules.
+    private let alerts: AlertEngine?
     /// The first failure of the run, for the exit status: the output is incomplete.
     private let failed = Lock<String?>(nil)
     private let historyState = Lock(DestinationState())
@@ -283,22 +314,23 @@ public final class RecordSink: Sendable {
     /// and `readerClosed` is called once when the reader of standard output goes away.
     public convenience init(
         writer: RecordFileWriter?, history: StorageDatabase?, metrics: HostMetricsExporter?, diagnostics: Diagnostics,
-        readerClosed: @escaping @Sendable () -> Void = {}
+        alerts: AlertEngine? = nil, readerClosed: @escaping @Sendable () -> Void = {}
     ) {
         self.init(
             writers: writer.map { [$0] } ?? [], history: history, metrics: metrics, diagnostics: diagnostics,
-            readerClosed: readerClosed)
+            alerts: alerts, readerClosed: readerClosed)
     }
 
     /// A sink writing every record to each of `writers` (each failing on its own), `history` and `metrics`.
     public init(
         writers: [RecordFileWriter], history: StorageDatabase?, metrics: HostMetricsExporter?,
-        diagnostics: Diagnostics, readerClosed: @escaping @Sendable () -> Void = {}
+        diagnostics: Diagnostics, alerts: AlertEngine? = nil, readerClosed: @escaping @Sendable () -> Void = {}
     ) {
         self.outputs = writers.map { Output(writer: $0) }
         self.history = history
         self.metrics = metrics
         self.diagnostics = diagnostics
+        self.alerts = alerts
         self.readerClosed = readerClosed
     }
 
@@ -322,6 +354,7 @@ public final class RecordSink: Sendable {
 
     func write(_ record: SnapshotRecord) async {
         metrics?.record(record)
+        await alerts?.observe(record)
         for output in outputs where !(output.writer.path == nil && closed.withLock({ $0 })) {
             do {
                 try output.writer.write(record)

@@ -76,6 +76,9 @@ public final class StorageDatabase: Sendable {
     /// Key-value pairs and counters.
     public var meta: MetaStore { MetaStore(database: self) }
 
+    /// The alerts' states and transitions.
+    public var alerts: AlertStore { AlertStore(database: self) }
+
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     public static func open(
         at path: String, mode: OpenMode = .createIfMissing, options: Options = Options()

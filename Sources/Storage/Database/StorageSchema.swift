@@ -147,6 +147,43 @@ enum StorageSchema {
                     ALTER TABLE span ADD COLUMN export_request INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        migrator.registerMigration("6-alerts") { db in
+            // alert_state holds the pending and firing alerts now, one row per alert (its labels' fingerprint),
+            // so that a restart takes them back; alert_transition every move of an alert, for `alerts --history`.
+            // Times are milliseconds since the Unix epoch; labels and annotations are JSON objects.
+            try db.execute(
+                sql: """
+                    CREATE TABLE alert_state (
+                        fingerprint TEXT PRIMARY KEY NOT NULL,
+                        rule_key TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        host TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        severity TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        value REAL NOT NULL,
+                        active_at INTEGER NOT NULL,
+                        fired_at INTEGER,
+                        last_held_at INTEGER NOT NULL,
+                        labels TEXT NOT NULL,
+                        annotations TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE alert_transition (
+                        id INTEGER PRIMARY KEY,
+                        at INTEGER NOT NULL,
+                        fingerprint TEXT NOT NULL,
+                        host TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        severity TEXT NOT NULL,
+                        from_state TEXT NOT NULL,
+                        to_state TEXT NOT NULL,
+                        value REAL NOT NULL,
+                        labels TEXT NOT NULL,
+                        annotations TEXT NOT NULL
+                    );
+                    CREATE INDEX alert_transition_time ON alert_transition (at);
+                    """)
+        }
         return migrator
     }()
 }

@@ -32,6 +32,12 @@ extension ServeCommand {
         if tracing.otlpHeaders.isEmpty, let headers = serve.otlpHeadersFile {
             command.tracing.otlpHeaders = ["@" + headers]
         }
+        // Alerts: the file's rules unless --rules or --no-alerts said otherwise; its Alertmanagers unless
+        // --alertmanager named any.
+        if watchOptions.rules == nil, !watchOptions.noAlerts { command.watchOptions.rules = serve.rules }
+        if watchOptions.alertmanagers.isEmpty, !watchOptions.noAlerts {
+            command.watchOptions.alertmanagers = serve.alertmanagers
+        }
         return command
     }
 }

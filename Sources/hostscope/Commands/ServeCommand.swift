@@ -210,6 +210,9 @@ struct ServeCommand: AsyncParsableCommand {
         var connectionSettings = connection.settings(attended: false)
         connectionSettings.debug = diagnostics.debug
 
+        // A rules file that does not read stops serve before anything is contacted.
+        let rules = try watchOptions.alertRules()
+        let receivers = try watchOptions.alertReceivers()
         var definition = FleetDefinition(
             arguments: hosts, hostsFile: hostsFile, fleetFile: fleetOptions.fleetFile, settings: connectionSettings)
         definition.labels = try fleetOptions.selector()
@@ -255,7 +258,15 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // The history and the OTLP metrics read the watch through a subscription of their own, made before
         // it starts, so that every record collected reaches them.
-        let sink = RecordSink(writer: nil, history: history, metrics: metrics, diagnostics: diagnostics)
+        var alerts: AlertEngine?
+        if let rules { alerts = await AlertEngine.start(rules: rules, database: history, diagnostics: diagnostics) }
+        let notifying = alerts.flatMap { engine in
+            receivers.isEmpty
+                ? nil
+                : Task { await AlertNotifier(receivers: receivers, engine: engine, diagnostics: diagnostics).run() }
+        }
+        let sink = RecordSink(
+            writer: nil, history: history, metrics: metrics, diagnostics: diagnostics, alerts: alerts)
         let records = watch.subscribe(buffer: WatchService.recordBacklog)
         let writing = Task { await sink.write(records) }
         let board = FleetBoard(
@@ -272,6 +283,8 @@ struct ServeCommand: AsyncParsableCommand {
         serveConfiguration.maximumProbeHosts = probeMaxHosts
         let configuration = serveConfiguration
         let database = history
+        let engine = alerts
+        let rulesPath = watchOptions.noAlerts ? nil : watchOptions.rules
         let pruning = Task {
             while let retention, let history = database, !Task.isCancelled {
                 try await Task.sleep(for: .seconds(3600))
@@ -280,11 +293,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let failure = await TraceRuntime.with(settings.traceSetup(retention: retention), diagnostics: diagnostics) {
             trace in
-            let parts = HostscopeServer.Parts(
+            var parts = HostscopeServer.Parts(
                 definition: definition, fleet: fleet, watchesWholeFleet: !onDemand, watch: watch, board: board,
                 database: database, tracer: trace.tracer,
                 // /mcp: the MCP tools over the fleet, reading the watch's latest records where they answer.
                 mcp: MCPConfiguration(fleet: fleet, root: nil, settings: settings, watch: watch))
+            parts.alerts = engine
+            parts.rulesPath = rulesPath
             return await Self.serve(configuration: configuration, parts: parts, logger: logger)
         }
         pruning.cancel()
@@ -296,6 +311,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // The subscription ends once the watch's last records are written.
         await writing.value
+        alerts?.finish()
+        await notifying?.value
         if let metrics { TraceRuntime.report(await metrics.finish(), items: "data point(s)", to: diagnostics) }
         try? await history?.close()
         if let failure { throw Output.fail(failure, .failure) }

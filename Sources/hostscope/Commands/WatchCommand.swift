@@ -1,4 +1,5 @@
 import AgentTracing
+import Alerting
 public import ArgumentParser
 import HostStats
 public import HostscopeCore
@@ -118,6 +119,8 @@ struct WatchCommand: AsyncParsableCommand {
         built.fleetFile = fleet.fleetFile
         built.flags = watchOptions.flags(interval: every != nil)
         built.labels = try fleet.selector()
+        built.rules = try watchOptions.alertRules()
+        built.receivers = try watchOptions.alertReceivers()
         let request = built
         // Without a file or a format, a terminal gets the live view; anything else gets data.
         let destinations: [RecordOutput]
@@ -134,29 +137,40 @@ struct WatchCommand: AsyncParsableCommand {
         // The full-screen view where the terminal can show it; the one-line-per-host status elsewhere.
         let fullScreen = liveView && FleetTopView.isCapable()
         let colours = colour.enabled(isTerminal: Output.stdoutIsTerminal)
+        let observe: @Sendable (FleetWatch) async -> Void = { watch in
+            guard liveView else {
+                // Without a view, a failing host is still said once per change of its state.
+                var notices = HostFailureNotices()
+                for await case .record(let record) in watch.subscribe() {
+                    if let notice = notices.notice(for: record) { Output.warning(notice) }
+                }
+                return
+            }
+            if fullScreen {
+                await FleetTopView.run(watch, title: "hostscope watch", colours: colours)
+                // q or Ctrl-C in the view ends the watch; the records collected are kept.
+                watch.stop()
+                return
+            }
+            let view = LiveStatus(
+                hosts: watch.states.map(\.host), width: Output.terminalWidth, write: { Output.write($0) })
+            for await event in watch.subscribe() { await view.update(event) }
+            await view.finish()
+        }
+        // Alerts that fire or resolve, on a terminal's stderr, unless the full-screen view owns the terminal
+        // (pending ones would be noise: most never fire).
+        let onAlert: (@Sendable (AlertTransition) -> Void)? =
+            Output.stderrIsTerminal && !fullScreen
+            ? { @Sendable transition in
+                guard transition.to == .firing || transition.to == .resolved else { return }
+                Output.notice(AlertTable.line(transition))
+            } : nil
         let outcome: WatchOutcome
+        let request = watchRequest
         do {
             outcome = try await withTerminationSignals { () async throws(CoreError) in
-                try await WatchService(settings: settings).run(request, outputs: destinations) { watch in
-                    guard liveView else {
-                        // Without a view, a failing host is still said once per change of its state.
-                        var notices = HostFailureNotices()
-                        for await case .record(let record) in watch.subscribe() {
-                            if let notice = notices.notice(for: record) { Output.warning(notice) }
-                        }
-                        return
-                    }
-                    if fullScreen {
-                        await FleetTopView.run(watch, title: "hostscope watch", colours: colours)
-                        // q or Ctrl-C in the view ends the watch; the records collected are kept.
-                        watch.stop()
-                        return
-                    }
-                    let view = LiveStatus(
-                        hosts: watch.states.map(\.host), width: Output.terminalWidth, write: { Output.write($0) })
-                    for await event in watch.subscribe() { await view.update(event) }
-                    await view.finish()
-                }
+                try await WatchService(settings: settings).run(
+                    request, outputs: destinations, observe: observe, onAlert: onAlert)
             }
         } catch {
             throw Output.fail(error)
