@@ -117,7 +117,8 @@ let package = Package(
             name: "HostscopeCore",
             dependencies: [
                 "OrderedJSON", "ValueFormats", "HostStats", "SSHTransport", "Storage", "AgentTracing", "RemoteFiles",
-                "Chat", "CurlHTTP", "FleetConfig", "Alerting", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "Chat", "CurlHTTP", "FleetConfig", "Alerting",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

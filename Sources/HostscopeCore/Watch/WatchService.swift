@@ -1,5 +1,5 @@
-import FleetConfig
 public import Alerting
+import FleetConfig
 import Foundation
 public import HostStats
 import SSHTransport

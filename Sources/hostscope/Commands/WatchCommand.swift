@@ -166,7 +166,6 @@ struct WatchCommand: AsyncParsableCommand {
                 Output.notice(AlertTable.line(transition))
             } : nil
         let outcome: WatchOutcome
-        let request = watchRequest
         do {
             outcome = try await withTerminationSignals { () async throws(CoreError) in
                 try await WatchService(settings: settings).run(
