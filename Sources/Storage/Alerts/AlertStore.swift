@@ -175,7 +175,12 @@ public struct AlertStore: Sendable {
         }
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { HistoryStore.milliseconds(date) }
+    /// Cut to the millisecond as `RFC3339.format` prints a time (within 50 µs below one counts as it), so an
+    /// alert's `activeAt` and `firedAt` read back after a restart print as they did before it.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let cut = (date.timeIntervalSince1970 * 1000 + 0.05).rounded(.down)
+        return cut.isFinite ? Int64(min(max(cut, -9e15), 9e15)) : 0
+    }
 
     static func date(_ milliseconds: Int64) -> Date { HistoryStore.date(milliseconds: milliseconds) }
 
