@@ -146,7 +146,7 @@ let package = Package(
             name: "HostscopeServer",
             dependencies: [
                 "HostscopeWeb", "HostscopeCore", "HostscopeMCP", "AgentTracing", "HostStats", "MetricsExposition",
-                "OrderedJSON", "ServeAPI", "Storage", "ValueFormats", "Alerting",
+                "OrderedJSON", "ServeAPI", "Storage", "ValueFormats", "Alerting", "Chat",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
