@@ -139,6 +139,7 @@ let package = Package(
             resources: [
                 "index.html", "app.css", "app.js", "api.js", "dom.js", "format.js", "chart.js", "fleet.js", "host.js",
                 "tracing.js", "icon.svg",
+                "chat.js", "markdown.js",
             ].map { .embedInCode("Assets/" + $0) },
             swiftSettings: strictImports),
         // The HTTP face of `serve`: the only module that depends on the server library.
