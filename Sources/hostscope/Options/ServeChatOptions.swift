@@ -10,7 +10,7 @@ import TerminalUI
 struct ServeChatOptions: ParsableArguments {
     @Option(
         name: .customLong("chat-provider"),
-        help: "Answer chat over HTTP with this provider: openai, anthropic, openrouter or gateway (default: no chat).")
+        help: ArgumentHelp("Answer chat over HTTP with this provider (default: no chat).", valueName: "provider"))
     var provider: ProviderKind?
 
     @Option(
@@ -34,7 +34,9 @@ struct ServeChatOptions: ParsableArguments {
         help: ArgumentHelp("A credentials file (mode 0600) holding the chat's API key.", valueName: "file"))
     var credentials: String?
 
-    @Option(name: .customLong("chat-max-turns"), help: "Chat turns running at once, over every conversation.")
+    @Option(
+        name: .customLong("chat-max-turns"),
+        help: ArgumentHelp("Chat turns running at once, over every conversation.", valueName: "n"))
     var maxTurns: Int = 4
 
     @Option(
