@@ -172,6 +172,7 @@ def main():
 
         if options.chat_base_url:
             chat_tour(driver, base, hosts[0], options.artifacts)
+            driver.get(base + "#/")
         if options.tour == "chat":
             return finish(driver, serve, hostile, secrets_directory, options)
 

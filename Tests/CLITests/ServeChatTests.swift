@@ -157,6 +157,33 @@ import Testing
         }
     }
 
+    @Test func aTurnPastItsTimeLimitIsStoppedSayingSoAndTurnsPastTheCapWait() async throws {
+        try await withServe(extra: ["--chat-max-turns", "1", "--chat-turn-timeout", "1s"]) { serve, _ in
+            let output = directory + "/limited.sse"
+            let curl = Process()
+            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            curl.arguments = [
+                "-s", "-N", "-o", output, "-X", "POST", "-H", "Content-Type: application/json", "--data-binary",
+                Self.turnBody("mock:slow count to forty"), serve.url("/api/v1/chat/turns"),
+            ]
+            try curl.run()
+            defer { if curl.isRunning { curl.terminate() } }
+            let read = { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+            try await waitUntil(timeout: .seconds(20), "the slow answer streams") { read().contains("word1 ") }
+
+            let other = try Self.post(serve, "/api/v1/chat/turns", Self.turnBody("mock:text hello"))
+            #expect(other.status == 503 && other.body.contains("too_many_turns"), "\(other.body)")
+            #expect(other.headers["retry-after"] == "5")
+
+            try await waitUntil(timeout: .seconds(20), "the turn ends at its limit") { !curl.isRunning }
+            let events = Self.events(read())
+            let error = try #require(events.first { Self.type($0) == "error" })
+            #expect(error["kind"]?.stringValue == "timeout" && error["message"]?.stringValue?.contains("1s") == true)
+            #expect(events.last?["finish_reason"]?.stringValue == "stopped")
+            #expect(!read().contains("word39"))
+        }
+    }
+
     @Test func aProviderRefusingTheKeyOrRateLimitingIsAnEventInTheStreamAndTheConversationIsKept() async throws {
         try await withServe { serve, _ in
             let refused = try Self.post(serve, "/api/v1/chat/turns", Self.turnBody("mock:error-401 why?"))

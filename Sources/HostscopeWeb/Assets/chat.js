@@ -186,7 +186,7 @@ export function mount(root, context, conversationId) {
 
   async function send(text) {
     const controller = new AbortController();
-    abort.signal.addEventListener('abort', () => controller.abort());
+    abort.signal.addEventListener('abort', () => controller.abort(), { once: true });
     state.turn = controller;
     setRunning(true);
     setText(problem, '');
