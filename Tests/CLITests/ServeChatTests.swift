@@ -125,18 +125,22 @@ import Testing
         span["name"]?.stringValue?.hasPrefix("ssh ") == true
     }
 
+    /// A slow turn (40 words, 100 ms apart) streamed by a curl process into `output`, and a reader of what came.
+    func slowTurn(_ serve: RunningServe, output: String) throws -> (Process, () -> String) {
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = [
+            "-s", "-N", "-o", output, "-X", "POST", "-H", "Content-Type: application/json", "--data-binary",
+            Self.turnBody("mock:slow count to forty"), serve.url("/api/v1/chat/turns"),
+        ]
+        try curl.run()
+        return (curl, { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" })
+    }
+
     @Test func stopEndsARunningTurnKeepingItsTextAndASecondTurnWaitsForIt() async throws {
         try await withServe { serve, _ in
-            let output = directory + "/slow.sse"
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            curl.arguments = [
-                "-s", "-N", "-o", output, "-X", "POST", "-H", "Content-Type: application/json", "--data-binary",
-                Self.turnBody("mock:slow count to forty"), serve.url("/api/v1/chat/turns"),
-            ]
-            try curl.run()
+            let (curl, read) = try slowTurn(serve, output: directory + "/slow.sse")
             defer { if curl.isRunning { curl.terminate() } }
-            let read = { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
             try await waitUntil(timeout: .seconds(20), "the slow answer streams") { read().contains("word2 ") }
             let id = try #require(Self.events(read()).first?["id"]?.stringValue)
 
@@ -159,16 +163,8 @@ import Testing
 
     @Test func aTurnPastItsTimeLimitIsStoppedSayingSoAndTurnsPastTheCapWait() async throws {
         try await withServe(extra: ["--chat-max-turns", "1", "--chat-turn-timeout", "1s"]) { serve, _ in
-            let output = directory + "/limited.sse"
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            curl.arguments = [
-                "-s", "-N", "-o", output, "-X", "POST", "-H", "Content-Type: application/json", "--data-binary",
-                Self.turnBody("mock:slow count to forty"), serve.url("/api/v1/chat/turns"),
-            ]
-            try curl.run()
+            let (curl, read) = try slowTurn(serve, output: directory + "/limited.sse")
             defer { if curl.isRunning { curl.terminate() } }
-            let read = { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
             try await waitUntil(timeout: .seconds(20), "the slow answer streams") { read().contains("word1 ") }
 
             let other = try Self.post(serve, "/api/v1/chat/turns", Self.turnBody("mock:text hello"))
