@@ -161,6 +161,23 @@ import Testing
         }
     }
 
+    @Test func aClientThatLeavesTheStreamStopsItsTurnAndTheTextSoFarIsStored() async throws {
+        try await withServe { serve, _ in
+            let (curl, read) = try slowTurn(serve, output: directory + "/left.sse")
+            try await waitUntil(timeout: .seconds(20), "the slow answer streams") { read().contains("word2 ") }
+            let id = try #require(Self.events(read()).first?["id"]?.stringValue)
+            // SIGKILL: the test process's children may inherit a mask that holds SIGTERM back.
+            kill(curl.processIdentifier, SIGKILL)
+            curl.waitUntilExit()
+            let stored = try serve.waitFor("/api/v1/chat/conversations/\(id)", timeout: 20) { $0.status == 200 }
+            let conversation = try JSONParser.parse(stored.body)
+            #expect(conversation["turns"]?[0]?["finish_reason"]?.stringValue == "stopped", "\(stored.body)")
+            let answer = conversation["messages"]?.arrayValue?.last { $0["role"]?.stringValue == "assistant" }
+            #expect(answer?["content"]?.stringValue?.contains("word2") == true)
+            #expect(answer?["content"]?.stringValue?.contains("word39") == false)
+        }
+    }
+
     @Test func aTurnPastItsTimeLimitIsStoppedSayingSoAndTurnsPastTheCapWait() async throws {
         try await withServe(extra: ["--chat-max-turns", "1", "--chat-turn-timeout", "1s"]) { serve, _ in
             let (curl, read) = try slowTurn(serve, output: directory + "/limited.sse")
