@@ -40,6 +40,7 @@ public enum WebAssets {
             ("format.js", PackageResources.format_js), ("chart.js", PackageResources.chart_js),
             ("fleet.js", PackageResources.fleet_js), ("host.js", PackageResources.host_js),
             ("tracing.js", PackageResources.tracing_js), ("icon.svg", PackageResources.icon_svg),
+            ("chat.js", PackageResources.chat_js), ("markdown.js", PackageResources.markdown_js),
         ]
         var table: [String: WebAsset] = [:]
         for (name, bytes) in files {

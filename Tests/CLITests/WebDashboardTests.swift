@@ -145,16 +145,20 @@ enum BrowserInstallation {
             if: BrowserInstallation.available,
             "chromium, chromium-driver or selenium is missing, so the browser test is skipped: Scripts/setup.sh --tests"
         ))
-    func theDashboardListsUpdatesDrawsAndReconnectsInARealBrowser() throws {
+    func theDashboardListsUpdatesDrawsChatsAndReconnectsInARealBrowser() async throws {
         let script = Repository.root.appendingPathComponent("Scripts/web_dashboard_check.py").path
         let artifacts =
             (ProcessInfo.processInfo.environment["HOSTSCOPE_TEST_ARTIFACTS"]
                 ?? Repository.root.appendingPathComponent(".build/test-artifacts").path) + "/web"
-        let line = [
-            "python3", script, "--binary", CLI.binary, "--ssh-config", config, "--hosts", "h1,h2", "--hostile-host",
-            "evil1", "--db", directory + "/serve.sqlite", "--artifacts", artifacts,
-        ].map(CLI.shellQuoted).joined(separator: " ")
-        let result = try CLI.runShell("timeout 400 " + line)
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        // The Chat screen talks to the mock provider of Scripts/llm_mock_server.py.
+        try await withPythonServer("llm_mock_server.py") { mock in
+            let line = [
+                "python3", script, "--binary", CLI.binary, "--ssh-config", config, "--hosts", "h1,h2", "--hostile-host",
+                "evil1", "--db", directory + "/serve.sqlite", "--artifacts", artifacts, "--chat-base-url",
+                mock.baseURL + "/v1",
+            ].map(CLI.shellQuoted).joined(separator: " ")
+            let result = try CLI.runShell("timeout 460 " + line)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
     }
 }

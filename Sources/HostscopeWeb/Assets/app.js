@@ -6,6 +6,7 @@ import { el } from './dom.js';
 import * as fleet from './fleet.js';
 import * as host from './host.js';
 import * as tracing from './tracing.js';
+import * as chat from './chat.js';
 
 const main = document.getElementById('main');
 const statusLine = document.getElementById('status');
@@ -44,7 +45,9 @@ function show() {
   if (parts[0] === 'host' && parts[1]) [screen, argument] = [host, parts[1]];
   else if (parts[0] === 'tracing') screen = tracing;
   else if (parts[0] === 'trace' && parts[1]) [screen, argument] = [tracing, parts[1]];
-  document.getElementById('nav-fleet').toggleAttribute('aria-current', screen !== tracing);
+  else if (parts[0] === 'chat') [screen, argument] = [chat, parts[1] || null];
+  document.getElementById('nav-fleet').toggleAttribute('aria-current', screen !== tracing && screen !== chat);
+  document.getElementById('nav-chat').toggleAttribute('aria-current', screen === chat);
   document.getElementById('nav-tracing').toggleAttribute('aria-current', screen === tracing);
   mounted = screen.mount(main, context, argument) || null;
 }
@@ -130,6 +133,7 @@ document.addEventListener('keydown', (event) => {
   if (event.target.closest('input, select, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.key === 'g') location.hash = '#/';
   else if (event.key === 't') location.hash = '#/tracing';
+  else if (event.key === 'c') location.hash = '#/chat';
   else if (event.key === '/') {
     const filter = document.querySelector('[data-filter]');
     if (filter) {

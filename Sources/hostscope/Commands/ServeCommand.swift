@@ -22,7 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
 
               /metrics            every host: node_exporter's names, instance=HOST
               /probe?target=HOST  one host of the fleet (multi-target exporter pattern)
-              /api/v1/...         hosts, history, spans, traces (JSON); events (SSE)
+              /api/v1/...         hosts, history, spans, traces (JSON); events (SSE); chat (--chat-provider)
               /healthz, /readyz   liveness; readiness (every host has a record)
 
             Listening on an address other than loopback (a name is judged by the address it resolves to) \
@@ -136,6 +136,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var tracing: TracingOptions
 
+    @OptionGroup(title: "Chat over HTTP") var chat: ServeChatOptions
+
     private var database: String? { watchOptions.database }
     private var noHistory: Bool { watchOptions.noHistory }
     private var retain: DurationArgument? { watchOptions.retain }
@@ -228,6 +230,7 @@ struct ServeCommand: AsyncParsableCommand {
             database: watchOptions.database, storesHistory: !watchOptions.noHistory, connection: connectionSettings,
             tracing: tracing, signals: [.traces, .metrics])
         settings.diagnostics = diagnostics
+        let chatTurns = try chat.turns(settings: settings)
 
         let retention = watchOptions.retain?.duration
         var history: StorageDatabase?
@@ -300,6 +303,7 @@ struct ServeCommand: AsyncParsableCommand {
                 mcp: MCPConfiguration(fleet: fleet, root: nil, settings: settings, watch: watch))
             parts.alerts = engine
             parts.rulesPath = rulesPath
+            parts.chat = chatTurns
             return await Self.serve(configuration: configuration, parts: parts, logger: logger)
         }
         pruning.cancel()
