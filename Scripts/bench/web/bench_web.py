@@ -64,7 +64,7 @@ def main():
     chrome = webdriver.ChromeOptions()
     chrome.binary_location = shutil.which("chromium")
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1400,900"):
+                     "--window-size=1400,900", "--enable-precise-memory-info"):
         chrome.add_argument(argument)
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=chrome)
     figures = {"hosts": options.hosts, "every": options.every}
@@ -95,7 +95,13 @@ def main():
             new PerformanceObserver(l => window.benchLongTasks.push(...l.getEntries().map(e => e.duration)))
               .observe({type: 'longtask', buffered: false});
             globalThis.hostscopeFleetRenderTimes.length = 0;""")
+        # The heap after a collection, before and after the window: a page left open must stay flat.
+        driver.execute_cdp_cmd("HeapProfiler.collectGarbage", {})
+        heap_before = driver.execute_script("return performance.memory?.usedJSHeapSize ?? null")
         time.sleep(options.seconds)
+        driver.execute_cdp_cmd("HeapProfiler.collectGarbage", {})
+        figures["js_heap_after_gc_bytes"] = {
+            "before": heap_before, "after": driver.execute_script("return performance.memory?.usedJSHeapSize ?? null")}
         renders = driver.execute_script("return [...globalThis.hostscopeFleetRenderTimes]")
         long_tasks = driver.execute_script("return window.benchLongTasks")
         figures["fleet_render_ms"] = {
