@@ -29,6 +29,19 @@ def free_port():
         return probe.getsockname()[1]
 
 
+def stop(process):
+    """SIGTERM, then SIGKILL after 120 s; answers the seconds it took to end, or None if it had to be killed."""
+    started = time.time()
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=120)
+        return round(time.time() - started, 1)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return None
+
+
 def wait_for_port(port, seconds):
     deadline = time.time() + seconds
     while time.time() < deadline:
@@ -136,8 +149,7 @@ def main():
             }).catch((error) => done('chart.js did not load: ' + error));""")
     finally:
         driver.quit()
-        serve.send_signal(signal.SIGTERM)
-        serve.wait(timeout=60)
+        figures["serve_stop_seconds"] = stop(serve)
         log.close()
     if options.glances:
         figures["same_host_side_by_side"] = compare_with_glances(options, webdriver, Service, chrome)
@@ -212,11 +224,7 @@ def compare_with_glances(options, webdriver, Service, chrome):
     finally:
         driver.quit()
         for process in (serve, peer):
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop(process)
         log.close()
         shutil.rmtree(work, ignore_errors=True)
 
