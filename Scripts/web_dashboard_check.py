@@ -55,7 +55,8 @@ class Serve:
         self.process = None
 
     def start(self):
-        hosts = self.options.hosts.split(",") + ([self.options.hostile_host] if self.options.hostile_host else [])
+        hosts = self.options.hosts.split(",") + [name for name in (self.options.hostile_host, self.options.down_host)
+                                                 if name]
         self.log = open(os.path.join(self.options.artifacts, "serve.log"), "ab")
         self.process = subprocess.Popen(
             [self.options.binary, "serve", *hosts, "--ssh-config", self.options.ssh_config, "--every",
@@ -114,6 +115,10 @@ def main():
     for name in ("--binary", "--ssh-config", "--hosts", "--db", "--artifacts"):
         parser.add_argument(name, required=True)
     parser.add_argument("--hostile-host", default="")
+    # A host reached through a ProxyCommand that connects only while this file exists and writes its pid
+    # to FILE.pid.
+    parser.add_argument("--down-host", default="")
+    parser.add_argument("--down-flag", default="")
     parser.add_argument("--every", default="2s")
     parser.add_argument("--chat-base-url", default="")
     parser.add_argument("--tour", choices=("all", "chat"), default="all")
@@ -177,7 +182,7 @@ def main():
             return finish(driver, serve, hostile, secrets_directory, options)
 
         # The fleet: every host listed, a value changing live within two ticks.
-        expected = hosts + ([options.hostile_host] if options.hostile_host else [])
+        expected = hosts + [name for name in (options.hostile_host, options.down_host) if name]
         wait(driver, f"""return [...document.querySelectorAll('#fleet tbody tr')].map(r => r.dataset.host).sort()
                          .join(',') === {json.dumps(','.join(sorted(expected)))}""", 30, "the fleet lists every host")
         first = wait(driver, f"""const row = document.querySelector('#fleet tr[data-host={json.dumps(hosts[0])}]');
@@ -216,6 +221,20 @@ def main():
             const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0;
             for (let i = 3; i < d.length; i += 4) if (d[i]) n++; return n""")
         check(painted and painted > 500, f"the CPU chart has pixels drawn ({painted})")
+        # Inodes per filesystem, rates and errors per interface; per core on demand, kept in the URL.
+        for chart in ("inodes", "interfaces", "interface-errors"):
+            wait(driver, f"""const c = document.getElementById('chart-{chart}');
+                             return c && !c.closest('section').hidden && Number(c.dataset.points) > 1 &&
+                               c.closest('section').querySelectorAll('.legend .key').length > 0""", 20,
+                 f"the {chart} chart is drawn with a legend")
+        check(driver.execute_script("return document.getElementById('chart-cores').closest('section').hidden"),
+              "the per-core chart waits to be asked for")
+        driver.find_element(By.ID, "show-cores").click()
+        wait(driver, """const c = document.getElementById('chart-cores');
+                        return !c.closest('section').hidden && Number(c.dataset.segments) >= 1 &&
+                          c.closest('section').querySelector('.legend .key')?.textContent === 'cpu0'""", 10,
+             "the Per core button shows a line per core")
+        check("show=cores" in driver.current_url, "the per-core choice is in the URL")
         driver.find_element(By.CSS_SELECTOR, "button[data-range='12h']").click()
         wait(driver, "return document.body.dataset.hostRange === '12h' && "
                      "document.querySelector('button[data-range=\"12h\"]').getAttribute('aria-pressed') === 'true'",
@@ -239,6 +258,32 @@ def main():
         driver.set_window_size(390, 844)
         driver.save_screenshot(os.path.join(options.artifacts, "host-390x844.png"))
         driver.set_window_size(1400, 900)
+
+        # A host going down: failing in the fleet with its sentence, then back; its chart has the gap.
+        if options.down_host:
+            row = f"document.querySelector('#fleet tr[data-host={json.dumps(options.down_host)}]')"
+            driver.get(base + "#/")
+            wait(driver, f"const row = {row}; return row && row.dataset.state === 'ok'", 30, "the host to go down is up first")
+            time.sleep(2 * every)
+            os.unlink(options.down_flag)
+            # The open session goes with its proxy; the next connection finds the flag gone.
+            with open(options.down_flag + ".pid") as handle:
+                os.kill(int(handle.read().strip()), signal.SIGKILL)
+            said = wait(driver, f"""const row = {row}; return row && ['failing', 'waiting'].includes(row.dataset.state)
+                                   && row.querySelector('.error-line').textContent""", 6 * every + 10,
+                        "a host that goes down shows as failing with its error")
+            check(said and "switched off" in said, f"the down host's error is its sentence: {said!r}")
+            driver.save_screenshot(os.path.join(options.artifacts, "fleet-host-down-1400x900.png"))
+            time.sleep(2 * every)
+            open(options.down_flag, "w").close()
+            wait(driver, f"const row = {row}; return row && row.dataset.state === 'ok'", 45, "the host comes back up")
+            time.sleep(2 * every)
+            driver.get(base + "#/host/" + options.down_host + "?range=live")
+            pieces = wait(driver, "return Number(document.getElementById('chart-cpu')?.dataset.segments) >= 2 && "
+                                  "document.getElementById('chart-cpu').dataset.segments", 30,
+                          "the chart of a host that was down shows the gap")
+            check(pieces, f"the CPU line is broken where the host was down ({pieces} pieces)")
+            driver.save_screenshot(os.path.join(options.artifacts, "host-down-gap-1400x900.png"))
 
         # The failing host's page: its state line quotes the markup as text, its charts have only gaps.
         if options.hostile_host:

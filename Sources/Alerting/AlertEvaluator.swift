@@ -98,7 +98,17 @@ public struct AlertEvaluator: Sendable {
 
     /// Every pending and firing alert, firing first, then by name, host and subject.
     public var alerts: [ActiveAlert] {
-        active.values.flatMap(\.values).sorted { a, b in
+        Self.ordered(active.values.flatMap(\.values))
+    }
+
+    /// The pending and firing alerts of one host, ordered as ``alerts``: a look-up per rule, so that a record's
+    /// evaluation does not sort the alerts of the whole fleet.
+    public func alerts(host: String) -> [ActiveAlert] {
+        Self.ordered(compiled.flatMap { rule in active[RuleHost(rule: rule.key, host: host)]?.values.map { $0 } ?? [] })
+    }
+
+    private static func ordered(_ alerts: [ActiveAlert]) -> [ActiveAlert] {
+        alerts.sorted { a, b in
             if a.state != b.state { return a.state == .firing }
             return (a.name, a.host, a.subject, a.severity) < (b.name, b.host, b.subject, b.severity)
         }

@@ -56,7 +56,9 @@ enum ServeRoutes {
         addAlertRoutes(router, serve)
         ChatRoutes.add(to: router, serve)
         router.get("/api/v1/hosts") { request, _ in
-            Response.json(APIEncoding.hosts(serve.board.hostStates(), generatedAt: Date()), for: request)
+            let list = try HostListRequest(query: request.uri.query)
+            return Response.json(
+                APIEncoding.hosts(serve.board.hostStates(), generatedAt: Date(), summary: list.summary), for: request)
         }
         router.get("/api/v1/hosts/:host") { _, context in
             let host = try hostParameter(context)

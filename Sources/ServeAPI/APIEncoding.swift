@@ -55,12 +55,56 @@ public enum APIEncoding {
         return .object(object)
     }
 
-    /// `GET /api/v1/hosts`: every watched host, by name.
-    public static func hosts(_ states: [HostWatchState], generatedAt: Date) -> String {
+    /// `GET /api/v1/hosts`: every watched host, by name. With `summary`, each host's `latest` is cut to
+    /// ``summaryRecord(_:)``: what a fleet view shows, about a twentieth of the whole record.
+    public static func hosts(_ states: [HostWatchState], generatedAt: Date, summary: Bool = false) -> String {
         JSONValue.object([
             "schema": .string(hostsSchema), "generated_at": .string(RFC3339.format(generatedAt)),
-            "hosts": .array(states.map(host)),
+            "hosts": .array(
+                states.map { state in
+                    guard summary else { return host(state) }
+                    var object = hostState(state)
+                    object.append("latest", .from(state.latest) { summaryRecord($0.jsonValue) })
+                    return .object(object)
+                }),
         ]).jsonString + "\n"
+    }
+
+    /// The members a summary record keeps, by object: a record's time, host and error; uptime and load;
+    /// CPU busy and cores; memory used; each filesystem's kind, mount, size, use and I/O rates; each
+    /// interface's rates. No process, no per-core figure, no kernel table.
+    static let summaryMembers: [String: Set<String>] = [
+        "": ["schema", "host", "collected_at", "error", "uptime_seconds", "load", "cpu", "memory", "disks", "network"],
+        "cpu": ["cores", "busy_percent"],
+        "memory": ["used_percent"],
+        "disks": [
+            "filesystem", "type", "mount", "size_bytes", "used_percent", "read_bytes_per_second",
+            "write_bytes_per_second",
+        ],
+        "network": ["interface", "rx_bytes_per_second", "tx_bytes_per_second"],
+    ]
+
+    /// A record (`hostscope.snapshot/1` JSON) with only ``summaryMembers``: still a valid record of the
+    /// schema (every member is optional there), so a reader of whole records reads it unchanged.
+    public static func summaryRecord(_ record: JSONValue) -> JSONValue {
+        func keep(_ value: JSONValue, _ path: String) -> JSONValue {
+            guard let members = summaryMembers[path] else { return value }
+            switch value {
+            case .object(let object):
+                return .object(
+                    JSONObject(object.filter { members.contains($0.key) }.map { ($0.key, keep($0.value, $0.key)) }))
+            case .array(let items):
+                return .array(
+                    items.map { item in
+                        guard case .object(let object) = item else { return item }
+                        return .object(
+                            JSONObject(object.filter { members.contains($0.key) }.map { ($0.key, $0.value) }))
+                    })
+            default:
+                return value
+            }
+        }
+        return keep(record, "")
     }
 
     /// `GET /api/v1/hosts/{host}/history`: a page of records, oldest first, each as stored.

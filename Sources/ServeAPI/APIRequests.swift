@@ -84,6 +84,22 @@ public struct HistoryRequest: Sendable, Equatable {
     }
 }
 
+/// `GET /api/v1/hosts`: `view=full` (the default) gives each host's whole latest record, `view=summary`
+/// only the figures a fleet view shows (``APIEncoding/summaryRecord(_:)``).
+public struct HostListRequest: Sendable, Equatable {
+    public var summary = false
+
+    public init(query: String?) throws(APIError) {
+        let parameters = try QueryParameters(query, allowed: ["view"])
+        switch parameters["view"] {
+        case nil, "full": summary = false
+        case "summary": summary = true
+        case _?:
+            throw APIError.badRequest("view must be full or summary; leave it out for whole records")
+        }
+    }
+}
+
 /// `GET /api/v1/spans`: stored spans, newest first, narrowed by host, name prefix, kind and status.
 public struct SpanListRequest: Sendable, Equatable {
     public var filter: SpanFilter

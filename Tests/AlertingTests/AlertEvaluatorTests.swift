@@ -48,6 +48,23 @@ import Testing
         #expect(evaluator.alerts.isEmpty)
     }
 
+    @Test func oneHostsAlertsAreTheFleetsAlertsOfThatHostInTheSameOrder() throws {
+        var evaluator = AlertEvaluator(
+            rules: try rules(
+                "  - alert: Busy\n    when: cpu_busy_percent > 90\n    for: 1m\n"
+                    + "  - alert: Warm\n    when: cpu_busy_percent > 50\n"))
+        for (index, host) in ["web1", "web2", "db1"].enumerated() {
+            _ = evaluator.evaluate(cpu(95 - Double(index) * 20, host: host, minute: 0), now: at(0))
+            _ = evaluator.evaluate(cpu(95 - Double(index) * 20, host: host, minute: 1), now: at(1))
+        }
+        #expect(evaluator.alerts.count == 4)
+        for host in ["web1", "web2", "db1", "none"] {
+            let own = evaluator.alerts(host: host)
+            #expect(own == evaluator.alerts.filter { $0.host == host })
+        }
+        #expect(evaluator.alerts(host: "web1").map(\.name) == ["Busy", "Warm"])
+    }
+
     @Test func aPendingAlertWhoseConditionStopsBeforeForEndsWithoutFiring() throws {
         var evaluator = AlertEvaluator(
             rules: try rules("  - alert: Busy\n    when: cpu_busy_percent > 90\n    for: 5m\n"))

@@ -24,6 +24,7 @@ enum BrowserInstallation {
     let server: SSHTestServer
     let directory: String
     let config: String
+    let downFlag: String
 
     init() throws {
         server = try SSHTestServer.shared()
@@ -39,7 +40,17 @@ enum BrowserInstallation {
                 ProxyCommand sh -c 'echo "<img src=x onerror=window.hostscopeXSS=1>" >&2; exit 1'
 
             """
-        try (server.configBlock("h1") + server.configBlock("h2") + evil).write(
+        // down1 connects only while the flag file exists, through a proxy whose pid is in FLAG.pid: the browser
+        // test takes it down (the flag removed, the proxy killed) and up again.
+        downFlag = directory + "/down1-up"
+        FileManager.default.createFile(atPath: downFlag, contents: nil)
+        let down = server.configBlock(
+            "down1",
+            extra: [
+                "ProxyCommand sh -c 'test -e \(downFlag) || { echo \"down1 is switched off by the test\" >&2; exit 1; }; "
+                    + "echo $$ > \(downFlag).pid; exec busybox nc 127.0.0.1 \(server.port)'"
+            ])
+        try (server.configBlock("h1") + server.configBlock("h2") + evil + "\n" + down).write(
             toFile: config, atomically: true, encoding: .utf8)
     }
 
@@ -154,10 +165,10 @@ enum BrowserInstallation {
         try await withPythonServer("llm_mock_server.py") { mock in
             let line = [
                 "python3", script, "--binary", CLI.binary, "--ssh-config", config, "--hosts", "h1,h2", "--hostile-host",
-                "evil1", "--db", directory + "/serve.sqlite", "--artifacts", artifacts, "--chat-base-url",
-                mock.baseURL + "/v1",
+                "evil1", "--down-host", "down1", "--down-flag", downFlag, "--db", directory + "/serve.sqlite",
+                "--artifacts", artifacts, "--chat-base-url", mock.baseURL + "/v1",
             ].map(CLI.shellQuoted).joined(separator: " ")
-            let result = try CLI.runShell("timeout 460 " + line)
+            let result = try CLI.runShell("timeout 520 " + line)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         }
     }

@@ -8,7 +8,8 @@
 - host_snapshot on a warm session: the client's round trip, against the same core call made directly, which is
   the duration of the `execute_tool` work below the request's span (its `ssh exec` child spans, read from the
   database), so both come from one run. The difference is what MCP adds: JSON-RPC framing, the schema check,
-  the span, the encoding of the result.
+  the span, the encoding of the result. Also per call: the round trip less the snapshot's own `duration_ms` (the
+  collector's time for the same call, measured by the core around its work), the closest measure of what MCP adds.
 """
 import argparse
 import http.client
@@ -131,7 +132,20 @@ def main():
     lists = [timed(lambda: server.request("tools/list", {})) for _ in range(options.iterations)]
     call = {"name": "host_snapshot", "arguments": {"host": options.host}}
     server.request("tools/call", call)  # warm: the SSH session opens here
-    snapshots = [timed(lambda: server.request("tools/call", call)) for _ in range(options.iterations)]
+    snapshots = []
+    # The collector's own time for each call (the snapshot's duration_ms: the probe run over the open
+    # session, its parsing and the process details), and what each round trip took beyond it.
+    collector = []
+    beyond = []
+    for _ in range(options.iterations):
+        started = time.perf_counter()
+        answer = server.request("tools/call", call)
+        elapsed = (time.perf_counter() - started) * 1000
+        snapshots.append(elapsed)
+        own = ((answer.get("result") or {}).get("structuredContent") or {}).get("snapshot", {}).get("duration_ms")
+        if own is not None:
+            collector.append(own)
+            beyond.append(elapsed - own)
     server.close()
 
     # The core's share of each warm call: its ssh exec children, from the spans the run stored.
@@ -149,6 +163,9 @@ def main():
     if core:
         print(f"host_snapshot core work         {summary(core)}")
         print(f"MCP layer (median difference)   {statistics.median(snapshots) - statistics.median(core):8.3f} ms")
+    if beyond:
+        print(f"host_snapshot collector's own   {summary(collector)}")
+        print(f"MCP layer per call (round trip - duration_ms)  {summary(beyond)}")
     if options.url:
         token = open(options.token_file).readline().strip() if options.token_file else None
         remote = HTTPServer(options.url, token)

@@ -29,6 +29,29 @@ def free_port():
         return probe.getsockname()[1]
 
 
+def stop(process):
+    """SIGTERM, then SIGKILL after 120 s; answers the seconds it took to end, or None if it had to be killed."""
+    started = time.time()
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=120)
+        return round(time.time() - started, 1)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return None
+
+
+def wait_for_port(port, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
@@ -36,6 +59,9 @@ def main():
     parser.add_argument("--hosts", type=int, default=300)
     parser.add_argument("--every", default="5s")
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--glances", action="store_true",
+                        help="also compare one host's page with Glances' web mode on this machine, side by side")
+    parser.add_argument("--compare-seconds", type=float, default=30)
     options = parser.parse_args()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -51,18 +77,12 @@ def main():
     chrome = webdriver.ChromeOptions()
     chrome.binary_location = shutil.which("chromium")
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1400,900"):
+                     "--window-size=1400,900", "--enable-precise-memory-info"):
         chrome.add_argument(argument)
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=chrome)
     figures = {"hosts": options.hosts, "every": options.every}
     try:
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_port(port, 30)
         # Let every host have a first record, so the first load is the full page.
         time.sleep(float(options.every.rstrip("s")) + 5)
         started = time.time()
@@ -88,7 +108,13 @@ def main():
             new PerformanceObserver(l => window.benchLongTasks.push(...l.getEntries().map(e => e.duration)))
               .observe({type: 'longtask', buffered: false});
             globalThis.hostscopeFleetRenderTimes.length = 0;""")
+        # The heap after a collection, before and after the window: a page left open must stay flat.
+        driver.execute_cdp_cmd("HeapProfiler.collectGarbage", {})
+        heap_before = driver.execute_script("return performance.memory?.usedJSHeapSize ?? null")
         time.sleep(options.seconds)
+        driver.execute_cdp_cmd("HeapProfiler.collectGarbage", {})
+        figures["js_heap_after_gc_bytes"] = {
+            "before": heap_before, "after": driver.execute_script("return performance.memory?.usedJSHeapSize ?? null")}
         renders = driver.execute_script("return [...globalThis.hostscopeFleetRenderTimes]")
         long_tasks = driver.execute_script("return window.benchLongTasks")
         figures["fleet_render_ms"] = {
@@ -123,11 +149,84 @@ def main():
             }).catch((error) => done('chart.js did not load: ' + error));""")
     finally:
         driver.quit()
-        serve.send_signal(signal.SIGTERM)
-        serve.wait(timeout=60)
+        figures["serve_stop_seconds"] = stop(serve)
         log.close()
+    if options.glances:
+        figures["same_host_side_by_side"] = compare_with_glances(options, webdriver, Service, chrome)
     print(json.dumps(figures, indent=2))
     return 0
+
+
+def page_figures(driver, url, seconds, updates_script):
+    """First load and main-thread time per update of one page, read the same way for any page: bytes of
+    everything fetched in the first two seconds (`transferSize`), `domInteractive`, and Chrome's own
+    TaskDuration (main-thread busy time, DevTools Performance domain) over `seconds`, divided by the page's
+    updates in that time (`updates_script` counts them)."""
+    driver.execute_cdp_cmd("Performance.enable", {"timeDomain": "timeTicks"})
+    driver.get(url)
+    time.sleep(2)
+    first = driver.execute_script("""
+        const nav = performance.getEntriesByType('navigation')[0];
+        const early = performance.getEntriesByType('resource').filter(r => r.startTime < 2000);
+        return {transferred_bytes: nav.transferSize + early.reduce((s, r) => s + r.transferSize, 0),
+                requests: 1 + early.length, dom_interactive_ms: Math.round(nav.domInteractive)}""")
+    time.sleep(3)
+
+    def busy():
+        metrics = {m["name"]: m["value"] for m in driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
+        return metrics["TaskDuration"], metrics.get("ScriptDuration", 0)
+
+    before_updates = driver.execute_script(updates_script)
+    before_task, before_script = busy()
+    time.sleep(seconds)
+    after_task, after_script = busy()
+    updates = driver.execute_script(updates_script) - before_updates
+    task_ms = (after_task - before_task) * 1000
+    return {
+        "first_load": first,
+        "updates": updates,
+        "main_thread_ms_per_update": round(task_ms / updates, 2) if updates else None,
+        "script_ms_per_update": round((after_script - before_script) * 1000 / updates, 2) if updates else None,
+        "main_thread_ms_per_second": round(task_ms / seconds, 2),
+        "js_heap_bytes": driver.execute_script("return performance.memory?.usedJSHeapSize ?? null"),
+    }
+
+
+def compare_with_glances(options, webdriver, Service, chrome):
+    """hostscope's page watching this machine through the harness sshd, and Glances' web mode on this
+    machine, both refreshing every 2 s, measured one after the other in one browser."""
+    glances = shutil.which("glances")
+    if not glances:
+        return "glances is not installed (pip install 'glances[web]'); no comparison"
+    work = tempfile.mkdtemp(prefix="hostscope-bench-glances-")
+    serve_port, glances_port = free_port(), free_port()
+    log = open(os.path.join(work, "processes.log"), "wb")
+    serve = subprocess.Popen(
+        [options.binary, "serve", "fleet-000", "--ssh-config", options.ssh_config, "--every", "2s", "--listen",
+         f"127.0.0.1:{serve_port}", "--db", os.path.join(work, "db.sqlite")], stderr=log, stdout=subprocess.DEVNULL)
+    peer = subprocess.Popen(
+        [glances, "-w", "--bind", "127.0.0.1", "--port", str(glances_port), "--disable-autodiscover", "-t", "2"],
+        stderr=log, stdout=log)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=chrome)
+    try:
+        for port in (serve_port, glances_port):
+            wait_for_port(port, 60)
+        time.sleep(5)
+        result = {"refresh": "2s", "seconds": options.compare_seconds}
+        result["hostscope"] = page_figures(
+            driver, f"http://127.0.0.1:{serve_port}/", options.compare_seconds,
+            "return globalThis.hostscopeFleetRecords ?? 0")
+        result["glances"] = page_figures(
+            driver, f"http://127.0.0.1:{glances_port}/", options.compare_seconds,
+            "return performance.getEntriesByType('resource').filter(r => new URL(r.name).pathname === '/api/4/all')"
+            ".length")
+        return result
+    finally:
+        driver.quit()
+        for process in (serve, peer):
+            stop(process)
+        log.close()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

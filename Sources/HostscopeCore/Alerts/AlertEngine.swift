@@ -62,7 +62,7 @@ public final class AlertEngine: Sendable {
     public func observe(_ record: SnapshotRecord) async -> [AlertTransition] {
         let (transitions, current) = state.withLock { state in
             let moved = state.evaluator.evaluate(record, now: record.collectedAt)
-            return (moved, state.evaluator.alerts.filter { $0.host == record.host })
+            return (moved, state.evaluator.alerts(host: record.host))
         }
         await store(transitions, hosts: [record.host], current: current)
         announce(transitions)

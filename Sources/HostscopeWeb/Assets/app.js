@@ -39,7 +39,7 @@ function show() {
   mounted = null;
   main.replaceChildren();
   const { parts, params } = parseRoute();
-  const context = { feed, params, setParams, unauthorized };
+  const context = { feed, params, setParams, unauthorized, takeInitialHosts };
   let screen = fleet;
   let argument = null;
   if (parts[0] === 'host' && parts[1]) [screen, argument] = [host, parts[1]];
@@ -91,9 +91,21 @@ function unauthorized(message) {
   input.focus();
 }
 
+/** The host list read at start, given once to the first screen that wants it while it is fresh. */
+let initialHosts = null;
+let initialHostsAt = 0;
+
+function takeInitialHosts() {
+  const hosts = performance.now() - initialHostsAt < 5000 ? initialHosts : null;
+  initialHosts = null;
+  return hosts;
+}
+
 async function start() {
   try {
-    await getJSON('/api/v1/hosts');
+    // The fleet's summary list tells whether the token is taken; the fleet screen shows it without asking again.
+    initialHosts = await getJSON('/api/v1/hosts?view=summary');
+    initialHostsAt = performance.now();
   } catch (error) {
     if (error instanceof AuthError) {
       unauthorized(error.message);

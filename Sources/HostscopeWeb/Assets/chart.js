@@ -58,6 +58,7 @@ export const PALETTE = ['#1f6feb', '#d73a49', '#e3b341', '#2ea043', '#a371f7', '
 /**
  * A time chart: `times` in ms (ascending), `series` = [{label, values}] aligned with times; `from`/`to` the
  * shown range; `format` labels the y axis; `gap` (ms) the longest step drawn as a line; `max` a fixed top.
+ * Answers `{segments}`: the pieces of the series drawn in most pieces (1 for an unbroken line).
  */
 export function timeChart(canvas, { times, series, from, to, format, gap, max }) {
   const { context, width, height } = prepare(canvas);
@@ -105,7 +106,9 @@ export function timeChart(canvas, { times, series, from, to, format, gap, max })
     context.fillText(label, Math.min(Math.max(xOf(time), left + 30), left + plotWidth - 30), top + plotHeight + 4);
   }
 
+  let segments = 0;
   series.forEach(({ values, color }, index) => {
+    let drawn = 0;
     context.strokeStyle = color || PALETTE[index % PALETTE.length];
     context.lineWidth = 1.5;
     context.beginPath();
@@ -122,6 +125,7 @@ export function timeChart(canvas, { times, series, from, to, format, gap, max })
       if (pen) {
         context.lineTo(x, yOf(first));
       } else {
+        drawn += 1;
         // A segment's first point gets a short stub, so a lone point between two gaps is seen.
         context.moveTo(x - 1.5, yOf(first));
         context.lineTo(x + 1.5, yOf(first));
@@ -160,5 +164,7 @@ export function timeChart(canvas, { times, series, from, to, format, gap, max })
     }
     flush();
     context.stroke();
+    segments = Math.max(segments, drawn);
   });
+  return { segments };
 }

@@ -260,7 +260,7 @@ export function mount(root, context) {
 
   async function load() {
     try {
-      const answer = await getJSON('/api/v1/hosts', abort.signal);
+      const answer = context.takeInitialHosts?.() || (await getJSON('/api/v1/hosts?view=summary', abort.signal));
       const seen = new Set();
       for (const state of answer.hosts) {
         const row = upsert(state);
@@ -291,6 +291,8 @@ export function mount(root, context) {
     context.feed.on('record', (record) => {
       const row = rows.get(record.host);
       if (!row) return;
+      // Records shown since the page opened (read by Scripts/bench/web to count updates).
+      globalThis.hostscopeFleetRecords = (globalThis.hostscopeFleetRecords || 0) + 1;
       applyRecord(row, record);
       mark(row);
     }),

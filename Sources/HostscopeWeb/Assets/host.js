@@ -60,9 +60,72 @@ const CHARTS = [
     title: 'Filesystems used',
     format: (v) => v.toFixed(0) + ' %',
     max: 100,
-    dynamic: true,
+    dynamic: (last) =>
+      realFilesystems(last).map((disk) => [disk.mount, (r) => (r.disks || []).find((d) => d.mount === disk.mount)?.used_percent]),
+  },
+  {
+    id: 'inodes',
+    title: 'Inodes used',
+    format: (v) => v.toFixed(0) + ' %',
+    max: 100,
+    dynamic: (last) =>
+      realFilesystems(last)
+        .filter((disk) => disk.inodes_total > 0)
+        .map((disk) => [disk.mount, (r) => inodePercent((r.disks || []).find((d) => d.mount === disk.mount))]),
+  },
+  {
+    id: 'interfaces',
+    title: 'Network by interface',
+    format: f.rate,
+    dynamic: (last) =>
+      interfaces(last).flatMap((name) => [
+        [name + ' ↓', (r) => findInterface(r, name)?.rx_bytes_per_second],
+        [name + ' ↑', (r) => findInterface(r, name)?.tx_bytes_per_second],
+      ]),
+  },
+  {
+    id: 'interface-errors',
+    title: 'Network errors and drops',
+    format: (v) => f.number(v, 2) + '/s',
+    dynamic: (last) => interfaces(last).map((name) => [name, (r, before) => errorRate(r, before, name)]),
+  },
+  {
+    id: 'cores',
+    title: 'CPU per core',
+    format: (v) => v.toFixed(0) + ' %',
+    max: 100,
+    optional: 'cores',
+    dynamic: (last) =>
+      (last.cpu?.per_core || []).map((core) => ['cpu' + core.core, (r) => r.cpu?.per_core?.find((c) => c.core === core.core)?.busy_percent]),
   },
 ];
+
+/** Series beyond this many in one chart are left out (the legend says how many). */
+const MAX_SERIES = 8;
+
+function inodePercent(disk) {
+  return disk && disk.inodes_total > 0 && disk.inodes_used != null ? (disk.inodes_used / disk.inodes_total) * 100 : null;
+}
+
+/** The interfaces of a record, loopback left out. */
+function interfaces(record) {
+  return (record.network || []).map((item) => item.interface).filter((name) => !/^lo\d*$/.test(name));
+}
+
+function findInterface(record, name) {
+  return (record.network || []).find((item) => item.interface === name);
+}
+
+/** Errors and drops of an interface per second since the record before (counters; none across a gap or a reset). */
+function errorRate(record, before, name) {
+  const now = findInterface(record, name);
+  const then = before && !before.error ? findInterface(before, name) : null;
+  if (!now || !then) return null;
+  const seconds = (Date.parse(record.collected_at) - Date.parse(before.collected_at)) / 1000;
+  const total = (item) => ['rx_errors', 'tx_errors', 'rx_dropped', 'tx_dropped'].reduce((sum, key) => sum + (item[key] || 0), 0);
+  const delta = total(now) - total(then);
+  return seconds > 0 && delta >= 0 ? delta / seconds : null;
+}
 
 export function mount(root, context, host) {
   const abort = new AbortController();
@@ -81,6 +144,9 @@ export function mount(root, context, host) {
   const banner = el('p', { class: 'banner', hidden: true });
   const note = el('p', { class: 'note', id: 'range-note' });
   const facts = el('dl', { class: 'facts' });
+  /** The optional charts shown (`cores`), kept in the URL as `show=cores`. */
+  const extras = new Set((context.params.get('show') || '').split(',').filter((name) => name === 'cores'));
+  const coresButton = el('button', { type: 'button', id: 'show-cores', text: 'Per core', 'aria-pressed': String(extras.has('cores')) });
   const rangeButtons = Object.keys(RANGES).map((name) =>
     el('button', { type: 'button', 'data-range': name, text: name, 'aria-pressed': String(name === range) }),
   );
@@ -107,6 +173,7 @@ export function mount(root, context, host) {
       'div',
       { class: 'toolbar' },
       el('div', { class: 'ranges', role: 'group', 'aria-label': 'Range' }, rangeButtons),
+      coresButton,
       el('button', { type: 'button', id: 'export-csv', text: 'Export CSV', onclick: () => exportRange('csv') }),
       el('button', { type: 'button', id: 'export-json', text: 'Export JSON', onclick: () => exportRange('json') }),
     ),
@@ -174,23 +241,29 @@ export function mount(root, context, host) {
     setText(zoomNote, zoom ? 'Zoomed to ' + f.time(new Date(from)) + ' – ' + f.time(new Date(to)) + '; double-click a chart to zoom out.' : '');
     const times = records.map((record) => Date.parse(record.collected_at));
     const gap = Math.max(2.5 * interval, 30000);
-    for (const { chart, legend, canvas } of chartBlocks) {
-      let series;
-      if (chart.dynamic) {
-        const mounts = new Set();
-        for (const record of records.slice(-1)) for (const disk of record.error ? [] : realFilesystems(record)) mounts.add(disk.mount);
-        series = [...mounts].slice(0, 8).map((mount) => [mount, (r) => (r.disks || []).find((d) => d.mount === mount)?.used_percent]);
-      } else {
-        series = chart.series;
-      }
-      const drawn = series.map(([label, read]) => ({ label, values: records.map((record) => (record.error ? null : read(record) ?? null)) }));
+    // The series of the per-item charts follow the newest record that has figures.
+    let last = null;
+    for (let index = records.length - 1; index >= 0 && !last; index -= 1) if (!records[index].error) last = records[index];
+    for (const { chart, legend, canvas, node } of chartBlocks) {
+      node.hidden = Boolean(chart.optional) && !extras.has(chart.optional);
+      if (node.hidden) continue;
+      const all = chart.dynamic ? (last ? chart.dynamic(last) : []) : chart.series;
+      const series = all.slice(0, MAX_SERIES);
+      const drawn = series.map(([label, read]) => ({
+        label,
+        values: records.map((record, index) => (record.error ? null : read(record, records[index - 1]) ?? null)),
+      }));
       const start = performance.now();
-      timeChart(canvas, { times, series: drawn, from, to, format: chart.format, gap, max: chart.max });
+      const { segments } = timeChart(canvas, { times, series: drawn, from, to, format: chart.format, gap, max: chart.max });
+      // The pieces of the longest line: more than one where the host was down (read by the browser test).
+      canvas.dataset.segments = String(segments);
       canvas.dataset.drawMs = (performance.now() - start).toFixed(2);
       canvas.dataset.points = String(times.length);
       legend.replaceChildren(
         ...drawn.map(({ label }, index) => el('span', { class: 'key k' + index, text: label })),
+        ...(all.length > series.length ? [el('span', { class: 'note', text: '+' + (all.length - series.length) + ' more not drawn' })] : []),
       );
+      if (!all.length) legend.replaceChildren(el('span', { class: 'note', text: 'No figures in this range.' }));
     }
   }
 
@@ -229,7 +302,7 @@ export function mount(root, context, host) {
       const steps = times.slice(1).map((time, index) => time - times[index]).sort((a, b) => a - b);
       interval = Math.max(1000, steps[Math.floor(steps.length / 2)]);
     }
-    const shown = records.length + (records.length === 1 ? ' record' : ' records') + ' over the last ' + range + (STEPS[range] ? ' (one per ' + STEPS[range][0] + ')' : '');
+    const shown = records.length + (records.length === 1 ? ' record' : ' records') + ' over the last ' + (range === 'live' ? '10 min' : range) + (STEPS[range] ? ' (one per ' + STEPS[range][0] + ')' : '');
     setText(note, records.length ? shown : 'No records of ' + host + ' in the last ' + range + '.');
     document.body.dataset.hostRange = range;
     schedule();
@@ -268,16 +341,27 @@ export function mount(root, context, host) {
     download(name, 'text/csv', lines.join('\n') + '\n');
   }
 
+  function keepParams() {
+    const params = new URLSearchParams();
+    params.set('range', range);
+    if (extras.size) params.set('show', [...extras].join(','));
+    context.setParams(params);
+  }
   for (const button of rangeButtons) {
     button.addEventListener('click', () => {
       range = button.dataset.range;
       zoom = null;
-      const params = new URLSearchParams();
-      params.set('range', range);
-      context.setParams(params);
+      keepParams();
       loadRange();
     });
   }
+  coresButton.addEventListener('click', () => {
+    if (extras.has('cores')) extras.delete('cores');
+    else extras.add('cores');
+    coresButton.setAttribute('aria-pressed', String(extras.has('cores')));
+    keepParams();
+    schedule();
+  });
   for (const head of processHeads) {
     head.addEventListener('click', () => {
       const key = head.dataset.key;
