@@ -184,3 +184,17 @@ export class EventFeed {
     }
   }
 }
+
+/** GET `path` as a stream (a download, a live tail), the token in a header; refusals as in getJSON. */
+export async function getStream(path, signal) {
+  const response = await fetch(path, { headers: headers({ Accept: '*/*' }), signal, cache: 'no-store', credentials: 'omit' });
+  if (response.ok) return response;
+  let refusal = null;
+  try {
+    refusal = (await response.json()).error;
+  } catch {
+    refusal = null;
+  }
+  if (response.status === 401) throw new AuthError(refusal ? refusal.message : 'this server needs its token');
+  throw new APIError(response.status, refusal ? refusal.code : 'http_' + response.status, refusal ? refusal.message : 'serve answered ' + response.status);
+}

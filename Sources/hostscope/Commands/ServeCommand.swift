@@ -127,6 +127,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var onDemand = false
 
+    @Option(
+        name: .customLong("files-root"),
+        help: ArgumentHelp(
+            "A directory of the hosts whose files the dashboard may read (read-only, nothing outside it); "
+                + "repeatable. None by default: the Files screen and /api/v1/files refuse every path.",
+            valueName: "path"))
+    var filesRoots: [String] = []
+
     @OptionGroup var watchOptions: WatchOptions
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -300,6 +308,7 @@ struct ServeCommand: AsyncParsableCommand {
                 mcp: MCPConfiguration(fleet: fleet, root: nil, settings: settings, watch: watch))
             parts.alerts = engine
             parts.rulesPath = rulesPath
+            parts.files = ServedFiles(roots: filesRoots)
             return await Self.serve(configuration: configuration, parts: parts, logger: logger)
         }
         pruning.cancel()
