@@ -73,6 +73,22 @@ import Testing
         #expect(roots["hosts"]?.arrayValue?.first?.stringValue == "h1")
     }
 
+    @Test func aRelativeFilesRootIsRefusedAtStartAndAFleetFilesRootIsUsed() throws {
+        let relative = try CLI.run(["serve", "h1", "--ssh-config", config, "--files-root", "logs", "--no-history"])
+        #expect(relative.status != 0 && relative.stderr.contains("--files-root logs is not an absolute path"))
+        let fleet = directory + "/fleet.yaml"
+        try "groups: {all: {hosts: [h1]}}\nserve: {files_root: [\(root)/logs]}\n".write(
+            toFile: fleet, atomically: true, encoding: .utf8)
+        let serve = try RunningServe(
+            ["--fleet", fleet, "--ssh-config", config, "--every", "30s", "--listen", "127.0.0.1:0"],
+            directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        let roots = try JSONParser.parse(try serve.get("/api/v1/files").body)
+        #expect(roots["roots"]?.arrayValue?.compactMap(\.stringValue) == [root + "/logs"])
+        #expect(try get(serve, "stat", [("path", root + "/logs/app.log")]).status == 200)
+    }
+
     @Test func aRootIsListedPreviewedSearchedAndDownloaded() throws {
         let serve = try serve(roots: [root])
         defer { _ = serve.stop() }

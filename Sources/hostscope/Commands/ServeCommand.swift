@@ -179,6 +179,10 @@ struct ServeCommand: AsyncParsableCommand {
         where count < 1 || count > 1_000_000 {
             throw ValidationError("\(name) \(count) must be from 1 to 1000000.")
         }
+        for root in filesRoots where !root.hasPrefix("/") {
+            throw ValidationError(
+                "--files-root \(root) is not an absolute path; name the hosts' directory from /, as /var/log.")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
                 "--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical.")
