@@ -140,47 +140,53 @@ export class EventFeed {
 
   /** Reads the stream's lines as the SSE format has them (RFC: `id`, `event`, `data`, `retry`). */
   async read(body) {
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
     let type = 'message';
     let data = [];
     let id = null;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let end;
-      while ((end = buffer.indexOf('\n')) >= 0) {
-        let line = buffer.slice(0, end);
-        buffer = buffer.slice(end + 1);
-        if (line.endsWith('\r')) line = line.slice(0, -1);
-        if (line === '') {
-          if (id !== null) this.lastId = id;
-          if (data.length) {
-            let parsed = null;
-            try {
-              parsed = JSON.parse(data.join('\n'));
-            } catch {
-              parsed = null;
-            }
-            if (parsed !== null) this.emit(type, parsed, id);
+    await readLines(body, (line) => {
+      if (line === '') {
+        if (id !== null) this.lastId = id;
+        if (data.length) {
+          let parsed = null;
+          try {
+            parsed = JSON.parse(data.join('\n'));
+          } catch {
+            parsed = null;
           }
-          type = 'message';
-          data = [];
-          id = null;
-          continue;
+          if (parsed !== null) this.emit(type, parsed, id);
         }
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let text = colon < 0 ? '' : line.slice(colon + 1);
-        if (text.startsWith(' ')) text = text.slice(1);
-        if (field === 'event') type = text;
-        else if (field === 'data') data.push(text);
-        else if (field === 'id') id = text;
-        else if (field === 'retry' && /^\d+$/.test(text)) this.retryMs = Number(text);
+        type = 'message';
+        data = [];
+        id = null;
+        return;
       }
+      if (line.startsWith(':')) return;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let text = colon < 0 ? '' : line.slice(colon + 1);
+      if (text.startsWith(' ')) text = text.slice(1);
+      if (field === 'event') type = text;
+      else if (field === 'data') data.push(text);
+      else if (field === 'id') id = text;
+      else if (field === 'retry' && /^\d+$/.test(text)) this.retryMs = Number(text);
+    });
+  }
+}
+
+/** Hands each line of a streamed body to `onLine` (without its `\n` or `\r\n`) as it arrives. */
+export async function readLines(body, onLine) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let end;
+    while ((end = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 1);
+      onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
     }
   }
 }

@@ -3,8 +3,8 @@
 // live tail on demand); grep and find whose results link to the line; a download through fetch, so the token
 // stays in a header. Every name and every line is set as text.
 
-import { APIError, AuthError, getJSON, getStream } from './api.js';
-import { el, route, setText } from './dom.js';
+import { APIError, AuthError, getJSON, getStream, readLines } from './api.js';
+import { download, el, route, setText } from './dom.js';
 import * as f from './format.js';
 
 const MAX_TAIL_LINES = 5000;
@@ -162,25 +162,14 @@ export function mount(root, context, hostName) {
     (async () => {
       try {
         const response = await getStream(api('follow', { path: target, lines: 100 }), controller.signal);
-        const reader = response.body.getReader();
-        const decoder = new TextDecoder();
-        let buffer = '';
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buffer += decoder.decode(value, { stream: true });
-          let end;
-          while ((end = buffer.indexOf('\n')) >= 0) {
-            const text = buffer.slice(0, end);
-            buffer = buffer.slice(end + 1);
-            if (!text) continue;
-            const piece = JSON.parse(text);
-            if (piece.text != null) {
-              lines(piece.text, null);
-              code.scrollTop = code.scrollHeight;
-            } else if (piece.end) setText(note, piece.end);
-          }
-        }
+        await readLines(response.body, (text) => {
+          if (!text) return;
+          const piece = JSON.parse(text);
+          if (piece.text != null) {
+            lines(piece.text, null);
+            code.scrollTop = code.scrollHeight;
+          } else if (piece.end) setText(note, piece.end);
+        });
       } catch (error) {
         fail(error);
       } finally {
@@ -201,12 +190,7 @@ export function mount(root, context, hostName) {
     try {
       const response = await getStream(api('download', { path: target }), signal);
       const blob = await response.blob();
-      const url = URL.createObjectURL(blob);
-      const anchor = el('a', { href: url, download: target.split('/').pop() || 'download' });
-      document.body.append(anchor);
-      anchor.click();
-      anchor.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      download(target.split('/').pop() || 'download', 'application/octet-stream', blob);
       setText(note, 'Downloaded ' + target + ' (' + f.bytes(blob.size) + ').');
     } catch (error) {
       fail(error);
