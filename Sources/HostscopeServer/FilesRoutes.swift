@@ -200,12 +200,14 @@ enum FilesRoutes {
     /// The status and code of a files failure; the sentence is the one the command line prints.
     static func apiError(_ error: any Error) -> APIError {
         switch error {
-        case let error as ServedFilesError:
+        case let error as CoreError:
             switch error.code {
             case .notAllowed: return APIError(status: 403, code: "files_not_allowed", message: error.message)
             case .busy: return APIError(status: 429, code: "files_busy", message: error.message, retryAfterSeconds: 2)
             case .tooLarge: return APIError(status: 413, code: "file_too_large", message: error.message)
-            case .notRemote: return APIError(status: 400, code: "not_remote", message: error.message)
+            case .invalidRequest: return APIError.badRequest(error.message)
+            case .notFound: return APIError.notFound(error.message)
+            case .failed: return APIError(status: 502, code: "files_failed", message: error.message)
             }
         case let error as RemoteFilesError:
             let status: Int

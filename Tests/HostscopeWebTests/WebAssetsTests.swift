@@ -104,7 +104,7 @@ struct WebAssetsTests {
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(output)")
-        #expect(output.contains("# pass 3"), "\(output)")
+        #expect(output.contains("# pass 5"), "\(output)")
     }
 
     @Test func onlyKnownExtensionsHaveAType() {

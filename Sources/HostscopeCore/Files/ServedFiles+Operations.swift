@@ -188,7 +188,7 @@ extension ServedFiles {
         let cap = limits.downloadBytes
         let file = try await regularFile(host, path: path)
         guard file.size <= cap else {
-            throw ServedFilesError(
+            throw CoreError(
                 .tooLarge,
                 "\(host.displayName): \(file.path.escaped) has \(file.size) bytes, more than the \(cap) one "
                     + "download from the dashboard may have; copy it with hostscope files get")

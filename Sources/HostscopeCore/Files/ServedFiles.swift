@@ -3,32 +3,6 @@ import SSHTransport
 import Synchronization
 public import ValueFormats
 
-/// A request for served files that cannot be carried out: no root allowed, too many at once, a file too large.
-public struct ServedFilesError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What kind of refusal it is, for a face to choose its answer.
-    public enum Code: Sendable, Equatable {
-        /// The operator allowed no files root (`serve --files-root`).
-        case notAllowed
-        /// The host has as many file requests under way as it may.
-        case busy
-        /// The file is larger than a download over HTTP may be.
-        case tooLarge
-        /// The host is this machine itself, not an SFTP server.
-        case notRemote
-    }
-
-    public var code: Code
-    /// One sentence: what happened and what to do.
-    public var message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
 /// `serve`'s files: read-only browsing of its hosts' files through ``RemoteFileBrowser``, confined to the roots the
 /// operator allowed (`--files-root`, none by default), bounded in sessions per host and in time.
 ///
@@ -36,8 +10,9 @@ public struct ServedFilesError: Error, Sendable, Equatable, CustomStringConverti
 /// becomes the browser's workspace root, so the server's `realpath` decides what the path really is, and a link
 /// or `..` that leads out of the root is refused as `hostscope files --root` refuses it. Each request leases an
 /// SSH session of its host: an idle one when there is one, else a new one up to
-/// ``Limits/sessionsPerHost`` at once. A session whose request failed, timed out or was cancelled is closed
-/// rather than kept, since its SFTP server may still be answering a request given up on.
+/// ``Limits/sessionsPerHost`` at once. A session whose request was refused by the server (a missing file, a
+/// path outside the root) is kept; one whose request failed otherwise, timed out or was cancelled is closed, since
+/// its SFTP server may still be answering a request given up on.
 public final class ServedFiles: Sendable {
     /// Bounds on what the served files cost a host and `serve`.
     public struct Limits: Sendable, Equatable {
@@ -87,7 +62,7 @@ public final class ServedFiles: Sendable {
     /// Runs `body` with a browser of `host` confined to the root that holds `path`, and the path as the browser
     /// takes it.
     ///
-    /// - Throws: ``ServedFilesError`` (no root, busy, a local host), `RemoteFilesError` (`outsideRoot`, and
+    /// - Throws: `CoreError` (`notAllowed`: no root; `busy`; `invalidRequest`: a local host), `RemoteFilesError` (`outsideRoot`, and
     ///   whatever the browser reports), `CollectionError` when the host cannot be reached; and what `body` throws.
     public func with<T>(
         _ host: ResolvedHost, path: String, _ body: (RemoteFileBrowser, RemotePath) async throws -> T
@@ -95,18 +70,34 @@ public final class ServedFiles: Sendable {
         let wanted = RemotePath(escaped: path)
         let root = try root(of: wanted, host: host.displayName)
         guard case .ssh(let options) = host else {
-            throw ServedFilesError(
-                .notRemote,
+            throw CoreError(
+                .invalidRequest,
                 "\(host.displayName) is this machine itself; files are read over SFTP from remote hosts only")
         }
         let connection = try lease(options)
         var reusable = false
         defer { release(connection, host: options.displayName, reusable: reusable) }
         let session = try await connection.connectedSession()
-        let browser = try await RemoteFileBrowser.open(session: session, host: options.displayName, root: root)
-        let result = try await body(browser, wanted)
-        reusable = !Task.isCancelled
-        return result
+        do {
+            let browser = try await RemoteFileBrowser.open(session: session, host: options.displayName, root: root)
+            let result = try await body(browser, wanted)
+            reusable = !Task.isCancelled
+            return result
+        } catch let error as RemoteFilesError where Self.answered(error) {
+            reusable = !Task.isCancelled
+            throw error
+        }
+    }
+
+    /// Whether a failure came from an answer of the server (a missing file, a path outside the root), which
+    /// leaves no request pending on the session: it is kept for the next request.
+    static func answered(_ error: RemoteFilesError) -> Bool {
+        switch error.code {
+        case .notFound, .permissionDenied, .symlinkLoop, .outsideRoot, .notADirectory, .isADirectory, .notAFile,
+            .invalidArgument:
+            true
+        default: false
+        }
     }
 
     /// Runs `body`, giving up on it after ``Limits/timeLimit``: it is cancelled (its SFTP handles closed) and a
@@ -133,7 +124,7 @@ public final class ServedFiles: Sendable {
     /// The root that holds `path` (the longest, when roots nest).
     func root(of path: RemotePath, host: String) throws -> RemotePath {
         guard !roots.isEmpty else {
-            throw ServedFilesError(
+            throw CoreError(
                 .notAllowed,
                 "this serve allows no files root, so no file can be read; restart it with --files-root PATH "
                     + "(repeatable) naming the directories the dashboard may browse")
@@ -164,7 +155,7 @@ public final class ServedFiles: Sendable {
             return .some(pool.idle[host]?.popLast())
         }
         guard let taken else {
-            throw ServedFilesError(
+            throw CoreError(
                 .busy,
                 "\(host) has \(maximum) file requests under way already; wait for one to end (a live tail ends when "
                     + "its page stops following) and try again")
