@@ -34,6 +34,7 @@ export function mount(root, context, hostName) {
 
   const params = context.params;
   const path = params.get('path') || '';
+  let roots = [];
   const line = Number(params.get('line')) || 0;
   const api = (what, query) => '/api/v1/files/' + encodeURIComponent(hostName) + '/' + what + '?' + new URLSearchParams(query);
   const link = (target, number) => route('files', hostName) + '?' + new URLSearchParams(number ? { path: target, line: number } : { path: target });
@@ -201,7 +202,7 @@ export function mount(root, context, hostName) {
 
   searchForm.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const where = path || '';
+    const where = path || roots[0] || '';
     const grep = mode.value === 'grep';
     const query = grep
       ? { path: where, pattern: pattern.value, ignore_case: String(caseBox.checked), limit: 200 }
@@ -250,7 +251,8 @@ export function mount(root, context, hostName) {
       else setText(note, 'serve watches no host over SSH, so there are no files to browse.');
       return;
     }
-    breadcrumbs(path, info.roots);
+    roots = info.roots;
+    breadcrumbs(path, roots);
     if (!path) {
       tree.append(...info.roots.map((r) => row({ name: r, path: r, type: 'dir' }, 0)));
       setText(head, 'Choose a file in the tree, or search under a directory.');
