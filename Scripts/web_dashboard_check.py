@@ -5,12 +5,14 @@ Tests/CLITests/WebDashboardTests.swift; exits 0 when every check holds, else pri
 and exits 1; exits 77 (and says why) when Chromium or Selenium is missing.
 
     web_dashboard_check.py --binary .build/debug/hostscope --ssh-config CFG --hosts h1,h2 --hostile-host evil1 \
-        --db FILE --artifacts DIR
+        --db FILE --artifacts DIR [--files-root DIR]
 
 The tour: the token form (a wrong token named as wrong), the fleet listing every host with a value that
 changes within two ticks, the hostile host error and process command line rendered as text, a host page
-drawing its charts and switching range, the tracing list and a trace's waterfall, the page reconnecting by
-itself after serve restarts, no error in the browser console, and screenshots at 1400x900 and 390x844.
+drawing its charts and switching range, the tracing list and a trace's waterfall, with --files-root the Files
+screen (a file named as markup and a file holding <script> and ANSI escapes shown as text, a grep result
+opening its line, a live tail, a download), the page reconnecting by itself after serve restarts, no error in
+the browser console, and screenshots at 1400x900 and 390x844.
 
 With --chat-base-url (the OpenAI base URL of Scripts/llm_mock_server.py), serve answers chat too and the tour
 includes the Chat screen: a turn streams text and tool rows, model output holding raw HTML stays text, a tool row
@@ -61,8 +63,9 @@ class Serve:
         self.process = subprocess.Popen(
             [self.options.binary, "serve", *hosts, "--ssh-config", self.options.ssh_config, "--every",
              self.options.every, "--listen", f"127.0.0.1:{self.port}", "--db", self.options.db, "--token-file",
-             self.token_file, "--log-level", "info", *self.chat_arguments()], stderr=self.log,
-            stdout=subprocess.DEVNULL, env={**os.environ, "OPENAI_API_KEY": CHAT_KEY})
+             self.token_file, "--log-level", "info", *self.chat_arguments()]
+            + (["--files-root", self.options.files_root] if self.options.files_root else []),
+            stderr=self.log, stdout=subprocess.DEVNULL, env={**os.environ, "OPENAI_API_KEY": CHAT_KEY})
         deadline = time.time() + 30
         while time.time() < deadline:
             try:
@@ -110,6 +113,93 @@ def severe_logs(driver):
     return [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
 
 
+HOSTILE_NAME = "<img src=x onerror=alert(1)>"
+HOSTILE_TEXT = "<script>alert(2)</script>\x1b[31mred\x1b[0m <b>bold</b>\n"
+
+
+def make_files(root):
+    """The files the Files screen shows: a name that is markup, content that is markup and ANSI, a log with a
+    needle on line 150. Readable by the harness's user, who is not this one."""
+    os.makedirs(os.path.join(root, "logs"), exist_ok=True)
+    with open(os.path.join(root, HOSTILE_NAME), "w") as handle:
+        handle.write(HOSTILE_TEXT)
+    with open(os.path.join(root, "logs", "app.log"), "w") as handle:
+        handle.writelines("the needle\n" if n == 150 else f"line {n}\n" for n in range(1, 301))
+    for directory, _, names in os.walk(root):
+        os.chmod(directory, 0o755)
+        for name in names:
+            os.chmod(os.path.join(directory, name), 0o644)
+
+
+def no_alert(driver):
+    from selenium.common.exceptions import NoAlertPresentException
+    try:
+        text = driver.switch_to.alert.text
+    except NoAlertPresentException:
+        return True
+    driver.switch_to.alert.dismiss()
+    check(False, f"an alert opened: {text!r}")
+    return False
+
+
+def files_tour(driver, base, host, options):
+    """The tree, the hostile name and content previewed inert, grep to a line, a live tail, a download."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    root = os.path.realpath(options.files_root)
+    scripts = driver.execute_script("return document.scripts.length")
+    driver.get(base + "#/files/" + host)
+    wait(driver, "return document.querySelectorAll('.tree a.entry').length > 0", 20, "the Files tree lists the root")
+    driver.find_element(By.CSS_SELECTOR, ".tree a.entry").click()
+    names = wait(driver, f"""const names = [...document.querySelectorAll('.tree a.entry')].map(a => a.textContent);
+                             return names.includes({json.dumps(HOSTILE_NAME)}) && names""", 20,
+                 "the tree lists the file named as markup, as text")
+    check(names and "logs/" in names, f"the tree lists the directory: {names}")
+    check("path=" in driver.current_url, "the directory is in the URL")
+    # Keyboard: the arrow keys move along the tree.
+    first = driver.find_element(By.CSS_SELECTOR, ".tree a.entry")
+    first.send_keys(Keys.ARROW_DOWN)
+    check(driver.execute_script("return document.activeElement !== arguments[0] && "
+                                "document.activeElement.classList.contains('entry')", first),
+          "the down arrow moves to the next entry")
+    driver.find_element(By.XPATH, "//a[@class='entry' and text()=" + json.dumps(HOSTILE_NAME) + "]").click()
+    shown = wait(driver, "return [...document.querySelectorAll('.code .t')].map(t => t.textContent).join('\\n')",
+                 20, "the hostile file's preview shows")
+    check(shown and shown.startswith("<script>alert(2)</script>\u241b[31mred"), f"its content is text: {shown!r}")
+    check(no_alert(driver), "no alert opened")
+    check(driver.execute_script("return document.scripts.length") == scripts, "no script element was injected")
+    check(driver.execute_script("return document.querySelectorAll('main b, main img, main script').length") == 0,
+          "no element was made from the file's name or content")
+    driver.save_screenshot(os.path.join(options.artifacts, "files-1400x900.png"))
+    driver.set_window_size(390, 844)
+    driver.save_screenshot(os.path.join(options.artifacts, "files-390x844.png"))
+    driver.set_window_size(1400, 900)
+
+    # grep from the root; its result opens the line.
+    driver.get(base + "#/files/" + host + "?path=" + root)
+    wait(driver, "return document.querySelectorAll('.tree a.entry').length > 1", 20, "the root's tree is back")
+    driver.find_element(By.CSS_SELECTOR, "[data-filter]").send_keys("needle", Keys.ENTER)
+    wait(driver, "return document.querySelectorAll('.results a').length === 1", 20, "grep finds the needle")
+    driver.find_element(By.CSS_SELECTOR, ".results a").click()
+    wait(driver, "const l = document.getElementById('L150'); return l && l.classList.contains('target') && "
+                 "l.textContent === '150the needle'", 20, "the grep result opens its line, numbered")
+    check("line=150" in driver.current_url, "the line is in the URL")
+
+    # A live tail, then the download through fetch (the token in a header, never in the URL).
+    driver.find_element(By.XPATH, "//button[text()='Follow']").click()
+    wait(driver, "return [...document.querySelectorAll('.code .t')].some(t => t.textContent === 'line 300')", 20,
+         "the live tail shows the last lines")
+    with open(os.path.join(root, "logs", "app.log"), "a") as handle:
+        handle.write("appended <i>live</i>\n")
+    wait(driver, "return [...document.querySelectorAll('.code .t')].some(t => t.textContent === 'appended <i>live</i>')",
+         20, "an appended line arrives in the live tail")
+    driver.find_element(By.XPATH, "//button[text()='Follow']").click()
+    driver.find_element(By.XPATH, "//button[text()='Download']").click()
+    wait(driver, "return document.querySelector('main p.note').textContent.startsWith('Downloaded')", 20,
+         "the download completes")
+    check(no_alert(driver), "no alert opened")
+
+
 def main():
     parser = argparse.ArgumentParser()
     for name in ("--binary", "--ssh-config", "--hosts", "--db", "--artifacts"):
@@ -122,6 +212,7 @@ def main():
     parser.add_argument("--every", default="2s")
     parser.add_argument("--chat-base-url", default="")
     parser.add_argument("--tour", choices=("all", "chat"), default="all")
+    parser.add_argument("--files-root", default="")
     options = parser.parse_args()
     try:
         from selenium import webdriver
@@ -137,6 +228,8 @@ def main():
               "the browser tests are skipped", file=sys.stderr)
         return 77
     os.makedirs(options.artifacts, exist_ok=True)
+    if options.files_root:
+        make_files(options.files_root)
     every = float(options.every.rstrip("s"))
     token = secrets.token_hex(24)
     # The token stays out of the artifacts, which CI keeps.
@@ -305,6 +398,9 @@ def main():
         driver.set_window_size(390, 844)
         driver.save_screenshot(os.path.join(options.artifacts, "trace-390x844.png"))
         driver.set_window_size(1400, 900)
+
+        if options.files_root:
+            files_tour(driver, base, hosts[0], options)
 
         # Nothing injected, nothing in the console.
         check(driver.execute_script("return window.hostscopeXSS === undefined"), "no hostile string ran as script")

@@ -149,6 +149,8 @@ enum BrowserInstallation {
         }
     }
 
+    /// The Files screen is toured under `--files-root` (a file named `<img src=x onerror=alert(1)>`, content with
+    /// `<script>` and ANSI escapes, a grep result opening its line, a live tail, a download).
     /// Screenshots (1400×900 and 390×844 of each screen) and serve's log go to `HOSTSCOPE_TEST_ARTIFACTS/web`
     /// (default `.build/test-artifacts/web`).
     @Test(
@@ -166,9 +168,9 @@ enum BrowserInstallation {
             let line = [
                 "python3", script, "--binary", CLI.binary, "--ssh-config", config, "--hosts", "h1,h2", "--hostile-host",
                 "evil1", "--down-host", "down1", "--down-flag", downFlag, "--db", directory + "/serve.sqlite",
-                "--artifacts", artifacts, "--chat-base-url", mock.baseURL + "/v1",
+                "--artifacts", artifacts, "--chat-base-url", mock.baseURL + "/v1", "--files-root", directory + "/files",
             ].map(CLI.shellQuoted).joined(separator: " ")
-            let result = try CLI.runShell("timeout 520 " + line)
+            let result = try CLI.runShell("timeout 560 " + line)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         }
     }

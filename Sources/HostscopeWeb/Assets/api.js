@@ -170,45 +170,65 @@ export class EventFeed {
  * for each event, `data` parsed as JSON (null when absent or not JSON), `onRetry(ms)` for a retry field.
  */
 export async function readEvents(body, onEvent, onRetry = () => {}) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
   let type = 'message';
   let data = [];
   let id = null;
+  await readLines(body, (line) => {
+    if (line === '') {
+      let parsed = null;
+      if (data.length) {
+        try {
+          parsed = JSON.parse(data.join('\n'));
+        } catch {
+          parsed = null;
+        }
+      }
+      onEvent(type, parsed, id);
+      type = 'message';
+      data = [];
+      id = null;
+      return;
+    }
+    if (line.startsWith(':')) return;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let text = colon < 0 ? '' : line.slice(colon + 1);
+    if (text.startsWith(' ')) text = text.slice(1);
+    if (field === 'event') type = text;
+    else if (field === 'data') data.push(text);
+    else if (field === 'id') id = text;
+    else if (field === 'retry' && /^\d+$/.test(text)) onRetry(Number(text));
+  });
+}
+
+/** Hands each line of a streamed body to `onLine` (without its `\n` or `\r\n`) as it arrives. */
+export async function readLines(body, onLine) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return;
     buffer += decoder.decode(value, { stream: true });
     let end;
     while ((end = buffer.indexOf('\n')) >= 0) {
-      let line = buffer.slice(0, end);
+      const line = buffer.slice(0, end);
       buffer = buffer.slice(end + 1);
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line === '') {
-        let parsed = null;
-        if (data.length) {
-          try {
-            parsed = JSON.parse(data.join('\n'));
-          } catch {
-            parsed = null;
-          }
-        }
-        onEvent(type, parsed, id);
-        type = 'message';
-        data = [];
-        id = null;
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      let text = colon < 0 ? '' : line.slice(colon + 1);
-      if (text.startsWith(' ')) text = text.slice(1);
-      if (field === 'event') type = text;
-      else if (field === 'data') data.push(text);
-      else if (field === 'id') id = text;
-      else if (field === 'retry' && /^\d+$/.test(text)) onRetry(Number(text));
+      onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
     }
   }
+}
+
+/** GET `path` as a stream (a download, a live tail), the token in a header; refusals as in getJSON. */
+export async function getStream(path, signal) {
+  const response = await fetch(path, { headers: headers({ Accept: '*/*' }), signal, cache: 'no-store', credentials: 'omit' });
+  if (response.ok) return response;
+  let refusal = null;
+  try {
+    refusal = (await response.json()).error;
+  } catch {
+    refusal = null;
+  }
+  if (response.status === 401) throw new AuthError(refusal ? refusal.message : 'this server needs its token');
+  throw new APIError(response.status, refusal ? refusal.code : 'http_' + response.status, refusal ? refusal.message : 'serve answered ' + response.status);
 }

@@ -127,6 +127,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var onDemand = false
 
+    @Option(
+        name: .customLong("files-root"),
+        help: ArgumentHelp(
+            "A directory of the hosts whose files the dashboard may read (read-only, nothing outside it); "
+                + "repeatable. None by default: the Files screen and /api/v1/files refuse every path.",
+            valueName: "path"))
+    var filesRoots: [String] = []
+
     @OptionGroup var watchOptions: WatchOptions
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -172,6 +180,10 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         where count < 1 || count > 1_000_000 {
             throw ValidationError("\(name) \(count) must be from 1 to 1000000.")
+        }
+        for root in filesRoots where !root.hasPrefix("/") {
+            throw ValidationError(
+                "--files-root \(root) is not an absolute path; name the hosts' directory from /, as /var/log.")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
@@ -304,6 +316,7 @@ struct ServeCommand: AsyncParsableCommand {
             parts.alerts = engine
             parts.rulesPath = rulesPath
             parts.chat = chatTurns
+            parts.files = ServedFiles(roots: filesRoots)
             return await Self.serve(configuration: configuration, parts: parts, logger: logger)
         }
         pruning.cancel()
