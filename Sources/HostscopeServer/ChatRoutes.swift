@@ -232,6 +232,9 @@ enum ChatRoutes {
             case .invalidRequest: throw APIError.badRequest(error.message)
             case .notFound: throw APIError.notFound(error.message)
             case .failed: throw APIError(status: 503, code: "chat_failed", message: error.message)
+            case .notAllowed: throw APIError(status: 403, code: "not_allowed", message: error.message)
+            case .busy: throw APIError(status: 503, code: "busy", message: error.message, retryAfterSeconds: 5)
+            case .tooLarge: throw APIError(status: 413, code: "too_large", message: error.message)
             }
         } catch let refusal as ChatTurns.Refusal {
             throw APIError(
