@@ -138,7 +138,8 @@ let package = Package(
             name: "HostscopeWeb", dependencies: ["Digests", "Gzip"],
             resources: [
                 "index.html", "app.css", "app.js", "api.js", "dom.js", "format.js", "chart.js", "fleet.js", "host.js",
-                "tracing.js", "icon.svg",
+                "tracing.js", "files.js", "icon.svg",
+                "chat.js", "markdown.js",
             ].map { .embedInCode("Assets/" + $0) },
             swiftSettings: strictImports),
         // The HTTP face of `serve`: the only module that depends on the server library.
@@ -146,7 +147,7 @@ let package = Package(
             name: "HostscopeServer",
             dependencies: [
                 "HostscopeWeb", "HostscopeCore", "HostscopeMCP", "AgentTracing", "HostStats", "MetricsExposition",
-                "OrderedJSON", "ServeAPI", "Storage", "ValueFormats", "Alerting",
+                "OrderedJSON", "RemoteFiles", "ServeAPI", "Storage", "ValueFormats", "Alerting", "Chat",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

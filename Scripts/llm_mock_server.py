@@ -15,7 +15,8 @@ Base URLs, following each provider's SDK convention (the client appends the rest
                                                    GET  /gateway/v1/chat/completions/SESSION/status
                                                    DELETE /gateway/v1/chat/completions/SESSION
 
-The scenario comes from the `X-Mock-Scenario` header, else from a model named `mock-SCENARIO`; any other
+The scenario comes from the `X-Mock-Scenario` header, else from a last question starting with `mock:SCENARIO`
+(stages then count the tool results since that question), else from a model named `mock-SCENARIO`; any other
 model name is answered 404 "model not found" in the provider's error format. A scenario NAME replays
 Fixtures/llm/PROVIDER/NAME.sse (dashes become underscores; OpenRouter falls back to the OpenAI files), or,
 for multi-step tool loops, NAME_1.sse, NAME_2.sse, ... chosen by how many tool results the request carries.
@@ -145,6 +146,31 @@ def count_tool_results(provider, body):
     return sum(1 for m in messages if m.get("role") == "tool")
 
 
+def message_text(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text") or "" for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def message_scenario(provider, body):
+    """(NAME, tool results since the question) when the last question starts with `mock:NAME`, else None."""
+    messages = body.get("messages") or []
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") != "user":
+            continue
+        text = message_text(message.get("content")).lstrip()
+        if provider == "anthropic" and not text:
+            continue  # a user message of tool results
+        if not text.startswith("mock:"):
+            return None
+        name = text[5:].split(None, 1)[0] if len(text) > 5 else ""
+        return (name, count_tool_results(provider, {"messages": messages[index + 1:]})) if name else None
+    return None
+
+
 def missing_tool_results(provider, body):
     """The tool call ids that no tool result answers, checked the way each API checks them."""
     messages = body.get("messages") or []
@@ -266,7 +292,9 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(body, dict):
             return self.fail(record, provider, 400, "invalid_request_error", "the request body is not a JSON object")
         model = body.get("model") or ""
-        scenario = self.headers.get("X-Mock-Scenario") or (model[5:] if model.startswith("mock-") else None)
+        asked = message_scenario(provider, body)
+        scenario = (self.headers.get("X-Mock-Scenario") or (asked and asked[0])
+                    or (model[5:] if model.startswith("mock-") else None))
         record["scenario"] = scenario
         if provider == "anthropic":
             if not self.headers.get("x-api-key"):
@@ -298,7 +326,9 @@ class Handler(BaseHTTPRequestHandler):
         if scenario is None:
             return self.fail(record, provider, 404, "not_found_error" if provider == "anthropic" else "model_not_found",
                              "The model `%s` does not exist or you do not have access to it." % model)
-        stage = count_tool_results(provider, body)
+        # A scenario the last question names counts the tool results of that turn only: earlier turns of the
+        # conversation had scenarios of their own.
+        stage = asked[1] if asked and not self.headers.get("X-Mock-Scenario") else count_tool_results(provider, body)
         record["stage"] = stage
 
         if scenario == "rate-limited-once":

@@ -5,12 +5,19 @@ Tests/CLITests/WebDashboardTests.swift; exits 0 when every check holds, else pri
 and exits 1; exits 77 (and says why) when Chromium or Selenium is missing.
 
     web_dashboard_check.py --binary .build/debug/hostscope --ssh-config CFG --hosts h1,h2 --hostile-host evil1 \
-        --db FILE --artifacts DIR
+        --db FILE --artifacts DIR [--files-root DIR]
 
 The tour: the token form (a wrong token named as wrong), the fleet listing every host with a value that
 changes within two ticks, the hostile host error and process command line rendered as text, a host page
-drawing its charts and switching range, the tracing list and a trace's waterfall, the page reconnecting by
-itself after serve restarts, no error in the browser console, and screenshots at 1400x900 and 390x844.
+drawing its charts and switching range, the tracing list and a trace's waterfall, with --files-root the Files
+screen (a file named as markup and a file holding <script> and ANSI escapes shown as text, a grep result
+opening its line, a live tail, a download), the page reconnecting by itself after serve restarts, no error in
+the browser console, and screenshots at 1400x900 and 390x844.
+
+With --chat-base-url (the OpenAI base URL of Scripts/llm_mock_server.py), serve answers chat too and the tour
+includes the Chat screen: a turn streams text and tool rows, model output holding raw HTML stays text, a tool row
+opens its span in Tracing with its SSH children, stop ends a running turn, a provider's 401 is shown inline with
+nothing lost, and the API key never reaches the page. `--tour chat` runs the token form and the chat only.
 """
 import argparse
 import json
@@ -26,6 +33,7 @@ import time
 
 failures = []
 HOSTILE_PROCESS = "[<img src=x onerror=window.hostscopeXSS=1><script>window.hostscopeXSS=2</script>]"
+CHAT_KEY = "sk-web-chat-" + secrets.token_hex(16)
 
 
 def check(condition, message):
@@ -55,7 +63,9 @@ class Serve:
         self.process = subprocess.Popen(
             [self.options.binary, "serve", *hosts, "--ssh-config", self.options.ssh_config, "--every",
              self.options.every, "--listen", f"127.0.0.1:{self.port}", "--db", self.options.db, "--token-file",
-             self.token_file, "--log-level", "info"], stderr=self.log, stdout=subprocess.DEVNULL)
+             self.token_file, "--log-level", "info", *self.chat_arguments()]
+            + (["--files-root", self.options.files_root] if self.options.files_root else []),
+            stderr=self.log, stdout=subprocess.DEVNULL, env={**os.environ, "OPENAI_API_KEY": CHAT_KEY})
         deadline = time.time() + 30
         while time.time() < deadline:
             try:
@@ -66,6 +76,12 @@ class Serve:
                     raise SystemExit(f"serve ended at start with status {self.process.returncode}")
                 time.sleep(0.1)
         raise SystemExit("serve did not listen within 30 s")
+
+    def chat_arguments(self):
+        if not self.options.chat_base_url:
+            return []
+        return ["--chat-provider", "openai", "--chat-base-url", self.options.chat_base_url, "--chat-model",
+                "mock-tool-loop"]
 
     def stop(self):
         if self.process and self.process.poll() is None:
@@ -97,6 +113,93 @@ def severe_logs(driver):
     return [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
 
 
+HOSTILE_NAME = "<img src=x onerror=alert(1)>"
+HOSTILE_TEXT = "<script>alert(2)</script>\x1b[31mred\x1b[0m <b>bold</b>\n"
+
+
+def make_files(root):
+    """The files the Files screen shows: a name that is markup, content that is markup and ANSI, a log with a
+    needle on line 150. Readable by the harness's user, who is not this one."""
+    os.makedirs(os.path.join(root, "logs"), exist_ok=True)
+    with open(os.path.join(root, HOSTILE_NAME), "w") as handle:
+        handle.write(HOSTILE_TEXT)
+    with open(os.path.join(root, "logs", "app.log"), "w") as handle:
+        handle.writelines("the needle\n" if n == 150 else f"line {n}\n" for n in range(1, 301))
+    for directory, _, names in os.walk(root):
+        os.chmod(directory, 0o755)
+        for name in names:
+            os.chmod(os.path.join(directory, name), 0o644)
+
+
+def no_alert(driver):
+    from selenium.common.exceptions import NoAlertPresentException
+    try:
+        text = driver.switch_to.alert.text
+    except NoAlertPresentException:
+        return True
+    driver.switch_to.alert.dismiss()
+    check(False, f"an alert opened: {text!r}")
+    return False
+
+
+def files_tour(driver, base, host, options):
+    """The tree, the hostile name and content previewed inert, grep to a line, a live tail, a download."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    root = os.path.realpath(options.files_root)
+    scripts = driver.execute_script("return document.scripts.length")
+    driver.get(base + "#/files/" + host)
+    wait(driver, "return document.querySelectorAll('.tree a.entry').length > 0", 20, "the Files tree lists the root")
+    driver.find_element(By.CSS_SELECTOR, ".tree a.entry").click()
+    names = wait(driver, f"""const names = [...document.querySelectorAll('.tree a.entry')].map(a => a.textContent);
+                             return names.includes({json.dumps(HOSTILE_NAME)}) && names""", 20,
+                 "the tree lists the file named as markup, as text")
+    check(names and "logs/" in names, f"the tree lists the directory: {names}")
+    check("path=" in driver.current_url, "the directory is in the URL")
+    # Keyboard: the arrow keys move along the tree.
+    first = driver.find_element(By.CSS_SELECTOR, ".tree a.entry")
+    first.send_keys(Keys.ARROW_DOWN)
+    check(driver.execute_script("return document.activeElement !== arguments[0] && "
+                                "document.activeElement.classList.contains('entry')", first),
+          "the down arrow moves to the next entry")
+    driver.find_element(By.XPATH, "//a[@class='entry' and text()=" + json.dumps(HOSTILE_NAME) + "]").click()
+    shown = wait(driver, "return [...document.querySelectorAll('.code .t')].map(t => t.textContent).join('\\n')",
+                 20, "the hostile file's preview shows")
+    check(shown and shown.startswith("<script>alert(2)</script>\u241b[31mred"), f"its content is text: {shown!r}")
+    check(no_alert(driver), "no alert opened")
+    check(driver.execute_script("return document.scripts.length") == scripts, "no script element was injected")
+    check(driver.execute_script("return document.querySelectorAll('main b, main img, main script').length") == 0,
+          "no element was made from the file's name or content")
+    driver.save_screenshot(os.path.join(options.artifacts, "files-1400x900.png"))
+    driver.set_window_size(390, 844)
+    driver.save_screenshot(os.path.join(options.artifacts, "files-390x844.png"))
+    driver.set_window_size(1400, 900)
+
+    # grep from the root; its result opens the line.
+    driver.get(base + "#/files/" + host + "?path=" + root)
+    wait(driver, "return document.querySelectorAll('.tree a.entry').length > 1", 20, "the root's tree is back")
+    driver.find_element(By.CSS_SELECTOR, "[data-filter]").send_keys("needle", Keys.ENTER)
+    wait(driver, "return document.querySelectorAll('.results a').length === 1", 20, "grep finds the needle")
+    driver.find_element(By.CSS_SELECTOR, ".results a").click()
+    wait(driver, "const l = document.getElementById('L150'); return l && l.classList.contains('target') && "
+                 "l.textContent === '150the needle'", 20, "the grep result opens its line, numbered")
+    check("line=150" in driver.current_url, "the line is in the URL")
+
+    # A live tail, then the download through fetch (the token in a header, never in the URL).
+    driver.find_element(By.XPATH, "//button[text()='Follow']").click()
+    wait(driver, "return [...document.querySelectorAll('.code .t')].some(t => t.textContent === 'line 300')", 20,
+         "the live tail shows the last lines")
+    with open(os.path.join(root, "logs", "app.log"), "a") as handle:
+        handle.write("appended <i>live</i>\n")
+    wait(driver, "return [...document.querySelectorAll('.code .t')].some(t => t.textContent === 'appended <i>live</i>')",
+         20, "an appended line arrives in the live tail")
+    driver.find_element(By.XPATH, "//button[text()='Follow']").click()
+    driver.find_element(By.XPATH, "//button[text()='Download']").click()
+    wait(driver, "return document.querySelector('main p.note').textContent.startsWith('Downloaded')", 20,
+         "the download completes")
+    check(no_alert(driver), "no alert opened")
+
+
 def main():
     parser = argparse.ArgumentParser()
     for name in ("--binary", "--ssh-config", "--hosts", "--db", "--artifacts"):
@@ -107,6 +210,9 @@ def main():
     parser.add_argument("--down-host", default="")
     parser.add_argument("--down-flag", default="")
     parser.add_argument("--every", default="2s")
+    parser.add_argument("--chat-base-url", default="")
+    parser.add_argument("--tour", choices=("all", "chat"), default="all")
+    parser.add_argument("--files-root", default="")
     options = parser.parse_args()
     try:
         from selenium import webdriver
@@ -122,6 +228,8 @@ def main():
               "the browser tests are skipped", file=sys.stderr)
         return 77
     os.makedirs(options.artifacts, exist_ok=True)
+    if options.files_root:
+        make_files(options.files_root)
     every = float(options.every.rstrip("s"))
     token = secrets.token_hex(24)
     # The token stays out of the artifacts, which CI keeps.
@@ -159,6 +267,12 @@ def main():
         check(token not in driver.current_url, "the token never appears in the URL")
         # The 401s of the wrong tokens above are the browser's own console lines: expected here, not later.
         driver.get_log("browser")
+
+        if options.chat_base_url:
+            chat_tour(driver, base, hosts[0], options.artifacts)
+            driver.get(base + "#/")
+        if options.tour == "chat":
+            return finish(driver, serve, hostile, secrets_directory, options)
 
         # The fleet: every host listed, a value changing live within two ticks.
         expected = hosts + [name for name in (options.hostile_host, options.down_host) if name]
@@ -285,6 +399,9 @@ def main():
         driver.save_screenshot(os.path.join(options.artifacts, "trace-390x844.png"))
         driver.set_window_size(1400, 900)
 
+        if options.files_root:
+            files_tour(driver, base, hosts[0], options)
+
         # Nothing injected, nothing in the console.
         check(driver.execute_script("return window.hostscopeXSS === undefined"), "no hostile string ran as script")
         check(driver.execute_script("return document.querySelectorAll('img').length") == 0, "no element was injected")
@@ -308,16 +425,116 @@ def main():
         errors = severe_logs(driver)
         check(not errors, f"no errors in the browser console after reconnecting: {errors}")
     finally:
-        driver.quit()
-        serve.stop()
-        hostile.kill()
-        hostile.wait()
-        shutil.rmtree(secrets_directory, ignore_errors=True)
+        if driver.session_id is not None:
+            cleanup(driver, serve, hostile, secrets_directory)
+    return report(options)
+
+
+def cleanup(driver, serve, hostile, secrets_directory):
+    driver.quit()
+    driver.session_id = None
+    serve.stop()
+    hostile.kill()
+    hostile.wait()
+    shutil.rmtree(secrets_directory, ignore_errors=True)
+
+
+def finish(driver, serve, hostile, secrets_directory, options):
+    check(driver.execute_script("return window.hostscopeXSS === undefined"), "no hostile string ran as script")
+    errors = severe_logs(driver)
+    check(not errors, f"no errors in the browser console: {errors}")
+    cleanup(driver, serve, hostile, secrets_directory)
+    return report(options)
+
+
+def report(options):
     if failures:
         print(f"{len(failures)} check(s) failed; screenshots and serve.log in {options.artifacts}", file=sys.stderr)
         return 1
     print(f"every check holds; screenshots in {options.artifacts}")
     return 0
+
+
+def chat_tour(driver, base, host, artifacts):
+    """The Chat screen against the mock provider: streaming, tool rows, inert markup, span links, stop, 401."""
+    from selenium.webdriver.common.by import By
+
+    def ask(text):
+        field = driver.find_element(By.ID, "chat-input")
+        field.clear()
+        field.send_keys(text)
+        driver.find_element(By.ID, "chat-send").click()
+
+    last_answer = "const all = document.querySelectorAll('#transcript .message.assistant'); const a = all[all.length - 1];"
+    driver.get(base + "#/chat?host=" + host)
+    wait(driver, f"return document.getElementById('chat-host')?.value === {json.dumps(host)} && "
+                 "document.getElementById('chat-config').textContent.includes('openai')", 20,
+         "the chat screen names the host and the provider")
+    ask("mock:web-markup why is / filling up?")
+    wait(driver, "return document.querySelectorAll('#timeline tbody tr[data-status=ok]').length === 1", 30,
+         "the turn's tool call shows as a row that ends ok")
+    wait(driver, last_answer + " return a && a.dataset.finish === 'stop'", 30, "the answer streams to its end")
+    shown = driver.execute_script(last_answer + " return a.textContent")
+    check(shown and "<img src=x onerror=window.hostscopeXSS=3>" in shown and "<script>window.hostscopeXSS=4</script>"
+          in shown, f"the model's raw HTML is shown as text: {shown!r}")
+    check(driver.execute_script("return document.querySelectorAll('#transcript img, #transcript script, "
+                                "#transcript b, #transcript a[href^=javascript]').length") == 0,
+          "nothing the model wrote became an element")
+    check(driver.execute_script("return document.querySelectorAll('#transcript strong, #transcript em, "
+                                "#transcript pre code, #transcript li').length") >= 5,
+          "the Markdown subset is drawn as elements")
+    link = driver.execute_script("const l = document.querySelector('#transcript a'); return l && [l.href, l.rel]")
+    check(link and link[0].startswith("https://man7.org/") and "noopener" in link[1],
+          f"an http(s) link is a link with rel=noopener: {link}")
+    check(driver.execute_script("return /Tokens \\d+ in \\/ \\d+ out/.test("
+                                "document.getElementById('chat-telemetry').textContent)"), "tokens are shown")
+    check("#/chat/" in driver.current_url, "the conversation has its URL")
+    driver.find_element(By.CSS_SELECTOR, "#timeline tbody tr").click()
+    wait(driver, "return document.getElementById('tool-output')?.textContent.includes('FILESYSTEM')", 10,
+         "the inspector shows the tool's output")
+    driver.find_element(By.ID, "rerun").click()
+    wait(driver, "return document.querySelector('#rerun-result pre')?.textContent.includes('FILESYSTEM')", 30,
+         "a re-run of the tool call shows its new output")
+    driver.save_screenshot(os.path.join(artifacts, "chat-1400x900.png"))
+    driver.set_window_size(390, 844)
+    driver.save_screenshot(os.path.join(artifacts, "chat-390x844.png"))
+    driver.set_window_size(1400, 900)
+
+    # Stop: a slow answer stops, keeping its words.
+    ask("mock:slow count slowly")
+    wait(driver, last_answer + " return a && a.textContent.includes('word2')", 20, "the slow answer starts streaming")
+    driver.find_element(By.ID, "chat-stop").click()
+    wait(driver, last_answer + " return a.dataset.finish === 'stopped' && document.body.dataset.chat === 'idle'", 20,
+         "stop ends the running turn")
+    words = driver.execute_script(last_answer + " return a.textContent")
+    check(words and "word2" in words and "word39" not in words, f"the stopped answer keeps its words only: {words!r}")
+
+    # A provider that refuses the key: the sentence inline, the conversation kept.
+    ask("mock:error-401 and now?")
+    line = wait(driver, last_answer + " const e = a && a.querySelector('.turn-error'); return e && e.textContent", 20,
+                "a 401 of the provider is shown inline")
+    check(line and "API key" in line and CHAT_KEY not in line, f"the 401 says what to check, without the key: {line!r}")
+    check(driver.execute_script("return document.querySelectorAll('#transcript .message.user').length") == 3,
+          "every question of the conversation is still shown")
+    conversation = driver.current_url.split("#/chat/")[-1]
+    driver.get(base + "#/tracing")
+    driver.get(base + "#/chat/" + conversation)
+    wait(driver, "return document.querySelectorAll('#transcript .message.user').length === 3 && "
+                 "document.querySelectorAll('#timeline tbody tr').length === 1", 20,
+         "the conversation resumes with its questions and tool rows")
+    wait(driver, f"return [...document.querySelectorAll('#conversations a')].some(a => a.href.endsWith("
+                 f"{json.dumps(conversation)}))", 10, "the conversation is listed")
+    check(CHAT_KEY not in driver.page_source, "the API key is nowhere on the page")
+
+    # A tool row opens its span in Tracing, with the SSH work it caused as children.
+    time.sleep(1.5)
+    driver.find_element(By.CSS_SELECTOR, "#timeline tbody tr a.span-link").click()
+    wait(driver, "return document.querySelector('#span-detail h2')?.textContent === 'execute_tool disk_usage'", 20,
+         "the row's link opens its execute_tool span")
+    children = wait(driver, "return [...document.querySelectorAll('#span-detail li')].map(li => li.textContent)"
+                            ".filter(t => t.startsWith('ssh')).join(',')", 20, "the tool span lists its SSH children")
+    check(children and "ssh exec" in children, f"the SSH commands are the tool span's children: {children!r}")
+    driver.save_screenshot(os.path.join(artifacts, "chat-span-1400x900.png"))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ extension FleetFile {
     static let hostKeys = ["host", "labels"]
     /// The keys of `serve:`.
     static let serveKeys = [
-        "listen", "token_file", "tls_cert", "tls_key", "history", "otlp", "rules", "alertmanager",
+        "listen", "token_file", "tls_cert", "tls_key", "history", "otlp", "rules", "alertmanager", "files_root",
     ]
     /// The keys of `serve: history:`.
     static let historyKeys = ["path", "retain", "enabled"]
@@ -190,6 +190,18 @@ struct FleetFileReader {
                         "alertmanager: \(url) is not an http:// or https:// URL, as http://127.0.0.1:9093")
                 }
                 serve.alertmanagers.append(url)
+            }
+        }
+        if let roots = fields["files_root"] {
+            // Directories of the hosts, not of this machine: never taken from the file's folder.
+            for item in roots.value.sequence.map(Array.init) ?? [roots.value] {
+                let root = try scalarText(item, of: "files_root:")
+                guard root.hasPrefix("/") else {
+                    throw FleetFileError(
+                        path: path, line: line(item),
+                        "files_root: \(root) is not an absolute path; name the hosts' directory from /, as /var/log")
+                }
+                serve.filesRoots.append(root)
             }
         }
         if let history = fields["history"] {

@@ -147,11 +147,14 @@ public struct FleetServeSettings: Sendable, Equatable {
     public var rules: String?
     /// `alertmanager:` (`--alertmanager`, repeatable): Alertmanager base URLs.
     public var alertmanagers: [String]
+    /// `files_root:` (`--files-root`, repeatable): the hosts' directories the dashboard's Files screen may read.
+    public var filesRoots: [String]
 
     public init(
         listen: String? = nil, tokenFile: String? = nil, tlsCertificate: String? = nil, tlsKey: String? = nil,
         historyPath: String? = nil, historyRetention: Duration? = nil, historyEnabled: Bool? = nil,
-        otlpEndpoint: String? = nil, otlpHeadersFile: String? = nil, rules: String? = nil, alertmanagers: [String] = []
+        otlpEndpoint: String? = nil, otlpHeadersFile: String? = nil, rules: String? = nil, alertmanagers: [String] = [],
+        filesRoots: [String] = []
     ) {
         self.listen = listen
         self.tokenFile = tokenFile
@@ -164,5 +167,6 @@ public struct FleetServeSettings: Sendable, Equatable {
         self.otlpHeadersFile = otlpHeadersFile
         self.rules = rules
         self.alertmanagers = alertmanagers
+        self.filesRoots = filesRoots
     }
 }

@@ -92,6 +92,12 @@ public struct CoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case notFound
         /// Something failed while carrying it out (a database that cannot be opened, a file).
         case failed
+        /// The operator allowed nothing of the kind (`serve` with no `--files-root`).
+        case notAllowed
+        /// As many such requests are under way as may be (a host's file sessions); try again later.
+        case busy
+        /// The request is larger than is allowed (a download over the cap).
+        case tooLarge
     }
 
     /// What kind of failure it is.

@@ -53,6 +53,10 @@ public enum HostscopeServer {
         /// rules file SIGHUP reads again (`nil`: the shipped rules, which a reload keeps).
         public var alerts: AlertEngine?
         public var rulesPath: String?
+        /// Chat over HTTP (`/api/v1/chat/…`); `nil` when serve has no chat provider, which those routes say.
+        public var chat: ChatTurns?
+        /// The files the dashboard may read (`--files-root`); `nil` allows none.
+        public var files: ServedFiles?
 
         public init(
             definition: FleetDefinition, fleet: ResolvedFleet, watchesWholeFleet: Bool = true, watch: FleetWatch,
@@ -89,7 +93,8 @@ public enum HostscopeServer {
         let mcp = parts.mcp.map { MCPHTTPEndpoint(configuration: $0) }
         let context = ServeContext(
             configuration: configuration, board: parts.board, watch: parts.watch, fleet: holder,
-            database: parts.database, probes: probes, hostPolicy: hostPolicy, mcp: mcp, alerts: parts.alerts)
+            database: parts.database, probes: probes, hostPolicy: hostPolicy, mcp: mcp, alerts: parts.alerts,
+            chat: parts.chat, files: parts.files)
         let (bound, boundContinuation) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: ServeRoutes.router(context), server: server,
@@ -125,6 +130,7 @@ public enum HostscopeServer {
                 services: [
                     .init(service: app), .init(service: fleetService),
                     .init(service: MCPSessionsService(endpoint: mcp)),
+                    .init(service: FilesSessionsService(files: parts.files)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

@@ -178,7 +178,7 @@ struct GuardMiddleware: RouterMiddleware {
 
     /// The methods besides GET a path answers: only the routes that take a message.
     static func otherMethods(for path: String) -> Set<HTTPRequest.Method> {
-        path == MCPRoutes.path ? [.post, .delete] : []
+        path == MCPRoutes.path ? [.post, .delete] : ChatRoutes.takesPost(path) ? [.post] : []
     }
 
     /// The most bytes of body a request may carry: none, except on the routes that read one. The route reads the
@@ -186,6 +186,7 @@ struct GuardMiddleware: RouterMiddleware {
     static func bodyLimit(for request: Request) -> Int {
         switch (request.method, request.uri.path) {
         case (.post, MCPRoutes.path): MCPRoutes.maximumBodyBytes
+        case (.post, let path): ChatRoutes.bodyLimit(path)
         default: 0
         }
     }

@@ -28,6 +28,10 @@ struct ServeContext: Sendable {
     let mcp: MCPHTTPEndpoint?
     /// The alerts of the rules in force, when serve evaluates any.
     var alerts: AlertEngine? = nil
+    /// Chat over HTTP, when serve has a chat provider.
+    var chat: ChatTurns? = nil
+    /// The files of `/api/v1/files…`, under the roots of `--files-root`.
+    var files: ServedFiles? = nil
 }
 
 /// Every endpoint of `serve`; each handler reads its input, asks the board or the store once and
@@ -52,6 +56,8 @@ enum ServeRoutes {
         }
         router.get("/probe") { request, _ in try await probe(request, serve) }
         addAlertRoutes(router, serve)
+        ChatRoutes.add(to: router, serve)
+        FilesRoutes.add(to: router, serve)
         router.get("/api/v1/hosts") { request, _ in
             let list = try HostListRequest(query: request.uri.query)
             return Response.json(
@@ -122,7 +128,7 @@ enum ServeRoutes {
                 [
                     "/metrics", "/probe?target=HOST", "/healthz", "/readyz", "/api/v1/hosts", "/api/v1/hosts/{host}",
                     "/api/v1/hosts/{host}/history", "/api/v1/spans", "/api/v1/traces/{trace_id}", "/api/v1/events",
-                    "/api/v1/alerts",
+                    "/api/v1/alerts", "/api/v1/chat", "/api/v1/files",
                 ].map { .string($0) }),
         ]).jsonString + "\n"
 

@@ -39,7 +39,9 @@ public enum WebAssets {
             ("api.js", PackageResources.api_js), ("dom.js", PackageResources.dom_js),
             ("format.js", PackageResources.format_js), ("chart.js", PackageResources.chart_js),
             ("fleet.js", PackageResources.fleet_js), ("host.js", PackageResources.host_js),
-            ("tracing.js", PackageResources.tracing_js), ("icon.svg", PackageResources.icon_svg),
+            ("tracing.js", PackageResources.tracing_js), ("files.js", PackageResources.files_js),
+            ("icon.svg", PackageResources.icon_svg),
+            ("chat.js", PackageResources.chat_js), ("markdown.js", PackageResources.markdown_js),
         ]
         var table: [String: WebAsset] = [:]
         for (name, bytes) in files {

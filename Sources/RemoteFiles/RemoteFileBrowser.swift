@@ -174,8 +174,8 @@ public struct RemoteFileBrowser: Sendable {
             sftpStatus: 21)
     }
 
-    /// `.` and `..` removed lexically, for comparing link chains.
-    static func normalized(_ path: RemotePath) -> RemotePath {
+    /// `.` and `..` removed lexically, for comparing link chains and choosing the root that holds a path.
+    public static func normalized(_ path: RemotePath) -> RemotePath {
         var parts: [[UInt8]] = []
         for component in path.components {
             if component == Array(".".utf8) { continue }

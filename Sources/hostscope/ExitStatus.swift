@@ -51,8 +51,8 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The status of a request the core could not carry out.
     init(_ error: CoreError) {
         switch error.code {
-        case .invalidRequest: self = .usage
-        case .notFound, .failed: self = .failure
+        case .invalidRequest, .notAllowed: self = .usage
+        case .notFound, .failed, .busy, .tooLarge: self = .failure
         }
     }
 }

@@ -149,6 +149,8 @@ enum BrowserInstallation {
         }
     }
 
+    /// The Files screen is toured under `--files-root` (a file named `<img src=x onerror=alert(1)>`, content with
+    /// `<script>` and ANSI escapes, a grep result opening its line, a live tail, a download).
     /// Screenshots (1400×900 and 390×844 of each screen) and serve's log go to `HOSTSCOPE_TEST_ARTIFACTS/web`
     /// (default `.build/test-artifacts/web`).
     @Test(
@@ -156,18 +158,20 @@ enum BrowserInstallation {
             if: BrowserInstallation.available,
             "chromium, chromium-driver or selenium is missing, so the browser test is skipped: Scripts/setup.sh --tests"
         ))
-    func theDashboardListsUpdatesDrawsAndReconnectsInARealBrowser() throws {
+    func theDashboardListsUpdatesDrawsChatsAndReconnectsInARealBrowser() async throws {
         let script = Repository.root.appendingPathComponent("Scripts/web_dashboard_check.py").path
         let artifacts =
             (ProcessInfo.processInfo.environment["HOSTSCOPE_TEST_ARTIFACTS"]
                 ?? Repository.root.appendingPathComponent(".build/test-artifacts").path) + "/web"
-        let line = [
-            "python3", script, "--binary", CLI.binary, "--ssh-config", config, "--hosts", "h1,h2", "--hostile-host",
-            "evil1", "--down-host", "down1", "--down-flag", downFlag, "--db", directory + "/serve.sqlite",
-            "--artifacts",
-            artifacts,
-        ].map(CLI.shellQuoted).joined(separator: " ")
-        let result = try CLI.runShell("timeout 400 " + line)
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        // The Chat screen talks to the mock provider of Scripts/llm_mock_server.py.
+        try await withPythonServer("llm_mock_server.py") { mock in
+            let line = [
+                "python3", script, "--binary", CLI.binary, "--ssh-config", config, "--hosts", "h1,h2", "--hostile-host",
+                "evil1", "--down-host", "down1", "--down-flag", downFlag, "--db", directory + "/serve.sqlite",
+                "--artifacts", artifacts, "--chat-base-url", mock.baseURL + "/v1", "--files-root", directory + "/files",
+            ].map(CLI.shellQuoted).joined(separator: " ")
+            let result = try CLI.runShell("timeout 560 " + line)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
     }
 }

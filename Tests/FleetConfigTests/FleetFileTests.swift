@@ -43,6 +43,7 @@ struct FleetFileTests {
         #expect(file.serve.otlpHeadersFile == folder + "otlp-headers")
         #expect(file.serve.rules == folder + "rules.yaml")
         #expect(file.serve.alertmanagers == ["http://127.0.0.1:9093"])
+        #expect(file.serve.filesRoots == ["/var/log", "/srv/app"])
     }
 
     @Test("The example validates against docs/fleet.schema.json, and a file the reader refuses does not")
@@ -169,6 +170,7 @@ struct FleetFileTests {
         #expect(
             problem("groups: {a: {hosts: [a]}}\nserve: {tls_cert: c}").contains("tls_cert: and tls_key: go together"))
         #expect(problem("groups: {a: {hosts: [a]}}\nserve: {alertmanager: [am:9093]}").contains("is not an http://"))
+        #expect(problem("groups: {a: {hosts: [a]}}\nserve: {files_root: logs}").contains("is not an absolute path"))
         #expect(problem("groups: {a: {hosts: [a]}, a: {hosts: [b]}}").contains("the key a is given twice"))
     }
 }

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as f from '../../Sources/HostscopeWeb/Assets/format.js';
 import { figures, realFilesystems } from '../../Sources/HostscopeWeb/Assets/fleet.js';
-import { EventFeed } from '../../Sources/HostscopeWeb/Assets/api.js';
+import { EventFeed, readLines } from '../../Sources/HostscopeWeb/Assets/api.js';
+import { visible } from '../../Sources/HostscopeWeb/Assets/files.js';
 
 test('figures read as the command line prints them', () => {
   assert.equal(f.bytes(1536), '1.5 KiB');
@@ -62,4 +63,23 @@ test('the event stream reader splits events across chunks and keeps the last id'
   assert.deepEqual(seen, [['record', 'web1', '1-1'], ['reset', 'missed']]);
   assert.equal(feed.lastId, '1-3');
   assert.equal(feed.retryMs, 3000);
+});
+
+test('a file line shows its control characters as symbols, an ANSI escape inert', () => {
+  assert.equal(visible('\x1b[31mred\x1b[0m'), '\u241b[31mred\u241b[0m');
+  assert.equal(visible('a\tb\x00\x7f'), 'a\tb\u2400\u2421');
+  assert.equal(visible('<script>'), '<script>');
+});
+
+test('a streamed body is read line by line across chunks', async () => {
+  const chunks = ['{"text":"a', '"}\r\n\n{"end":', '"gone"}\n'];
+  const body = new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+      controller.close();
+    },
+  });
+  const lines = [];
+  await readLines(body, (line) => lines.push(line));
+  assert.deepEqual(lines, ['{"text":"a"}', '', '{"end":"gone"}']);
 });

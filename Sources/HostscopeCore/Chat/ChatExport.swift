@@ -27,6 +27,24 @@ public enum ChatExport {
         }
     }
 
+    /// One stored conversation's header and totals, as `chat sessions --jsonl` prints it and serve lists it.
+    public static func summary(_ session: StoredChatSession) -> JSONValue {
+        var object = JSONObject()
+        object.append("id", .string(session.id))
+        object.append("host", .string(session.host))
+        object.append("provider", .string(session.provider))
+        object.append("model", .string(session.model))
+        object.append("created_at", .string(RFC3339.format(session.createdAt)))
+        object.append("updated_at", .string(RFC3339.format(session.updatedAt)))
+        object.append("turns", .number(session.turns))
+        object.append("tool_calls", .number(session.toolCalls))
+        object.append("input_tokens", .number(session.inputTokens))
+        object.append("output_tokens", .number(session.outputTokens))
+        object.append("cost_usd", .from(session.costUSD, JSONValue.double))
+        object.append("title", .from(session.title, JSONValue.string))
+        return .object(object)
+    }
+
     /// `hostscope.chat/1`: the session header, messages, tool calls (with `trace_id` and `span_id`) and turns.
     public static func json(_ conversation: StoredConversation) -> JSONValue {
         let session = conversation.session

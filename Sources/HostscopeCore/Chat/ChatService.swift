@@ -189,7 +189,7 @@ public struct ChatService: Sendable {
     }
 
     /// Everything a chat needs, resolved from the request (and the stored conversation when resuming).
-    private func makeSetup(_ request: ChatRequest, resumed: StoredConversation?) throws(CoreError) -> ChatSetup {
+    func makeSetup(_ request: ChatRequest, resumed: StoredConversation?) throws(CoreError) -> ChatSetup {
         let stored = resumed?.session
         let kind = request.provider ?? stored.flatMap { ProviderKind(rawValue: $0.provider) } ?? .openAI
         let sameProvider = stored.map { $0.provider == kind.rawValue } ?? false

@@ -449,7 +449,7 @@ struct ToolInputError: Error, CustomStringConvertible {
 }
 
 /// Thrown from a search's callback to stop it once enough results are in.
-private struct EnoughResults: Error {}
+struct EnoughResults: Error {}
 
 /// Counts the bytes a tool's output lines take, so gathering stops once a call's output passed its limit;
 /// `execute` then cuts the output and marks it an error.

@@ -33,13 +33,28 @@ function headers(extra) {
 
 /** GET `path` as JSON; throws AuthError on 401 and APIError with the server's sentence otherwise. */
 export async function getJSON(path, signal) {
+  const response = await send(path, { headers: headers(), signal });
+  return response.json();
+}
+
+/**
+ * POST `body` as JSON to `path` (the chat's turns, stops and re-runs): the token in the header, never a cookie.
+ * Returns the response, whose body the caller reads (a stream or JSON); refusals throw as for getJSON.
+ */
+export async function post(path, body, signal) {
+  const extra = { 'Content-Type': 'application/json', Accept: 'text/event-stream, application/json' };
+  return send(path, { method: 'POST', headers: headers(extra), body: JSON.stringify(body || {}), signal });
+}
+
+async function send(path, options) {
   let response;
   try {
-    response = await fetch(path, { headers: headers(), signal, cache: 'no-store', credentials: 'omit' });
+    response = await fetch(path, { ...options, cache: 'no-store', credentials: 'omit' });
   } catch (error) {
     if (error.name === 'AbortError') throw error;
     throw new APIError(0, 'unreachable', 'serve does not answer; is it running?');
   }
+  if (response.ok) return response;
   let body = null;
   try {
     body = await response.json();
@@ -48,14 +63,11 @@ export async function getJSON(path, signal) {
   }
   const refusal = body && body.error;
   if (response.status === 401) throw new AuthError(refusal ? refusal.message : 'this server needs its token');
-  if (!response.ok) {
-    throw new APIError(
-      response.status,
-      refusal ? refusal.code : 'http_' + response.status,
-      refusal ? refusal.message : 'serve answered ' + response.status,
-    );
-  }
-  return body;
+  throw new APIError(
+    response.status,
+    refusal ? refusal.code : 'http_' + response.status,
+    refusal ? refusal.message : 'serve answered ' + response.status,
+  );
 }
 
 export function hostPath(host) {
@@ -138,49 +150,85 @@ export class EventFeed {
     }
   }
 
-  /** Reads the stream's lines as the SSE format has them (RFC: `id`, `event`, `data`, `retry`). */
+  /** Reads the stream's events, keeping the last id and the server's retry interval. */
   async read(body) {
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    let type = 'message';
-    let data = [];
-    let id = null;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let end;
-      while ((end = buffer.indexOf('\n')) >= 0) {
-        let line = buffer.slice(0, end);
-        buffer = buffer.slice(end + 1);
-        if (line.endsWith('\r')) line = line.slice(0, -1);
-        if (line === '') {
-          if (id !== null) this.lastId = id;
-          if (data.length) {
-            let parsed = null;
-            try {
-              parsed = JSON.parse(data.join('\n'));
-            } catch {
-              parsed = null;
-            }
-            if (parsed !== null) this.emit(type, parsed, id);
-          }
-          type = 'message';
-          data = [];
-          id = null;
-          continue;
+    await readEvents(
+      body,
+      (type, data, id) => {
+        if (id !== null) this.lastId = id;
+        if (data !== null) this.emit(type, data, id);
+      },
+      (ms) => {
+        this.retryMs = ms;
+      },
+    );
+  }
+}
+
+/**
+ * Reads a server-sent-events body as the format has it (`id`, `event`, `data`, `retry`): `onEvent(type, data, id)`
+ * for each event, `data` parsed as JSON (null when absent or not JSON), `onRetry(ms)` for a retry field.
+ */
+export async function readEvents(body, onEvent, onRetry = () => {}) {
+  let type = 'message';
+  let data = [];
+  let id = null;
+  await readLines(body, (line) => {
+    if (line === '') {
+      let parsed = null;
+      if (data.length) {
+        try {
+          parsed = JSON.parse(data.join('\n'));
+        } catch {
+          parsed = null;
         }
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let text = colon < 0 ? '' : line.slice(colon + 1);
-        if (text.startsWith(' ')) text = text.slice(1);
-        if (field === 'event') type = text;
-        else if (field === 'data') data.push(text);
-        else if (field === 'id') id = text;
-        else if (field === 'retry' && /^\d+$/.test(text)) this.retryMs = Number(text);
       }
+      onEvent(type, parsed, id);
+      type = 'message';
+      data = [];
+      id = null;
+      return;
+    }
+    if (line.startsWith(':')) return;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let text = colon < 0 ? '' : line.slice(colon + 1);
+    if (text.startsWith(' ')) text = text.slice(1);
+    if (field === 'event') type = text;
+    else if (field === 'data') data.push(text);
+    else if (field === 'id') id = text;
+    else if (field === 'retry' && /^\d+$/.test(text)) onRetry(Number(text));
+  });
+}
+
+/** Hands each line of a streamed body to `onLine` (without its `\n` or `\r\n`) as it arrives. */
+export async function readLines(body, onLine) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let end;
+    while ((end = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 1);
+      onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
     }
   }
+}
+
+/** GET `path` as a stream (a download, a live tail), the token in a header; refusals as in getJSON. */
+export async function getStream(path, signal) {
+  const response = await fetch(path, { headers: headers({ Accept: '*/*' }), signal, cache: 'no-store', credentials: 'omit' });
+  if (response.ok) return response;
+  let refusal = null;
+  try {
+    refusal = (await response.json()).error;
+  } catch {
+    refusal = null;
+  }
+  if (response.status === 401) throw new AuthError(refusal ? refusal.message : 'this server needs its token');
+  throw new APIError(response.status, refusal ? refusal.code : 'http_' + response.status, refusal ? refusal.message : 'serve answered ' + response.status);
 }

@@ -3,16 +3,21 @@
 
 import { AuthError, EventFeed, getJSON, setToken, token } from './api.js';
 import { el } from './dom.js';
+import * as files from './files.js';
 import * as fleet from './fleet.js';
 import * as host from './host.js';
 import * as tracing from './tracing.js';
+import * as chat from './chat.js';
 
 const main = document.getElementById('main');
 const statusLine = document.getElementById('status');
 const feed = new EventFeed();
 let mounted = null;
 
-/** The screen a hash names: `#/`, `#/host/NAME?range=1h`, `#/tracing?kind=ssh`, `#/trace/ID?span=ID`. */
+/**
+ * The screen a hash names: `#/`, `#/host/NAME?range=1h`, `#/tracing?kind=ssh`, `#/trace/ID?span=ID`,
+ * `#/files/HOST?path=/srv/log.txt&line=12`.
+ */
 function parseRoute() {
   const hash = location.hash.replace(/^#\/?/, '');
   const [path, query] = hash.split('?', 2);
@@ -44,7 +49,11 @@ function show() {
   if (parts[0] === 'host' && parts[1]) [screen, argument] = [host, parts[1]];
   else if (parts[0] === 'tracing') screen = tracing;
   else if (parts[0] === 'trace' && parts[1]) [screen, argument] = [tracing, parts[1]];
-  document.getElementById('nav-fleet').toggleAttribute('aria-current', screen !== tracing);
+  else if (parts[0] === 'chat') [screen, argument] = [chat, parts[1] || null];
+  else if (parts[0] === 'files') [screen, argument] = [files, parts[1] || ''];
+  document.getElementById('nav-fleet').toggleAttribute('aria-current', screen === fleet || screen === host);
+  document.getElementById('nav-chat').toggleAttribute('aria-current', screen === chat);
+  document.getElementById('nav-files').toggleAttribute('aria-current', screen === files);
   document.getElementById('nav-tracing').toggleAttribute('aria-current', screen === tracing);
   mounted = screen.mount(main, context, argument) || null;
 }
@@ -142,6 +151,7 @@ document.addEventListener('keydown', (event) => {
   if (event.target.closest('input, select, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.key === 'g') location.hash = '#/';
   else if (event.key === 't') location.hash = '#/tracing';
+  else if (event.key === 'c') location.hash = '#/chat';
   else if (event.key === '/') {
     const filter = document.querySelector('[data-filter]');
     if (filter) {

@@ -31,7 +31,7 @@ export function route(...parts) {
   return '#/' + parts.map((part) => encodeURIComponent(part)).join('/');
 }
 
-/** Starts a download of `text` as a file named `name`. */
+/** Starts a download of `text` (a string or a Blob) as a file named `name`. */
 export function download(name, type, text) {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const link = el('a', { href: url, download: name });

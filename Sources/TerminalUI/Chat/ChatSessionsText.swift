@@ -29,21 +29,6 @@ public enum ChatSessionsText {
 
     /// One JSON object per conversation, per line.
     public static func jsonl(_ sessions: [StoredChatSession]) -> String {
-        sessions.map { session in
-            var object = JSONObject()
-            object.append("id", .string(session.id))
-            object.append("host", .string(session.host))
-            object.append("provider", .string(session.provider))
-            object.append("model", .string(session.model))
-            object.append("created_at", .string(RFC3339.format(session.createdAt)))
-            object.append("updated_at", .string(RFC3339.format(session.updatedAt)))
-            object.append("turns", .number(session.turns))
-            object.append("tool_calls", .number(session.toolCalls))
-            object.append("input_tokens", .number(session.inputTokens))
-            object.append("output_tokens", .number(session.outputTokens))
-            object.append("cost_usd", .from(session.costUSD, JSONValue.double))
-            object.append("title", .from(session.title, JSONValue.string))
-            return JSONValue.object(object).jsonString + "\n"
-        }.joined()
+        sessions.map { ChatExport.summary($0).jsonString + "\n" }.joined()
     }
 }

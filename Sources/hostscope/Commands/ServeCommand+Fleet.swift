@@ -38,6 +38,7 @@ extension ServeCommand {
         if watchOptions.alertmanagers.isEmpty, !watchOptions.noAlerts {
             command.watchOptions.alertmanagers = serve.alertmanagers
         }
+        if filesRoots.isEmpty { command.filesRoots = serve.filesRoots }
         return command
     }
 }

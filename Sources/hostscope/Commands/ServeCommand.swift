@@ -22,7 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
 
               /metrics            every host: node_exporter's names, instance=HOST
               /probe?target=HOST  one host of the fleet (multi-target exporter pattern)
-              /api/v1/...         hosts, history, spans, traces (JSON); events (SSE)
+              /api/v1/...         hosts, history, spans, traces (JSON); events (SSE); chat (--chat-provider)
               /healthz, /readyz   liveness; readiness (every host has a record)
 
             Listening on an address other than loopback (a name is judged by the address it resolves to) \
@@ -127,6 +127,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var onDemand = false
 
+    @Option(
+        name: .customLong("files-root"),
+        help: ArgumentHelp(
+            "A directory of the hosts whose files the dashboard may read (read-only, nothing outside it); "
+                + "repeatable. None by default: the Files screen and /api/v1/files refuse every path.",
+            valueName: "path"))
+    var filesRoots: [String] = []
+
     @OptionGroup var watchOptions: WatchOptions
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -135,6 +143,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     @OptionGroup var tracing: TracingOptions
+
+    @OptionGroup(title: "Chat over HTTP") var chat: ServeChatOptions
 
     private var database: String? { watchOptions.database }
     private var noHistory: Bool { watchOptions.noHistory }
@@ -170,6 +180,10 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         where count < 1 || count > 1_000_000 {
             throw ValidationError("\(name) \(count) must be from 1 to 1000000.")
+        }
+        for root in filesRoots where !root.hasPrefix("/") {
+            throw ValidationError(
+                "--files-root \(root) is not an absolute path; name the hosts' directory from /, as /var/log.")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
@@ -228,6 +242,7 @@ struct ServeCommand: AsyncParsableCommand {
             database: watchOptions.database, storesHistory: !watchOptions.noHistory, connection: connectionSettings,
             tracing: tracing, signals: [.traces, .metrics])
         settings.diagnostics = diagnostics
+        let chatTurns = try chat.turns(settings: settings)
 
         let retention = watchOptions.retain?.duration
         var history: StorageDatabase?
@@ -300,6 +315,8 @@ struct ServeCommand: AsyncParsableCommand {
                 mcp: MCPConfiguration(fleet: fleet, root: nil, settings: settings, watch: watch))
             parts.alerts = engine
             parts.rulesPath = rulesPath
+            parts.chat = chatTurns
+            parts.files = ServedFiles(roots: filesRoots)
             return await Self.serve(configuration: configuration, parts: parts, logger: logger)
         }
         pruning.cancel()
