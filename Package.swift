@@ -138,7 +138,7 @@ let package = Package(
             name: "HostscopeWeb", dependencies: ["Digests", "Gzip"],
             resources: [
                 "index.html", "app.css", "app.js", "api.js", "dom.js", "format.js", "chart.js", "fleet.js", "host.js",
-                "tracing.js", "files.js", "icon.svg",
+                "tracing.js", "files.js", "alerts.js", "icon.svg",
                 "chat.js", "markdown.js",
             ].map { .embedInCode("Assets/" + $0) },
             swiftSettings: strictImports),

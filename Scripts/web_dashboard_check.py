@@ -64,7 +64,8 @@ class Serve:
             [self.options.binary, "serve", *hosts, "--ssh-config", self.options.ssh_config, "--every",
              self.options.every, "--listen", f"127.0.0.1:{self.port}", "--db", self.options.db, "--token-file",
              self.token_file, "--log-level", "info", *self.chat_arguments()]
-            + (["--files-root", self.options.files_root] if self.options.files_root else []),
+            + (["--files-root", self.options.files_root] if self.options.files_root else [])
+            + (["--rules", self.options.rules] if self.options.rules else []),
             stderr=self.log, stdout=subprocess.DEVNULL, env={**os.environ, "OPENAI_API_KEY": CHAT_KEY})
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -213,6 +214,8 @@ def main():
     parser.add_argument("--chat-base-url", default="")
     parser.add_argument("--tour", choices=("all", "chat"), default="all")
     parser.add_argument("--files-root", default="")
+    # A rules file with an alert named WebCheck that fires on every host at once (its summary is markup).
+    parser.add_argument("--rules", default="")
     options = parser.parse_args()
     try:
         from selenium import webdriver
@@ -290,6 +293,15 @@ def main():
                                        .textContent""", 30, "the hostile host shows as failing with its sentence")
             check(shown and "<img src=x onerror=window.hostscopeXSS=1>" in shown,
                   f"the hostile host's error is shown as text: {shown!r}")
+        if options.rules:
+            said = wait(driver, f"""return [...document.querySelectorAll('#alerts li[data-state=firing]')]
+                                    .filter(li => li.textContent.includes('WebCheck'))
+                                    .map(li => li.querySelector('.alert-summary').textContent)
+                                    .find(text => text.includes({json.dumps(hosts[0])}))""", 30,
+                        "the fleet lists the firing alerts")
+            check(said and "<img src=x onerror=window.hostscopeXSS=1>" in said, f"an alert's summary is text: {said!r}")
+            check(driver.execute_script("return document.querySelector('#alerts h2').textContent.includes('firing')"),
+                  "the alert block counts the firing alerts")
         driver.save_screenshot(os.path.join(options.artifacts, "fleet-1400x900.png"))
         driver.set_window_size(390, 844)
         driver.save_screenshot(os.path.join(options.artifacts, "fleet-390x844.png"))
@@ -343,6 +355,11 @@ def main():
         ActionChains(driver).double_click(chart).perform()
         wait(driver, "return document.getElementById('zoom-note').textContent === ''", 10,
              "a double-click zooms out")
+        if options.rules:
+            wait(driver, f"""const items = [...document.querySelectorAll('#alerts li')];
+                             return items.length > 0 && items.every(li => li.querySelector('.alert-summary')
+                               .textContent.includes({json.dumps(hosts[0])}))""", 20,
+                 "a host's page lists that host's alerts only")
         command = wait(driver, """return [...document.querySelectorAll('#processes td.command')]
                                     .map(td => td.textContent).find(t => t.includes('<img src=x'))""", 30,
                        "the hostile process is listed")

@@ -40,6 +40,7 @@ public enum WebAssets {
             ("format.js", PackageResources.format_js), ("chart.js", PackageResources.chart_js),
             ("fleet.js", PackageResources.fleet_js), ("host.js", PackageResources.host_js),
             ("tracing.js", PackageResources.tracing_js), ("files.js", PackageResources.files_js),
+            ("alerts.js", PackageResources.alerts_js),
             ("icon.svg", PackageResources.icon_svg),
             ("chat.js", PackageResources.chat_js), ("markdown.js", PackageResources.markdown_js),
         ]

@@ -163,12 +163,24 @@ enum BrowserInstallation {
         let artifacts =
             (ProcessInfo.processInfo.environment["HOSTSCOPE_TEST_ARTIFACTS"]
                 ?? Repository.root.appendingPathComponent(".build/test-artifacts").path) + "/web"
+        // An alert that fires on every host at once, its summary holding markup.
+        let rules = directory + "/rules.yml"
+        try """
+            rules:
+              - alert: WebCheck
+                when: cpu_busy_percent >= 0
+                severity: critical
+                annotations:
+                  summary: '<img src=x onerror=window.hostscopeXSS=1> on {{ $labels.instance }}'
+
+            """.write(toFile: rules, atomically: true, encoding: .utf8)
         // The Chat screen talks to the mock provider of Scripts/llm_mock_server.py.
         try await withPythonServer("llm_mock_server.py") { mock in
             let line = [
                 "python3", script, "--binary", CLI.binary, "--ssh-config", config, "--hosts", "h1,h2", "--hostile-host",
                 "evil1", "--down-host", "down1", "--down-flag", downFlag, "--db", directory + "/serve.sqlite",
                 "--artifacts", artifacts, "--chat-base-url", mock.baseURL + "/v1", "--files-root", directory + "/files",
+                "--rules", rules,
             ].map(CLI.shellQuoted).joined(separator: " ")
             let result = try CLI.runShell("timeout 560 " + line)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

@@ -4,6 +4,7 @@
 import { APIError, getJSON, AuthError } from './api.js';
 import { el, route, setText } from './dom.js';
 import * as f from './format.js';
+import { mountAlerts } from './alerts.js';
 import { sparkline, themeColor } from './chart.js';
 
 /** Filesystems that are not storage (kernel, memory, container layers): never "the fullest". */
@@ -98,8 +99,9 @@ export function mount(root, context) {
   );
   const body = el('tbody');
   const message = el('p', { class: 'note' });
+  root.append(el('div', { class: 'toolbar' }, el('h1', { text: 'Fleet' }), filter, states, count));
+  const unmountAlerts = mountAlerts(root, context);
   root.append(
-    el('div', { class: 'toolbar' }, el('h1', { text: 'Fleet' }), filter, states, count),
     message,
     el('div', { class: 'scroll' }, el('table', { class: 'fleet', id: 'fleet' }, el('thead', {}, el('tr', {}, heads)), body)),
   );
@@ -353,6 +355,7 @@ export function mount(root, context) {
 
   return () => {
     abort.abort();
+    unmountAlerts();
     visibility.disconnect();
     clearInterval(ages);
     if (frame) cancelAnimationFrame(frame);

@@ -6,6 +6,7 @@ import { download, el, setText } from './dom.js';
 import * as f from './format.js';
 import { figures, realFilesystems } from './fleet.js';
 import { timeChart } from './chart.js';
+import { mountAlerts } from './alerts.js';
 
 const RANGES = { live: 600, '1h': 3600, '12h': 43200, '24h': 86400, '7d': 604800 };
 /** The server keeps one record per step for the long ranges: about 700 to 1,000 points a chart. */
@@ -169,6 +170,9 @@ export function mount(root, context, host) {
   root.append(
     el('div', { class: 'toolbar' }, el('a', { href: '#/', text: '← Fleet', class: 'back' }), title, stateLine),
     banner,
+  );
+  const unmountAlerts = mountAlerts(root, context, host);
+  root.append(
     el(
       'div',
       { class: 'toolbar' },
@@ -438,6 +442,7 @@ export function mount(root, context, host) {
 
   return () => {
     abort.abort();
+    unmountAlerts();
     generation += 1;
     clearInterval(tick);
     window.removeEventListener('resize', resize);
