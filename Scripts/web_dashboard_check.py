@@ -300,7 +300,7 @@ def main():
                                     .find(text => text.includes({json.dumps(hosts[0])}))""", 30,
                         "the fleet lists the firing alerts")
             check(said and "<img src=x onerror=window.hostscopeXSS=1>" in said, f"an alert's summary is text: {said!r}")
-            check(driver.execute_script("return document.querySelector('#alerts h2').textContent.includes('firing')"),
+            check(driver.execute_script("return document.querySelector('.alert-block h2').textContent.includes('firing')"),
                   "the alert block counts the firing alerts")
         driver.save_screenshot(os.path.join(options.artifacts, "fleet-1400x900.png"))
         driver.set_window_size(390, 844)
