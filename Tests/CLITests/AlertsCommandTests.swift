@@ -27,16 +27,7 @@ import Testing
             ] + CLI.harnessArguments(server))
     }
 
-    private let lowThreshold = """
-        rules:
-          - alert: MemoryInUse
-            when: memory_used_percent >= 0
-            for: 500ms
-            severity: info
-            labels: {team: ops}
-            annotations:
-              summary: 'memory at {{ printf "%.1f" $value }}% on {{ $labels.instance }}'
-        """
+    private let lowThreshold = AlertTestRules.memoryInUse
 
     @Test func aRuleWithALowThresholdFiresWithinItsForAndAlertsReadsItBack() throws {
         let server = try SSHTestServer.shared()
