@@ -232,7 +232,7 @@ let package = Package(
             name: "TerminalUITests",
             dependencies: [
                 "TerminalUI", "HostscopeCore", "HostStats", "AgentTracing", "OrderedJSON", "TestSupport",
-                "ValueFormats",
+                "ValueFormats", "Alerting",
             ],
             swiftSettings: strictImports),
         .testTarget(

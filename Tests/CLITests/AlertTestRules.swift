@@ -13,4 +13,11 @@ enum AlertTestRules {
             annotations:
               summary: 'memory at {{ printf "%.1f" $value }}% on {{ $labels.instance }}'
         """
+
+    /// `text` in a new temporary file, whose path it returns.
+    static func file(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "hostscope-rules-\(UUID().uuidString).yml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
 }

@@ -28,14 +28,16 @@ struct WatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Delete history records older than this (e.g. 7d).", valueName: "duration"))
     var retain: DurationArgument?
 
-    @Option(
-        help: ArgumentHelp(
-            "Alert rules file (YAML, docs/alerts.md); default: the shipped rules (`hostscope alerts defaults`).",
-            valueName: "file"))
-    var rules: String?
+    @OptionGroup var ruleOptions: AlertRuleOptions
 
-    @Flag(name: .customLong("no-alerts"), help: "Evaluate no alert rules.")
-    var noAlerts = false
+    /// `--rules`.
+    var rules: String? {
+        get { ruleOptions.rules }
+        set { ruleOptions.rules = newValue }
+    }
+
+    /// `--no-alerts`.
+    var noAlerts: Bool { ruleOptions.noAlerts }
 
     @Option(
         name: .customLong("alertmanager"),
@@ -67,16 +69,7 @@ struct WatchOptions: ParsableArguments {
     ///
     /// - Throws: the exit status of a usage error, after the sentence naming the file and line.
     func alertRules() throws -> AlertRules? {
-        if noAlerts {
-            if rules != nil { throw Output.fail("--rules and --no-alerts contradict each other; give one.", .usage) }
-            return nil
-        }
-        guard let rules else { return .defaults }
-        do {
-            return try AlertRules.load(path: rules)
-        } catch {
-            throw Output.fail(error.message, .usage)
-        }
+        try ruleOptions.load()
     }
 
     /// The collection settings of every tick: the flags, else the built-in ones (a fleet file's `defaults:`
