@@ -147,6 +147,8 @@ public struct FleetServeSettings: Sendable, Equatable {
     public var rules: String?
     /// `alertmanager:` (`--alertmanager`, repeatable): Alertmanager base URLs.
     public var alertmanagers: [String]
+    /// `alertmanager_headers_file:` (`--alertmanager-headers`): the headers sent to them (a credential).
+    public var alertmanagerHeadersFile: String?
 
     public init(
         listen: String? = nil, tokenFile: String? = nil, tlsCertificate: String? = nil, tlsKey: String? = nil,
