@@ -239,6 +239,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "TestSupport", "OrderedJSON", "Storage", "HostStats", "HostscopeCore", "ValueFormats", "AgentTracing",
+                "Alerting",
             ],
             swiftSettings: strictImports),
         .testTarget(
