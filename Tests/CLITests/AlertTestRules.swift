@@ -20,4 +20,21 @@ enum AlertTestRules {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
+
+    /// Writes `directory/rules.yml` (over an earlier one: a reload's new rules): MemoryInUse over
+    /// `memory_used_percent >= threshold` held for a second, with `severity` and a summary naming the value and
+    /// the host; returns its path.
+    static func writeMemoryRule(threshold: String, severity: String, in directory: String) throws -> String {
+        let path = directory + "/rules.yml"
+        try """
+        rules:
+          - alert: MemoryInUse
+            when: memory_used_percent >= \(threshold)
+            for: 1s
+            severity: \(severity)
+            annotations:
+              summary: 'memory at {{ printf "%.1f" $value }}% on {{ $labels.instance }}'
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
 }

@@ -19,17 +19,7 @@ import Testing
     }
 
     private func writeRules(threshold: String) throws -> String {
-        let path = directory + "/rules.yml"
-        try """
-        rules:
-          - alert: MemoryInUse
-            when: memory_used_percent >= \(threshold)
-            for: 1s
-            severity: warning
-            annotations:
-              summary: 'memory at {{ printf "%.1f" $value }}% on {{ $labels.instance }}'
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try AlertTestRules.writeMemoryRule(threshold: threshold, severity: "warning", in: directory)
     }
 
     /// The alerts of every payload the receiver kept, as (status, labels, annotations).
