@@ -137,8 +137,8 @@ let package = Package(
         .target(
             name: "HostscopeWeb", dependencies: ["Digests", "Gzip"],
             resources: [
-                "index.html", "app.css", "app.js", "api.js", "dom.js", "format.js", "chart.js", "fleet.js", "host.js",
-                "tracing.js", "icon.svg",
+                "index.html", "app.css", "app.js", "api.js", "dom.js", "format.js", "chart.js", "fleet.js", "alerts.js",
+                "host.js", "tracing.js", "icon.svg",
             ].map { .embedInCode("Assets/" + $0) },
             swiftSettings: strictImports),
         // The HTTP face of `serve`: the only module that depends on the server library.

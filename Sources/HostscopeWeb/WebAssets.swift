@@ -38,7 +38,8 @@ public enum WebAssets {
             ("app.css", PackageResources.app_css), ("app.js", PackageResources.app_js),
             ("api.js", PackageResources.api_js), ("dom.js", PackageResources.dom_js),
             ("format.js", PackageResources.format_js), ("chart.js", PackageResources.chart_js),
-            ("fleet.js", PackageResources.fleet_js), ("host.js", PackageResources.host_js),
+            ("fleet.js", PackageResources.fleet_js), ("alerts.js", PackageResources.alerts_js),
+            ("host.js", PackageResources.host_js),
             ("tracing.js", PackageResources.tracing_js), ("icon.svg", PackageResources.icon_svg),
         ]
         var table: [String: WebAsset] = [:]

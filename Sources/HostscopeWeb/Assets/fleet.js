@@ -5,6 +5,7 @@ import { APIError, getJSON, AuthError } from './api.js';
 import { el, route, setText } from './dom.js';
 import * as f from './format.js';
 import { sparkline, themeColor } from './chart.js';
+import { mountAlerts } from './alerts.js';
 
 /** Filesystems that are not storage (kernel, memory, container layers): never "the fullest". */
 const PSEUDO = /^(tmpfs|devtmpfs|devfs|proc|sysfs|overlay|squashfs|cgroup2?|nsfs|autofs|efivarfs|ramfs|fuse\..*)$/;
@@ -348,8 +349,10 @@ export function mount(root, context) {
     }
   }, 1000);
   load();
+  const unmountAlerts = mountAlerts(root, context);
 
   return () => {
+    unmountAlerts();
     abort.abort();
     visibility.disconnect();
     clearInterval(ages);
