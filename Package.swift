@@ -233,13 +233,14 @@ let package = Package(
             name: "TerminalUITests",
             dependencies: [
                 "TerminalUI", "HostscopeCore", "HostStats", "AgentTracing", "OrderedJSON", "TestSupport",
-                "ValueFormats",
+                "ValueFormats", "Alerting",
             ],
             swiftSettings: strictImports),
         .testTarget(
             name: "CLITests",
             dependencies: [
                 "TestSupport", "OrderedJSON", "Storage", "HostStats", "HostscopeCore", "ValueFormats", "AgentTracing",
+                "Alerting",
             ],
             swiftSettings: strictImports),
         .testTarget(

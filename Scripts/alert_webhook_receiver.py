@@ -8,7 +8,8 @@ It binds 127.0.0.1 on the given port (0: a free one) and prints one JSON line on
 Endpoints:
 
     POST /hook          a webhook payload; answered 200 and kept (the next `fail` count answered 500 instead)
-    GET  /received      JSON: {"payloads": [...every payload kept, in order...]}
+    GET  /received      JSON: {"payloads": [...every payload kept, in order...],
+                               "authorizations": [...the Authorization header of each, "" when absent...]}
     POST /control/fail  JSON {"count": 2}: answer the next `count` hooks with 500
 
 Options: --port N, --exit-on-stdin-eof (exit when standard input closes, so a test that dies leaves no server).
@@ -25,6 +26,7 @@ from test_server_common import exit_on_signals, watch_stdin  # noqa: E402
 
 LOCK = threading.Lock()
 PAYLOADS = []
+AUTHORIZATIONS = []
 FAILURES = {"count": 0}
 
 
@@ -46,7 +48,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if self.path == "/received":
             with LOCK:
-                self.answer(200, {"payloads": list(PAYLOADS)})
+                self.answer(200, {"payloads": list(PAYLOADS), "authorizations": list(AUTHORIZATIONS)})
         else:
             self.answer(404, {"error": "no such path"})
 
@@ -63,6 +65,7 @@ class Handler(BaseHTTPRequestHandler):
                     self.answer(500, {"error": "failing on purpose"})
                     return
                 PAYLOADS.append(json.loads(data))
+                AUTHORIZATIONS.append(self.headers.get("Authorization", ""))
             self.answer(200, {})
         else:
             self.answer(404, {"error": "no such path"})

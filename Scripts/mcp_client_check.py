@@ -4,7 +4,7 @@ what comes back. Run by Tests/CLITests/MCPStdioTests.swift, one scenario per tes
 the scenario holds, else prints what failed on stderr and exits 1.
 
     mcp_client_check.py --binary .build/debug/hostscope --ssh-config CFG --host web1 --root DIR --db FILE \
-        --scenario tour|errors|down|bounds|capture|rate-limit|raw|cancel [--trace-id HEX32 --parent-span-id HEX16]
+        --scenario tour|errors|down|bounds|capture|rate-limit|raw|cancel|alerts [--trace-id HEX32 --parent-span-id HEX16]
 """
 import argparse
 import json
@@ -60,6 +60,7 @@ def tool_calls(options):
         "tail_log": {"host": host, "path": "notes.txt", "lines": 2},
         "find_files": {"host": host, "name": "*.txt"},
         "find_spans": {"limit": 5},
+        "list_alerts": {},
         "get_trace": None,  # needs an id: called after find_spans
     }
 
@@ -69,7 +70,7 @@ async def tour(session, options):
     check(init.server_info.name == "hostscope", f"server name {init.server_info.name}")
     check(init.protocol_version == "2025-11-25", f"protocol version {init.protocol_version}")
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-    check(len(tools) == 12, f"{len(tools)} tools: {sorted(tools)}")
+    check(len(tools) == 13, f"{len(tools)} tools: {sorted(tools)}")
     for tool in tools.values():
         annotations = tool.annotations
         check(annotations is not None and annotations.read_only_hint is True and annotations.destructive_hint is False
@@ -193,6 +194,52 @@ async def capture(session, options):
     meta = {"traceparent": f"00-{options.trace_id}-{options.parent_span_id}-01"}
     result = await session.call_tool("list_hosts", {"limit": 5}, meta=meta)
     check(not result.is_error, f"list_hosts: {text_of(result)}")
+
+
+async def list_alerts(session, arguments):
+    """Calls list_alerts and checks its result against the tool's output schema; returns the structured result."""
+    tool = next(tool for tool in (await session.list_tools()).tools if tool.name == "list_alerts")
+    result = await session.call_tool("list_alerts", arguments)
+    check(not result.is_error, f"list_alerts {arguments}: {text_of(result)[:300]}")
+    content = result.structured_content or {}
+    try:
+        jsonschema.validate(content, tool.output_schema)
+    except jsonschema.ValidationError as error:
+        check(False, f"list_alerts {arguments} does not fit its output schema: {error.message}")
+    check(json.loads(text_of(result)) == content, "list_alerts: text is not the structured JSON")
+    return content
+
+
+async def check_firing_alert(session, options, source):
+    """The MemoryInUse alert the test's rule raised fires on the host, with its labels and summary; the filters by
+    state and host and the limit hold."""
+    every = await list_alerts(session, {})
+    alerts = every.get("alerts", [])
+    check(every.get("source") == source, f"source {every.get('source')}, expected {source}")
+    check(len(alerts) == 1 and every.get("firing") == 1 and every.get("pending") == 0, f"alerts: {every}")
+    if not alerts:
+        return
+    alert = alerts[0]
+    check(alert["name"] == "MemoryInUse" and alert["state"] == "firing" and alert["host"] == options.host,
+          f"alert: {alert}")
+    check(alert["labels"].get("alertname") == "MemoryInUse" and alert["labels"].get("team") == "ops",
+          f"labels: {alert['labels']}")
+    check(alert["annotations"].get("summary", "").startswith("memory at "), f"annotations: {alert['annotations']}")
+    check(alert["fired_at"] is not None and alert["active_at"] <= alert["fired_at"], f"times: {alert}")
+    check(isinstance(alert["value"], (int, float)) and 0 <= alert["value"] <= 100, f"value: {alert['value']}")
+    pending = await list_alerts(session, {"state": "pending"})
+    check(pending.get("alerts") == [] and pending.get("firing") == 0, f"state pending: {pending}")
+    elsewhere = await list_alerts(session, {"host": "elsewhere.example"})
+    check(elsewhere.get("alerts") == [], f"host elsewhere: {elsewhere}")
+    mine = await list_alerts(session, {"host": options.host, "state": "firing", "limit": 1})
+    check(len(mine.get("alerts", [])) == 1 and mine.get("truncated") is False, f"host and state: {mine}")
+    wrong = await session.call_tool("list_alerts", {"state": "resolved"})
+    check(wrong.is_error and "input schema" in text_of(wrong), f"state resolved: {text_of(wrong)}")
+
+
+async def alerts(session, options):
+    await session.initialize()
+    await check_firing_alert(session, options, "database")
 
 
 async def rate_limit(session, options):
@@ -360,6 +407,8 @@ def main():
         raw(options)
     elif options.scenario == "cancel":
         cancel(options)
+    elif options.scenario == "alerts":
+        anyio.run(session_for, options, [], lambda s: alerts(s, options))
     else:
         parser.error(f"unknown scenario {options.scenario}")
     if failures:

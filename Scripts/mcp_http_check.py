@@ -4,7 +4,7 @@ with raw HTTP requests, and checks what comes back. Run by Tests/CLITests/MCPHTT
 test; exits 0 when every check of the scenario holds, else prints what failed on stderr and exits 1.
 
     mcp_http_check.py --url http://127.0.0.1:PORT/mcp --token-file FILE --host web1 --root DIR \
-        --scenario tour|guards|subscribe|disconnect [--serve-pid PID --sshd-port PORT]
+        --scenario tour|guards|subscribe|disconnect|disconnect-json|alerts [--serve-pid PID --sshd-port PORT]
 """
 import argparse
 import http.client
@@ -22,7 +22,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from mcp_client_check import check, failures, text_of
+from mcp_client_check import check, check_firing_alert, failures, list_alerts, text_of
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -52,12 +52,13 @@ def tool_calls(options):
         "tail_log": {"host": host, "path": root + "/notes.txt", "lines": 2},
         "find_files": {"host": host, "path": root, "name": "*.txt"},
         "find_spans": {"limit": 5},
+        "list_alerts": {},
     }
 
 
 async def tour(session, options):
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-    check(len(tools) == 12, f"{len(tools)} tools: {sorted(tools)}")
+    check(len(tools) == 13, f"{len(tools)} tools: {sorted(tools)}")
     progress = []
 
     async def on_progress(value, total, message):
@@ -117,6 +118,14 @@ async def subscribe(session, options):
         check("not a host this server may reach" in str(error), f"subscription outside: {error}")
 
 
+async def alerts(session, options):
+    """serve evaluates the test's rule: list_alerts shows its alert firing once `for` has passed."""
+    with anyio.move_on_after(20):
+        while (await list_alerts(session, {"state": "firing"})).get("firing", 0) < 1:
+            await anyio.sleep(0.5)
+    await check_firing_alert(session, options, "serve")
+
+
 class Raw:
     """Plain HTTP requests to /mcp."""
 
@@ -150,6 +159,8 @@ class Raw:
 
 def guards(options):
     raw = Raw(options)
+    status, _, text = raw.request("GET", path="/", headers={"Accept": "application/json"})
+    check(status == 200 and "/mcp" in json.loads(text)["endpoints"], f"GET / endpoint index: {status} {text[:300]}")
     status, _, text = raw.request("POST", INITIALIZE, token=False)
     check(status == 401 and "bearer token" in text, f"no token: {status} {text[:200]}")
     status, _, text = raw.request("POST", INITIALIZE, headers={"Origin": "http://evil.example"})
@@ -233,9 +244,10 @@ def reads(pid):
         return int(re.search(r"syscr: (\d+)", file.read()).group(1))
 
 
-def disconnect(options):
-    """A long grep streamed over HTTP whose client goes away: the host's SFTP server stops working for it at once
-    and holds none of its files open (the session's one SFTP channel stays, for the next call)."""
+def disconnect(options, streamed=True):
+    """A long grep over HTTP whose client goes away: the host's SFTP server stops working for it at once and holds
+    none of its files open (the session's one SFTP channel stays, for the next call). `streamed`: the client takes
+    an event stream; else it takes JSON only."""
     raw = Raw(options)
     session, _ = raw.initialize()
     url = raw.url
@@ -244,15 +256,17 @@ def disconnect(options):
             "params": {"name": "grep", "_meta": {"progressToken": "grep-1"},
                        "arguments": {"host": options.host, "pattern": "zq-never-found-qz", "path": "/usr",
                                      "fixed_string": True}}}
-    connection.request("POST", url.path, body=json.dumps(call).encode(),
-                       headers={"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-                                "Authorization": f"Bearer {options.token}", "Mcp-Session-Id": session})
+    accept = "application/json, text/event-stream" if streamed else "application/json"
+    headers = {"Accept": accept, "Content-Type": "application/json", "Authorization": f"Bearer {options.token}",
+               "Mcp-Session-Id": session}
+    connection.request("POST", url.path, body=json.dumps(call).encode(), headers=headers)
     response = connection.getresponse()
-    check(response.status == 200 and response.headers.get("Content-Type", "").startswith("text/event-stream"),
-          f"tool call stream: {response.status} {response.headers}")
-    progress = None
+    kind = "text/event-stream" if streamed else "application/json"
+    check(response.status == 200 and response.headers.get("Content-Type", "").startswith(kind),
+          f"tool call answer: {response.status} {response.headers}")
+    progress = None if streamed else {"params": {"progressToken": "grep-1"}}
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+    while progress is None and time.monotonic() < deadline:
         line = response.fp.readline().decode(errors="replace")
         if line.startswith("data: ") and "notifications/progress" in line:
             progress = json.loads(line[6:])
@@ -284,6 +298,15 @@ def disconnect(options):
     status, _, text = raw.request("POST", {"jsonrpc": "2.0", "id": 11, "method": "ping"},
                                   headers={"Mcp-Session-Id": session})
     check(status == 200, f"ping after the disconnect: {status} {text[:200]}")
+    if not streamed:
+        # A quick call answered as JSON still reads as one JSON-RPC answer.
+        quick = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        body = {"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "list_hosts", "arguments": {}}}
+        quick.request("POST", url.path, body=json.dumps(body).encode(), headers=headers)
+        answer = quick.getresponse()
+        text = answer.read().decode()
+        check(answer.status == 200 and json.loads(text)["result"]["structuredContent"]["hosts"][0]["name"]
+              == options.host, f"list_hosts as JSON: {answer.status} {text[:300]}")
 
 
 def main():
@@ -300,6 +323,8 @@ def main():
         "subscribe": lambda: anyio.run(session_for, options, lambda s: subscribe(s, options)),
         "guards": lambda: guards(options),
         "disconnect": lambda: disconnect(options),
+        "disconnect-json": lambda: disconnect(options, streamed=False),
+        "alerts": lambda: anyio.run(session_for, options, lambda s: alerts(s, options)),
     }
     if options.scenario not in scenarios:
         parser.error(f"unknown scenario {options.scenario}; one of {', '.join(scenarios)}")

@@ -120,6 +120,7 @@ public struct AlertEvaluator: Sendable {
         let keys = Set(compiled.map(\.key))
         for alert in alerts where keys.contains(alert.ruleKey) && alert.state != .resolved {
             active[RuleHost(rule: alert.ruleKey, host: alert.host), default: [:]][alert.subject] = alert
+            hosts[alert.host]?.mayHaveAlerts = []
         }
     }
 
@@ -137,7 +138,11 @@ public struct AlertEvaluator: Sendable {
             }
             active[ruleHost] = nil
         }
-        hosts.keys.forEach { hosts[$0]?.applies = [:] }
+        // The per-rule memories are by position: worked out again for the new rules.
+        for host in hosts.keys {
+            hosts[host]?.applies = []
+            hosts[host]?.mayHaveAlerts = []
+        }
         return transitions.sorted { $0.alert.fingerprint < $1.alert.fingerprint }
     }
 
@@ -173,16 +178,22 @@ public struct AlertEvaluator: Sendable {
         var cache = FigureCache(input: input)
         if input.snapshot != nil { updateSeries(host: host, cache: &cache, now: now) }
         var transitions: [AlertTransition] = []
-        for rule in compiled {
+        if memory.applies.count != compiled.count || memory.mayHaveAlerts.count != compiled.count {
+            memory.applies = Array(repeating: nil, count: compiled.count)
+            memory.mayHaveAlerts = Array(repeating: true, count: compiled.count)
+        }
+        for (index, rule) in compiled.enumerated() {
             let applies: Bool
-            if let known = memory.applies[rule.key] {
+            if let known = memory.applies[index] {
                 applies = known
             } else {
                 applies = rule.applies(to: host)
-                memory.applies[rule.key] = applies
+                memory.applies[index] = applies
             }
             guard applies, rule.collectionOnly || input.snapshot != nil else { continue }
-            evaluate(rule, host: host, cache: &cache, now: now, into: &transitions)
+            memory.mayHaveAlerts[index] = evaluate(
+                rule, host: host, cache: &cache, now: now, mayHaveAlerts: memory.mayHaveAlerts[index],
+                into: &transitions)
         }
         hosts[host] = memory
         return transitions
@@ -208,10 +219,13 @@ public struct AlertEvaluator: Sendable {
         return windows
     }
 
+    /// Evaluates one rule on one host; whether the rule has alerts on the host afterwards. Without alerts before
+    /// (`mayHaveAlerts` false) and none holding now, nothing is looked up: most rules hold on most records for
+    /// no host, and the alerts are keyed by strings that cost a hash each.
     private mutating func evaluate(
-        _ rule: CompiledRule, host: String, cache: inout FigureCache, now: Date,
+        _ rule: CompiledRule, host: String, cache: inout FigureCache, now: Date, mayHaveAlerts: Bool,
         into transitions: inout [AlertTransition]
-    ) {
+    ) -> Bool {
         // The subjects whose conditions all hold, with the first condition's value.
         var holding: [String: (labels: [String: String], value: Double)] = [:]
         let first = rule.rule.conditions[0]
@@ -230,6 +244,7 @@ public struct AlertEvaluator: Sendable {
             }
             if holds { holding[candidate.subject] = (candidate.labels, candidate.value) }
         }
+        if holding.isEmpty && !mayHaveAlerts { return false }
         let key = RuleHost(rule: rule.key, host: host)
         var alerts = active[key] ?? [:]
         for (subject, found) in holding {
@@ -265,6 +280,7 @@ public struct AlertEvaluator: Sendable {
             alerts[subject] = nil
         }
         active[key] = alerts.isEmpty ? nil : alerts
+        return !alerts.isEmpty
     }
 
     /// A condition's value for one subject now (a host-wide figure's for every subject), memoised per record.
@@ -353,8 +369,10 @@ private struct SeriesKey: Hashable, Sendable {
 private struct HostMemory: Sendable {
     var previous: Snapshot?
     var failures = FailureRun()
-    /// Whether each rule's host patterns admit the host, worked out on first use.
-    var applies: [String: Bool] = [:]
+    /// Whether each rule's host patterns admit the host, worked out on first use; by the rule's position.
+    var applies: [Bool?] = []
+    /// Whether each rule may have alerts on the host (false once an evaluation left it none); by position.
+    var mayHaveAlerts: [Bool] = []
 }
 
 /// One value of a figure with the identity of its device.

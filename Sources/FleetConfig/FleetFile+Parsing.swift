@@ -14,6 +14,7 @@ extension FleetFile {
     /// The keys of `serve:`.
     static let serveKeys = [
         "listen", "token_file", "tls_cert", "tls_key", "history", "otlp", "rules", "alertmanager", "files_root",
+        "alertmanager_headers_file",
     ]
     /// The keys of `serve: history:`.
     static let historyKeys = ["path", "retain", "enabled"]
@@ -203,6 +204,9 @@ struct FleetFileReader {
                 }
                 serve.filesRoots.append(root)
             }
+        }
+        serve.alertmanagerHeadersFile = try fields["alertmanager_headers_file"].map {
+            try filePath($0.value, of: "alertmanager_headers_file:")
         }
         if let history = fields["history"] {
             let values = try mapping(history.value, of: "serve: history:", keys: FleetFile.historyKeys)

@@ -149,6 +149,8 @@ public struct FleetServeSettings: Sendable, Equatable {
     public var alertmanagers: [String]
     /// `files_root:` (`--files-root`, repeatable): the hosts' directories the dashboard's Files screen may read.
     public var filesRoots: [String]
+    /// `alertmanager_headers_file:` (`--alertmanager-headers`): the headers sent to them (a credential).
+    public var alertmanagerHeadersFile: String?
 
     public init(
         listen: String? = nil, tokenFile: String? = nil, tlsCertificate: String? = nil, tlsKey: String? = nil,

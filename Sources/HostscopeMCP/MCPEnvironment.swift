@@ -24,14 +24,18 @@ public struct MCPConfiguration: Sendable {
     /// `serve`'s live watch of its fleet: its hosts may be reached too, `host_snapshot` and the snapshot
     /// resource answer from its latest record while that is fresh, and resource subscriptions follow its records.
     public var watch: FleetWatch?
+    /// `serve`'s alerts, read live by `list_alerts`; without it `list_alerts` reads the alerts a `watch` or `serve`
+    /// last stored in the database.
+    public var alerts: AlertEngine?
 
     /// A configuration with the default bounds: 120 calls a minute, 48 KiB results, 1 MiB requests.
     public init(
         fleet: ResolvedFleet, root: String?, settings: CoreSettings, callsPerMinute: Int = 120,
         maxResultBytes: Int = 48 * 1024, maxRequestBytes: Int = 1024 * 1024, captureContent: Bool = false,
-        watch: FleetWatch? = nil
+        watch: FleetWatch? = nil, alerts: AlertEngine? = nil
     ) {
         self.watch = watch
+        self.alerts = alerts
         self.fleet = fleet
         self.root = root
         self.settings = settings

@@ -67,22 +67,34 @@ enum MCPRoutes {
             return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         case .events(let stream, let ended):
             headers[.contentType] = "text/event-stream"
-            headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
-            let body = ResponseBody { writer in
-                for await chunk in stream {
-                    do {
-                        try await writer.write(ByteBuffer(bytes: chunk))
-                    } catch {
-                        await ended(true)
-                        throw error
-                    }
-                }
-                // A cancelled writer (the connection closed) ends the loop early: the client left too.
-                await ended(Task.isCancelled)
-                try await writer.finish(nil)
-            }
-            return Response(status: status, headers: headers, body: body)
+            return written(stream, ended: ended, status: status, headers: headers)
+        case .streamedJSON(let stream, let ended):
+            headers[.contentType] = "application/json"
+            return written(stream, ended: ended, status: status, headers: headers)
         }
+    }
+
+    /// A body written chunk by chunk as `stream` gives them; `ended` learns whether the client went away first.
+    private static func written(
+        _ stream: AsyncStream<Data>, ended: @escaping @Sendable (Bool) async -> Void, status: HTTPResponse.Status,
+        headers: HTTPFields
+    ) -> Response {
+        var headers = headers
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        let body = ResponseBody { writer in
+            for await chunk in stream {
+                do {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                } catch {
+                    await ended(true)
+                    throw error
+                }
+            }
+            // A cancelled writer (the connection closed) ends the loop early: the client left too.
+            await ended(Task.isCancelled)
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
     }
 }
 

@@ -128,7 +128,7 @@ enum ServeRoutes {
                 [
                     "/metrics", "/probe?target=HOST", "/healthz", "/readyz", "/api/v1/hosts", "/api/v1/hosts/{host}",
                     "/api/v1/hosts/{host}/history", "/api/v1/spans", "/api/v1/traces/{trace_id}", "/api/v1/events",
-                    "/api/v1/alerts", "/api/v1/chat", "/api/v1/files",
+                    "/api/v1/alerts", "/api/v1/chat", "/api/v1/files", "/mcp",
                 ].map { .string($0) }),
         ]).jsonString + "\n"
 

@@ -167,6 +167,20 @@ import Testing
         #expect(moves(second.evaluate(cpu(5, minute: 3), now: at(3))) == ["Busy  firing→resolved"])
     }
 
+    /// An alert restored into an evaluator that has already seen the host quiet (so it skips the rule's lookup)
+    /// is still resolved once its condition does not hold.
+    @Test func anAlertRestoredAfterTheHostWasSeenQuietStillResolves() throws {
+        let rules = try rules("  - alert: Busy\n    when: cpu_busy_percent > 90\n    for: 1m\n")
+        var first = AlertEvaluator(rules: rules)
+        _ = first.evaluate(cpu(95, minute: 0), now: at(0))
+        _ = first.evaluate(cpu(95, minute: 1), now: at(1))
+        var second = AlertEvaluator(rules: rules)
+        #expect(moves(second.evaluate(cpu(5, minute: 0), now: at(0))) == [])
+        second.restore(first.alerts)
+        #expect(moves(second.evaluate(cpu(5, minute: 2), now: at(2))) == ["Busy  firing→resolved"])
+        #expect(second.alerts.isEmpty)
+    }
+
     @Test func aReloadKeepsTheStateOfRulesThatStayAndResolvesRemovedOnes() throws {
         var evaluator = AlertEvaluator(
             rules: try rules(

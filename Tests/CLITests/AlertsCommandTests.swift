@@ -27,16 +27,7 @@ import Testing
             ] + CLI.harnessArguments(server))
     }
 
-    private let lowThreshold = """
-        rules:
-          - alert: MemoryInUse
-            when: memory_used_percent >= 0
-            for: 500ms
-            severity: info
-            labels: {team: ops}
-            annotations:
-              summary: 'memory at {{ printf "%.1f" $value }}% on {{ $labels.instance }}'
-        """
+    private let lowThreshold = AlertTestRules.memoryInUse
 
     @Test func aRuleWithALowThresholdFiresWithinItsForAndAlertsReadsItBack() throws {
         let server = try SSHTestServer.shared()
@@ -60,6 +51,45 @@ import Testing
             return "\(value["from"]?.stringValue ?? "")→\(value["to"]?.stringValue ?? "")"
         }
         #expect(moves == ["inactive→pending", "pending→firing"])
+    }
+
+    /// With --alert-records, the NDJSON output holds a `hostscope.alert/1` record for each move, after the
+    /// snapshot that caused it; without it, snapshots only; with --no-alerts, a usage error.
+    @Test func alertRecordsAddEachMoveToTheNDJSONOutput() throws {
+        let server = try SSHTestServer.shared()
+        let path = try rules(lowThreshold)
+        let output = directory + "/records.ndjson"
+        let result = try CLI.run(
+            [
+                "watch", server.target, "--every", "300ms", "--count", "4", "--rules", path, "--no-history",
+                "--alert-records", "-o", output,
+            ] + CLI.harnessArguments(server))
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map {
+            try JSONParser.parse(String($0))
+        }
+        #expect(records.allSatisfy { $0["host"]?.stringValue == server.target && $0["collected_at"] != nil })
+        let alerts = records.filter { $0["schema"]?.stringValue == "hostscope.alert/1" }
+        #expect(records.count - alerts.count == 4)
+        let moves = alerts.map { "\($0["alert"]?["from"]?.stringValue ?? "")→\($0["alert"]?["to"]?.stringValue ?? "")" }
+        #expect(moves == ["inactive→pending", "pending→firing"], "\(records)")
+        let firing = try #require(alerts.last?["alert"])
+        #expect(firing["labels"]?["alertname"]?.stringValue == "MemoryInUse")
+        #expect(firing["annotations"]?["summary"]?.stringValue?.hasPrefix("memory at ") == true)
+        // Each move follows the snapshot it was evaluated on.
+        let index = try #require(records.firstIndex { $0["schema"]?.stringValue == "hostscope.alert/1" })
+        #expect(index > 0 && records[index - 1]["collected_at"] == alerts[0]["collected_at"])
+
+        let plain = directory + "/plain.ndjson"
+        let without = try CLI.run(
+            ["watch", server.target, "--every", "300ms", "--count", "4", "--rules", path, "--no-history", "-o", plain]
+                + CLI.harnessArguments(server))
+        #expect(without.status == 0, "\(without.stderr)")
+        #expect(!(try String(contentsOfFile: plain, encoding: .utf8)).contains("hostscope.alert/1"))
+
+        let contradiction = try CLI.run(["watch", server.target, "--no-alerts", "--alert-records", "--count", "1"])
+        #expect(contradiction.status == 64)
+        #expect(contradiction.stderr.contains("--alert-records writes alerts, but --no-alerts evaluates none"))
     }
 
     @Test func aRestartKeepsTheFiringAlertAndDoesNotFireItAgain() throws {

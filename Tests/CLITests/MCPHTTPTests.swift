@@ -37,12 +37,12 @@ import Testing
     }
 
     /// Runs `scenario` against a serve of web1 that ticks every second.
-    func run(_ scenario: String) throws -> (result: CLIResult, serve: String) {
+    func run(_ scenario: String, _ extra: [String] = []) throws -> (result: CLIResult, serve: String) {
         let serve = try RunningServe(
             [
                 "web1", "--ssh-config", config, "--every", "1s", "--listen", "127.0.0.1:0", "--token-file", tokenFile,
                 "--db", database,
-            ] + CLI.harnessArguments(server), directory: directory)
+            ] + extra + CLI.harnessArguments(server), directory: directory)
         defer { _ = serve.stop() }
         try serve.waitUntilListening()
         let script = Repository.root.appendingPathComponent("Scripts/mcp_http_check.py").path
@@ -73,6 +73,14 @@ import Testing
         #expect(span.attributes["mcp.session.id"]?.stringValue?.count == 32)
     }
 
+    /// serve evaluates a rule that fires at once; `list_alerts` shows the alert live, as `/api/v1/alerts` does.
+    @Test func listAlertsShowsServesFiringAlertLive() throws {
+        let rules = directory + "/rules.yml"
+        try AlertTestRules.memoryInUse.write(toFile: rules, atomically: true, encoding: .utf8)
+        let (result, log) = try run("alerts", ["--rules", rules])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)\(log.suffix(3000))")
+    }
+
     @Test func noTokenIsRefusedAForeignOriginIsForbiddenAndBadMessagesGetClearErrors() throws {
         let (result, log) = try run("guards")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)\(log.suffix(3000))")
@@ -88,6 +96,13 @@ import Testing
     /// so only as root).
     @Test(.enabled(if: getuid() == 0)) func aClientThatGoesAwayMidCallStopsTheWorkAndLeavesNoFileOpen() throws {
         let (result, log) = try run("disconnect")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)\(log.suffix(3000))")
+    }
+
+    /// The same with a client that takes JSON only (no event stream): the answer is written as it comes (a newline
+    /// a second until the JSON), so that its going away is noticed and the grep stops as well.
+    @Test(.enabled(if: getuid() == 0)) func aJSONClientThatGoesAwayMidCallStopsTheWorkToo() throws {
+        let (result, log) = try run("disconnect-json")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)\(log.suffix(3000))")
     }
 }

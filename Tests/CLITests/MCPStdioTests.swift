@@ -99,6 +99,21 @@ import Testing
         #expect(report.orphans == 1, "\(report.output)")
     }
 
+    /// A `watch --rules` leaves a firing alert in the database; `list_alerts` reads it back with its labels and
+    /// summary, filtered by state and host, each result fitting the tool's output schema.
+    @Test func listAlertsReadsTheAlertsAWatchStored() throws {
+        let rules = directory + "/rules.yml"
+        try AlertTestRules.memoryInUse.write(toFile: rules, atomically: true, encoding: .utf8)
+        let watch = try CLI.run(
+            [
+                "watch", "web1", "--ssh-config", config, "--every", "300ms", "--count", "4", "--rules", rules, "--db",
+                database, "-o", directory + "/out.ndjson",
+            ] + CLI.harnessArguments(server))
+        #expect(watch.status == 0, "\(watch.stderr)")
+        let result = try run("alerts")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
     /// With --capture-message-content, a tool call's span carries its arguments and result.
     @Test func argumentsAndResultsReachSpansOnlyWhenAskedFor() async throws {
         let traceID = "5bf92f3577b34da6a3ce929d0e0e4737"

@@ -18,17 +18,7 @@ import Testing
     }
 
     private func writeRules(threshold: String) throws -> String {
-        let path = directory + "/rules.yml"
-        try """
-        rules:
-          - alert: MemoryInUse
-            when: memory_used_percent >= \(threshold)
-            for: 1s
-            severity: info
-            annotations:
-              summary: 'memory at {{ printf "%.1f" $value }}%'
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try AlertTestRules.writeMemoryRule(threshold: threshold, severity: "info", in: directory)
     }
 
     private func alerts(_ serve: RunningServe) throws -> [JSONValue] {

@@ -97,6 +97,44 @@ import Testing
         #expect(try session.waitForExit() == 0)
     }
 
+    /// The harness host with a rule that fires at once: its row is marked, the header counts it, `a` lists it with
+    /// its summary and the host's detail names it.
+    @Test func aHostWithAFiringAlertIsMarkedAndAListsTheAlert() throws {
+        let server = try SSHTestServer.shared()
+        let rules = try AlertTestRules.file(AlertTestRules.memoryInUse)
+        defer { try? FileManager.default.removeItem(atPath: rules) }
+        let session = try TerminalSession(
+            ["top", server.target, "--every", "300ms", "--rules", rules] + CLI.harnessArguments(server), width: 160,
+            height: 45)
+        let screen = try session.waitForScreen { $0.first?.contains("1 firing") ?? false }
+        // The target is longer than the name column: its start names it.
+        #expect(screen[2].hasPrefix("> \(server.target.prefix(20))") && screen[2].contains(" up! "), "\(screen[2])")
+        #expect(screen[44].contains("a alerts"))
+        try session.send("a")
+        let alerts = try session.waitForScreen { $0.first?.hasPrefix("Firing alerts · 1") ?? false }
+        let row = try #require(alerts.first { $0.hasPrefix(server.target.prefix(20)) }, "\(alerts)")
+        #expect(row.contains("MemoryInUse") && row.contains("info") && row.contains("memory at "), "\(row)")
+        try session.send("Escape", "Enter")
+        let detail = try session.waitForScreen { $0.contains { $0.hasPrefix("! MemoryInUse (info): memory at ") } }
+        #expect(detail.allSatisfy { $0.count <= 160 })
+        try session.send("q")
+        #expect(try session.waitForExit() == 0)
+    }
+
+    /// Without a terminal, an alert that fires is a line of its own among the plain lines.
+    @Test func withoutATerminalAFiringAlertIsALineOfItsOwn() throws {
+        let server = try SSHTestServer.shared()
+        let rules = try AlertTestRules.file(AlertTestRules.memoryInUse)
+        defer { try? FileManager.default.removeItem(atPath: rules) }
+        let arguments = (["top", server.target, "--every", "300ms", "--rules", rules] + CLI.harnessArguments(server))
+            .map(CLI.shellQuoted).joined(separator: " ")
+        let result = try CLI.runShell(
+            "timeout 20 \(CLI.shellQuoted(CLI.binary)) \(arguments) </dev/null | grep -m1 '^alert '")
+        #expect(
+            result.stdout.hasPrefix("alert MemoryInUse (info) on \(server.target) firing [")
+                && result.stdout.contains("]: memory at "), "\(result.stdout)\(result.stderr)")
+    }
+
     @Test func withoutATerminalTopPrintsOnePlainLinePerTick() throws {
         // A second per tick gives the local probe 800 ms (80 % of it), which a busy or sanitized build keeps;
         // at 200 ms a slow probe became a timeout line.

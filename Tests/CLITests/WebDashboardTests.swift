@@ -166,14 +166,14 @@ enum BrowserInstallation {
         // An alert that fires on every host at once, its summary holding markup.
         let rules = directory + "/rules.yml"
         try """
-            rules:
-              - alert: WebCheck
-                when: cpu_busy_percent >= 0
-                severity: critical
-                annotations:
-                  summary: '<img src=x onerror=window.hostscopeXSS=1> on {{ $labels.instance }}'
+        rules:
+          - alert: WebCheck
+            when: cpu_busy_percent >= 0
+            severity: critical
+            annotations:
+              summary: '<img src=x onerror=window.hostscopeXSS=1> on {{ $labels.instance }}'
 
-            """.write(toFile: rules, atomically: true, encoding: .utf8)
+        """.write(toFile: rules, atomically: true, encoding: .utf8)
         // The Chat screen talks to the mock provider of Scripts/llm_mock_server.py.
         try await withPythonServer("llm_mock_server.py") { mock in
             let line = [

@@ -17,7 +17,7 @@ struct MCPToolDefinitionTests {
         #expect(
             Self.tools.map(\.name) == [
                 "list_hosts", "host_history", "host_snapshot", "top_processes", "disk_usage", "list_dir", "read_file",
-                "grep", "tail_log", "find_files", "find_spans", "get_trace",
+                "grep", "tail_log", "find_files", "find_spans", "get_trace", "list_alerts",
             ])
     }
 

@@ -1,3 +1,4 @@
+import Alerting
 import Foundation
 import HostStats
 import HostscopeCore
@@ -208,5 +209,43 @@ import Testing
         let lines = model.plainLines(width: 80, height: 24, now: Self.now)
         #expect(lines.contains { $0.hasPrefix("> host30 ") })
         #expect(!lines.contains { $0.hasPrefix("  host1 ") })
+    }
+
+    static func transition(_ host: String, _ name: String, to state: AlertState, summary: String) -> AlertTransition {
+        let alert = ActiveAlert(
+            ruleKey: name, subject: "", labels: ["alertname": name, "instance": host, "severity": "critical"],
+            annotations: ["summary": summary], state: state, value: 1, activeAt: now.addingTimeInterval(-60),
+            firedAt: state == .firing ? now.addingTimeInterval(-30) : nil, lastHeldAt: now)
+        return AlertTransition(alert: alert, from: state == .firing ? .pending : .firing, to: state, at: now)
+    }
+
+    /// A firing alert marks its host's row and is counted in the header; `a` lists it with its summary (escaped),
+    /// the host's detail names it, and once it resolves every mark is gone.
+    @Test func aFiringAlertMarksItsHostAndAListsItWithItsSummary() throws {
+        var model = try Self.fleet()
+        let summary = "db-primary is down\u{1B}[2J"
+        model.apply(Self.transition("db-primary", "HostUnreachable", to: .firing, summary: summary))
+        var lines = model.plainLines(width: 80, height: 24, now: Self.now)
+        #expect(lines[0].contains(" · 1 firing · "), "\(lines[0])")
+        #expect(lines.contains { $0.hasPrefix("  db-primary ") && $0.contains(" wait! ") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("> web1 ") && $0.contains(" up ") })
+        #expect(lines[23].contains("a alerts"))
+        _ = model.handle(.character("a"))
+        lines = model.plainLines(width: 80, height: 24, now: Self.now)
+        #expect(lines[0].hasPrefix("Firing alerts · 1 · "))
+        let row = try #require(lines.first { $0.hasPrefix("db-primary ") }, "\(lines)")
+        #expect(row.contains("HostUnreachable") && row.contains("critical") && row.contains("db-primary is down\\e[2J"))
+        #expect(lines[23].hasPrefix("Esc back"))
+        _ = model.handle(.escape)
+        _ = model.handle(.down)
+        _ = model.handle(.enter)
+        lines = model.plainLines(width: 80, height: 24, now: Self.now)
+        #expect(lines.contains { $0.hasPrefix("! HostUnreachable (critical): db-primary is down") }, "\(lines)")
+        _ = model.handle(.escape)
+        model.apply(Self.transition("db-primary", "HostUnreachable", to: .resolved, summary: summary))
+        lines = model.plainLines(width: 80, height: 24, now: Self.now)
+        #expect(!lines[0].contains("firing") && !lines.contains { $0.contains("wait!") }, "\(lines)")
+        _ = model.handle(.character("a"))
+        #expect(model.plainLines(width: 80, height: 24, now: Self.now).contains { $0.hasPrefix("no firing alerts") })
     }
 }

@@ -57,6 +57,9 @@ public final class AlertEngine: Sendable {
     /// The pending and firing alerts now, firing first.
     public var alerts: [ActiveAlert] { state.withLock { $0.evaluator.alerts } }
 
+    /// The same alerts in the form the database keeps, for readers that do not know the evaluator's types.
+    public var storedAlerts: [StoredAlert] { alerts.map(StoredAlert.init(alert:)) }
+
     /// Evaluates the rules on `record` at its collection time; stores and announces what moved.
     @discardableResult
     public func observe(_ record: SnapshotRecord) async -> [AlertTransition] {

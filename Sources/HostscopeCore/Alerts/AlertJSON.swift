@@ -34,6 +34,16 @@ public enum AlertJSON {
         ])
     }
 
+    /// A transition as a record of `watch`'s JSON and NDJSON output, beside the snapshots: the same `schema`,
+    /// `host` and `collected_at` keys as theirs (`hostscope.alert/1`, the transition's time) and the transition
+    /// under `alert`.
+    public static func record(_ transition: AlertTransition) -> JSONValue {
+        .object([
+            "schema": "hostscope.alert/1", "host": .string(transition.alert.host),
+            "collected_at": .string(RFC3339.format(transition.at)), "alert": Self.transition(transition),
+        ])
+    }
+
     /// A live transition, in the same form.
     public static func transition(_ transition: AlertTransition) -> JSONValue {
         Self.transition(StoredAlertTransition(transition: transition))

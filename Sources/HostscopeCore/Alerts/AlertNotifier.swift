@@ -7,17 +7,39 @@ import OrderedJSON
 import Synchronization
 import ValueFormats
 
-/// Where alert notifications go.
-public enum AlertReceiver: Sendable, Equatable {
-    /// An Alertmanager, through its v2 API (`POST URL/api/v2/alerts`).
-    case alertmanager(String)
-    /// A plain webhook, sent Alertmanager's webhook payload (version 4), as ntfy or Slack relays read it.
-    case webhook(String)
+/// Where alert notifications go, and the headers sent with them (an `Authorization` credential): secrets, read
+/// from a file or the environment by ``HeaderSources`` (which registers them with the scrubber), never printed,
+/// traced or stored.
+public struct AlertReceiver: Sendable {
+    /// What kind of receiver it is.
+    public enum Kind: Sendable, Equatable {
+        /// An Alertmanager, through its v2 API (`POST URL/api/v2/alerts`).
+        case alertmanager
+        /// A plain webhook, sent Alertmanager's webhook payload (version 4), as ntfy or Slack relays read it.
+        case webhook
+    }
 
+    public var kind: Kind
+    /// The URL as given: an Alertmanager's base URL, or the webhook's.
+    public var address: String
+    /// Headers sent with every request to it.
+    public var headers: [(name: String, value: String)]
+
+    /// An Alertmanager at `base`.
+    public static func alertmanager(_ base: String, headers: [(name: String, value: String)] = []) -> AlertReceiver {
+        AlertReceiver(kind: .alertmanager, address: base, headers: headers)
+    }
+
+    /// A webhook at `url`.
+    public static func webhook(_ url: String, headers: [(name: String, value: String)] = []) -> AlertReceiver {
+        AlertReceiver(kind: .webhook, address: url, headers: headers)
+    }
+
+    /// Where the alerts are POSTed.
     var url: String {
-        switch self {
-        case .alertmanager(let base): (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/api/v2/alerts"
-        case .webhook(let url): url
+        switch kind {
+        case .alertmanager: (address.hasSuffix("/") ? String(address.dropLast()) : address) + "/api/v2/alerts"
+        case .webhook: address
         }
     }
 }
@@ -144,9 +166,10 @@ public final class AlertNotifier: Sendable {
     }
 
     private func deliver(_ alerts: [ActiveAlert], to receiver: AlertReceiver, client: HTTPClient) async {
-        let body = Self.body(alerts, for: receiver, now: now())
+        let body = Self.body(alerts, for: receiver.kind, now: now())
         let request = HTTPRequest.postJSON(
-            url: receiver.url, json: body, timeouts: HTTPTimeouts(connect: .seconds(5), total: .seconds(10)))
+            url: receiver.url, json: body, headers: HTTPHeaders(receiver.headers.map { ($0.name, $0.value) }),
+            timeouts: HTTPTimeouts(connect: .seconds(5), total: .seconds(10)))
         var reason = ""
         for attempt in 1...retry.maximumAttempts {
             do {
@@ -172,7 +195,7 @@ public final class AlertNotifier: Sendable {
     }
 
     /// The request body: Alertmanager's v2 `postableAlerts`, or its webhook payload.
-    static func body(_ alerts: [ActiveAlert], for receiver: AlertReceiver, now: Date) -> String {
+    static func body(_ alerts: [ActiveAlert], for receiver: AlertReceiver.Kind, now: Date) -> String {
         func strings(_ map: [String: String]) -> JSONValue {
             .object(JSONObject(map.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }

@@ -1,6 +1,6 @@
 import Foundation
 public import HostStats
-import OrderedJSON
+public import OrderedJSON
 import Synchronization
 import ValueFormats
 
@@ -141,11 +141,22 @@ public final class RecordFileWriter: Sendable {
     /// ended and, for JSON, its closing bracket restored, so it stays valid and the next record that
     /// fits is appended whole after the last one.
     public func write(_ record: SnapshotRecord) throws(RecordWriteError) {
+        try writing { (progress: inout Progress) throws(RecordWriteError) in try write(record, &progress) }
+    }
+
+    /// Appends another kind of record (an alert transition, `hostscope.alert/1`) to a JSON or NDJSON output, as
+    /// ``write(_:)`` appends a snapshot; a CSV output, whose columns are a snapshot's, takes none.
+    public func write(other record: JSONValue) throws(RecordWriteError) {
+        guard format != .csv else { return }
+        try writing { (progress: inout Progress) throws(RecordWriteError) in try writeJSON(record, &progress) }
+    }
+
+    private func writing(_ body: (inout Progress) throws(RecordWriteError) -> Void) throws(RecordWriteError) {
         try progress.withLock { (progress: inout Progress) throws(RecordWriteError) in
             let before = progress
             let end = ownsDescriptor ? lseek(descriptor, 0, SEEK_END) : -1
             do throws(RecordWriteError) {
-                try write(record, &progress)
+                try body(&progress)
             } catch {
                 if end >= 0 { takeBack(to: end) }
                 progress = before
@@ -165,12 +176,8 @@ public final class RecordFileWriter: Sendable {
 
     private func write(_ record: SnapshotRecord, _ progress: inout Progress) throws(RecordWriteError) {
         switch format {
-        case .ndjson:
-            var line: [UInt8] = []
-            line.reserveCapacity(8192)
-            JSONWriter().write(record.jsonValue, into: &line)
-            line.append(UInt8(ascii: "\n"))
-            try append(line)
+        case .ndjson, .json:
+            try writeJSON(record.jsonValue, &progress)
         case .csv:
             var text = ""
             if !progress.headerWritten {
@@ -182,8 +189,22 @@ public final class RecordFileWriter: Sendable {
                 ? labels.row(SnapshotCSV.wideRow(record, slotColumn: progress.slotColumn), host: record.host)
                 : SnapshotCSV.longRows(record)
             if !text.isEmpty { try append(Array(text.utf8)) }
+        }
+    }
+
+    /// One record as a line of NDJSON, or as the next element of the JSON array.
+    private func writeJSON(_ value: JSONValue, _ progress: inout Progress) throws(RecordWriteError) {
+        switch format {
+        case .csv:
+            return
+        case .ndjson:
+            var line: [UInt8] = []
+            line.reserveCapacity(8192)
+            JSONWriter().write(value, into: &line)
+            line.append(UInt8(ascii: "\n"))
+            try append(line)
         case .json:
-            let line = record.jsonValue.jsonString
+            let line = value.jsonString
             if ownsDescriptor {
                 // Overwrite the closing "\n]\n" with ",\n" + record + "\n]\n" in one write.
                 let end = lseek(descriptor, 0, SEEK_END)

@@ -31,6 +31,9 @@ public struct WatchRequest: Sendable {
     public var rules: AlertRules?
     /// Where firing and resolved alerts are sent.
     public var receivers: [AlertReceiver] = []
+    /// Whether each alert transition is also written to the JSON and NDJSON outputs, as a `hostscope.alert/1`
+    /// record after the snapshot that caused it.
+    public var alertRecords = false
 
     public init(
         hosts: [String], hostsFile: String? = nil, interval: Duration, count: Int? = nil, duration: Duration? = nil,
@@ -161,7 +164,7 @@ public struct WatchService: Sendable {
         }
         let sink = RecordSink(
             writers: writers, history: history, metrics: metrics, diagnostics: diagnostics, alerts: alerts,
-            readerClosed: { watch.stop() })
+            alertRecords: request.alertRecords, readerClosed: { watch.stop() })
         // Subscribed before the watch starts, read by a task that is not cancelled with the watch: every
         // record collected reaches the file and the database, Ctrl-C or not.
         let records = watch.subscribe(buffer: Self.recordBacklog)
@@ -281,6 +284,8 @@ public final class RecordSink: Sendable {
     private let diagnostics: Diagnostics
     /// Evaluates the alert rules on every record, in order, when the run has rules.
     private let alerts: AlertEngine?
+    /// Whether the transitions go to the JSON and NDJSON outputs too.
+    private let alertRecords: Bool
     /// The first failure of the run, for the exit status: the output is incomplete.
     private let failed = Lock<String?>(nil)
     private let historyState = Lock(DestinationState())
@@ -324,8 +329,10 @@ public final class RecordSink: Sendable {
     /// A sink writing every record to each of `writers` (each failing on its own), `history` and `metrics`.
     public init(
         writers: [RecordFileWriter], history: StorageDatabase?, metrics: HostMetricsExporter?,
-        diagnostics: Diagnostics, alerts: AlertEngine? = nil, readerClosed: @escaping @Sendable () -> Void = {}
+        diagnostics: Diagnostics, alerts: AlertEngine? = nil, alertRecords: Bool = false,
+        readerClosed: @escaping @Sendable () -> Void = {}
     ) {
+        self.alertRecords = alertRecords
         self.outputs = writers.map { Output(writer: $0) }
         self.history = history
         self.metrics = metrics
@@ -354,10 +361,12 @@ public final class RecordSink: Sendable {
 
     func write(_ record: SnapshotRecord) async {
         metrics?.record(record)
-        await alerts?.observe(record)
+        let moves = await alerts?.observe(record) ?? []
+        let alertLines = alertRecords ? moves.map(AlertJSON.record) : []
         for output in outputs where !(output.writer.path == nil && closed.withLock({ $0 })) {
             do {
                 try output.writer.write(record)
+                for line in alertLines { try output.writer.write(other: line) }
                 if let missed = output.state.withLock({ $0.succeeded() }) {
                     let target = output.writer.path ?? "standard output"
                     diagnostics.note(

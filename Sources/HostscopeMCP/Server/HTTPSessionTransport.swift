@@ -4,8 +4,10 @@ import MCP
 import OrderedJSON
 
 /// The transport of one Streamable HTTP session: each POSTed request waits here for its answer, which goes back
-/// as the POST's JSON body or, for a tool call whose client takes an event stream, as the last event of that
-/// POST's stream (with the call's progress before it); other server messages go to the session's GET stream.
+/// as the POST's JSON body or, for a tool call, as a written stream: the last event of an event stream (with the
+/// call's progress before it) when the client takes one, else a JSON body preceded by a newline a second while
+/// the call runs, so that a client gone away is noticed either way; other server messages go to the session's
+/// GET stream.
 ///
 /// swift-sdk's `StatefulHTTPServerTransport` keeps every message it ever sent for replay, for the life of the
 /// session, and always answers with a stream; this one keeps nothing once it is delivered.
@@ -16,6 +18,16 @@ actor HTTPSessionTransport: Transport {
     private enum Waiter {
         case json(CheckedContinuation<Data?, Never>)
         case events(AsyncStream<Data>.Continuation)
+        /// A JSON body written as it comes: newlines while the call runs, then the answer.
+        case paddedJSON(AsyncStream<Data>.Continuation)
+    }
+
+    /// How a streamed answer is written.
+    enum Framing: Sendable {
+        /// Server-sent events: progress and the answer as events, a comment a second to keep it written to.
+        case events
+        /// One JSON body: a newline a second (whitespace JSON allows before a value), then the answer.
+        case json
     }
 
     private struct Pending {
@@ -53,6 +65,9 @@ actor HTTPSessionTransport: Transport {
             case .events(let continuation):
                 continuation.yield(Self.event(data))
                 continuation.finish()
+            case .paddedJSON(let continuation):
+                continuation.yield(data)
+                continuation.finish()
             }
             return
         }
@@ -82,18 +97,27 @@ actor HTTPSessionTransport: Transport {
         }
     }
 
-    /// Hands a request to the server; its progress and then its answer come as server-sent events. A comment
-    /// every second keeps the stream written to, so that a client gone away is noticed within a second.
-    func stream(_ data: Data, key: String, id: JSONValue, progressToken: JSONValue?) -> AsyncStream<Data> {
+    /// Hands a request to the server; its answer comes as `framing` says (for events, its progress before). A
+    /// comment or a newline every second keeps the stream written to, so that a client gone away is noticed within
+    /// a second or two.
+    func stream(_ data: Data, key: String, id: JSONValue, progressToken: JSONValue?, framing: Framing = .events)
+        -> AsyncStream<Data>
+    {
         let (stream, continuation) = AsyncStream<Data>.makeStream()
         guard !closed else {
             continuation.finish()
             return stream
         }
-        pending[key] = Pending(waiter: .events(continuation), id: id, progressKey: Self.key(progressToken))
+        switch framing {
+        case .events:
+            pending[key] = Pending(waiter: .events(continuation), id: id, progressKey: Self.key(progressToken))
+        case .json:
+            pending[key] = Pending(waiter: .paddedJSON(continuation), id: id)
+        }
         incomingContinuation.yield(data)
+        let keepAlive = Data((framing == .events ? ": keep-alive\n\n" : "\n").utf8)
         Task {
-            while case .enqueued = continuation.yield(Data(": keep-alive\n\n".utf8)) {
+            while case .enqueued = continuation.yield(keepAlive) {
                 try? await Task.sleep(for: .seconds(1))
             }
         }
@@ -107,6 +131,10 @@ actor HTTPSessionTransport: Transport {
         switch entry.waiter {
         case .json(let continuation): continuation.resume(returning: nil)
         case .events(let continuation): continuation.finish()
+        case .paddedJSON(let continuation):
+            // The body has begun: it ends with the JSON-RPC error a cancelled request gets.
+            continuation.yield(MCPHTTPEndpoint.errorBody("the request was cancelled", code: -32800, id: entry.id))
+            continuation.finish()
         }
         guard tellServer, !closed else { return }
         let cancelled = JSONValue.object([

@@ -29,6 +29,9 @@ public struct MCPHTTPResponse: Sendable {
         /// Server-sent events, written as they come; `ended` is called once when the stream is over, saying whether
         /// the client went away before its end (a write failed).
         case events(AsyncStream<Data>, ended: @Sendable (_ clientLeft: Bool) async -> Void)
+        /// A JSON body written as it comes (whitespace while the call runs, then the answer); `ended` as for
+        /// ``events(_:ended:)``.
+        case streamedJSON(AsyncStream<Data>, ended: @Sendable (_ clientLeft: Bool) async -> Void)
     }
 
     public var status: Int
@@ -40,7 +43,8 @@ public struct MCPHTTPResponse: Sendable {
 /// hostscope's MCP server over Streamable HTTP (the 2025-06-18 and 2025-11-25 revisions), for `serve`'s `/mcp`:
 /// `initialize` POSTed without a session opens one (`Mcp-Session-Id` in the answer), each with its own protocol
 /// server; later POSTs name it and get their answer as JSON, or as an event stream for a tool call whose client
-/// takes one (progress first, and a closed stream cancels the call); GET opens the session's stream of server
+/// takes one (progress first); a tool call's answer is written as it comes either way, so that a client that goes
+/// away cancels the call; GET opens the session's stream of server
 /// messages (resource updates); DELETE ends it.
 ///
 /// Sessions are bounded (``maximumSessions``) and one left idle longer than ``idleTimeout`` (no request under way,
@@ -154,20 +158,20 @@ public final class MCPHTTPEndpoint: Sendable {
         let id = message["id"] ?? .null
         let progressToken = message["params"]?["_meta"]?["progressToken"]
         let streams = request.headers["accept"]?.contains("text/event-stream") ?? false
-        if method == "tools/call", streams {
+        if method == "tools/call" {
             let transport = session.transport
             session.began()
-            let stream = await transport.stream(request.body, key: key, id: id, progressToken: progressToken)
+            let stream = await transport.stream(
+                request.body, key: key, id: id, progressToken: progressToken, framing: streams ? .events : .json)
+            let ended: @Sendable (Bool) async -> Void = { clientLeft in
+                if clientLeft { await transport.abandon(key, tellServer: true) }
+                session.ended()
+            }
             var streamHeaders = headers
-            streamHeaders["content-type"] = "text/event-stream"
+            streamHeaders["content-type"] = streams ? "text/event-stream" : "application/json"
             return MCPHTTPResponse(
                 status: 200, headers: streamHeaders,
-                body: .events(
-                    stream,
-                    ended: { clientLeft in
-                        if clientLeft { await transport.abandon(key, tellServer: true) }
-                        session.ended()
-                    }))
+                body: streams ? .events(stream, ended: ended) : .streamedJSON(stream, ended: ended))
         }
         session.began()
         defer { session.ended() }

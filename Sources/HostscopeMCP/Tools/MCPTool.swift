@@ -81,6 +81,7 @@ enum MCPToolTable {
         ("fleet", FleetTools.register),
         ("host", HostToolsCategory.register),
         ("traces", TraceTools.register),
+        ("alerts", AlertTools.register),
     ]
 
     /// The tools the server offers in `environment`.

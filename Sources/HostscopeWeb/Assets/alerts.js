@@ -30,7 +30,7 @@ export function mountAlerts(root, context, host = null) {
         const summary = alert.annotations?.summary || alert.annotations?.description || '';
         return el(
           'li',
-          { class: 'alert', 'data-state': alert.state, 'data-severity': labels.severity || '' },
+          { class: 'alert', 'data-state': alert.state, 'data-alertname': labels.alertname || '', 'data-severity': labels.severity || '' },
           el('span', { class: 'alert-state', text: alert.state }),
           el('strong', { text: labels.alertname || '' }),
           where && !host ? el('a', { href: route('host', where), text: where }) : null,

@@ -4,8 +4,8 @@
 import { APIError, getJSON, AuthError } from './api.js';
 import { el, route, setText } from './dom.js';
 import * as f from './format.js';
-import { mountAlerts } from './alerts.js';
 import { sparkline, themeColor } from './chart.js';
+import { mountAlerts } from './alerts.js';
 
 /** Filesystems that are not storage (kernel, memory, container layers): never "the fullest". */
 const PSEUDO = /^(tmpfs|devtmpfs|devfs|proc|sysfs|overlay|squashfs|cgroup2?|nsfs|autofs|efivarfs|ramfs|fuse\..*)$/;

@@ -1,3 +1,4 @@
+import Alerting
 public import Foundation
 import HostStats
 public import HostscopeCore
@@ -28,6 +29,7 @@ extension FleetTopModel {
         switch screen {
         case .fleet: body = fleetLines(width: width, height: height, now: now)
         case .detail(let host): body = detailLines(host, width: width, height: height, now: now)
+        case .alerts: body = alertLines(width: width, now: now).map { ($0, false) }
         }
         body = Array(body.prefix(height - 1))
         while body.count < height - 1 { body.append((StyledLine(), false)) }
@@ -109,6 +111,7 @@ extension FleetTopModel {
         line.add(" · ")
         line.add("\(failing) failing", failing > 0 ? .red : nil)
         if connecting > 0 { line.add(" · \(connecting) connecting") }
+        if !firing.isEmpty { line.add(" · \(firing.count) firing", .red) }
         line.add(" · every \(DurationText.format(interval))")
         if sort != .name { line.add(" · sorted by \(sort.rawValue)") }
         if !filter.isEmpty && !editingFilter { line.add(" · filter \"\(filter)\"") }
@@ -125,11 +128,13 @@ extension FleetTopModel {
         var line = StyledLine()
         line.column(host.state.host == selected ? ">" : "", 1)
         line.column(state.host, columns.name)
+        // A host with a firing alert is marked after its state: `up!`, `fail!`.
+        let mark = firing.values.contains { $0.host == state.host } ? "!" : ""
         switch state.phase {
-        case .up: line.column("up", 5, .green)
-        case .connecting: line.column("conn", 5, .dim)
-        case .failing: line.column("fail", 5, .red)
-        case .backingOff: line.column("wait", 5, .red)
+        case .up: line.column("up" + mark, 5, mark.isEmpty ? .green : .red)
+        case .connecting: line.column("conn" + mark, 5, mark.isEmpty ? .dim : .red)
+        case .failing: line.column("fail" + mark, 5, .red)
+        case .backingOff: line.column("wait" + mark, 5, .red)
         }
         let cpu = snapshot?.cpu?.busyPercent
         line.column(Self.percent(cpu), 6, stale ?? Self.threshold(cpu), right: true)
@@ -179,6 +184,12 @@ extension FleetTopModel {
             for row in TerminalText.wordWrapped(error, width: width, indent: "  ") {
                 lines.append(StyledLine(row, .red))
             }
+        }
+        for alert in firingAlerts(of: name) {
+            var line = StyledLine("! " + alert.name, .red)
+            line.add(" (\(alert.severity))" + (alert.subject.isEmpty ? "" : " \(alert.subject)"))
+            if let summary = Self.summary(alert) { line.add(": " + summary) }
+            lines.append(line)
         }
         guard let snapshot else {
             lines.append(StyledLine("no snapshot yet", .dim))
@@ -360,6 +371,46 @@ extension FleetTopModel {
 
     // MARK: - Footer and figures
 
+    // MARK: - Alerts
+
+    /// The firing alerts of every host, oldest first: host, name, severity, device, since when, summary.
+    private func alertLines(width: Int, now: Date) -> [StyledLine] {
+        let alerts = firingAlerts()
+        var title = StyledLine("Firing alerts", .bold)
+        title.add(" · \(alerts.count) · " + clock(now))
+        var lines = [title]
+        guard !alerts.isEmpty else {
+            lines.append(StyledLine("no firing alerts", .dim))
+            return lines
+        }
+        let hostWidth = min(24, max(4, alerts.map(\.host.count).max() ?? 4))
+        let nameWidth = min(32, max(5, alerts.map(\.name.count).max() ?? 5))
+        var headings = StyledLine()
+        headings.column("HOST", hostWidth, .bold)
+        headings.column("ALERT", nameWidth, .bold)
+        headings.column("SEVERITY", 8, .bold)
+        headings.column("SINCE", 8, .bold)
+        headings.add("SUMMARY", .bold)
+        lines.append(headings)
+        for alert in alerts {
+            var line = StyledLine()
+            line.column(alert.host, hostWidth)
+            line.column(alert.name, nameWidth, .red)
+            line.column(alert.severity, 8, alert.severity == "critical" ? .red : .yellow)
+            line.column(clock(alert.firedAt ?? alert.activeAt), 8)
+            let subject = alert.subject.isEmpty ? "" : alert.subject + ": "
+            line.add(subject + (Self.summary(alert) ?? ""))
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// An alert's `summary` annotation (else its `description`) on one line (``StyledLine`` escapes the rest).
+    static func summary(_ alert: ActiveAlert) -> String? {
+        guard let text = alert.annotations["summary"] ?? alert.annotations["description"] else { return nil }
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
     private func footer() -> StyledLine {
         if editingFilter {
             var line = StyledLine("/", .bold)
@@ -372,7 +423,7 @@ extension FleetTopModel {
             var line = StyledLine()
             for (key, action) in [
                 ("q", "quit"), ("↑↓", "select"), ("Enter", "detail"), ("/", "filter"), ("s", "sort:\(sort.rawValue)"),
-                ("e", "error"),
+                ("e", "error"), ("a", "alerts"),
             ] {
                 line.add(key, .bold)
                 line.add(" \(action)  ")
@@ -380,7 +431,16 @@ extension FleetTopModel {
             return line
         case .detail:
             var line = StyledLine()
-            for (key, action) in [("Esc", "back"), ("s", "sort:\(processSort.rawValue)"), ("q", "quit")] {
+            for (key, action) in [
+                ("Esc", "back"), ("s", "sort:\(processSort.rawValue)"), ("a", "alerts"), ("q", "quit"),
+            ] {
+                line.add(key, .bold)
+                line.add(" \(action)  ")
+            }
+            return line
+        case .alerts:
+            var line = StyledLine()
+            for (key, action) in [("Esc", "back"), ("q", "quit")] {
                 line.add(key, .bold)
                 line.add(" \(action)  ")
             }

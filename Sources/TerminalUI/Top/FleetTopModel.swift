@@ -1,3 +1,4 @@
+public import Alerting
 public import Foundation
 public import HostStats
 public import HostscopeCore
@@ -27,6 +28,8 @@ public struct FleetTopModel: Sendable {
         case fleet
         /// One host's detail.
         case detail(host: String)
+        /// The firing alerts of every host (`a`).
+        case alerts
     }
 
     /// Orders of the fleet list (`s` cycles through them).
@@ -73,6 +76,8 @@ public struct FleetTopModel: Sendable {
     public var timeZone = TimeZone.current
     /// The first row of the list shown (when the list is longer than the screen).
     private var scroll = 0
+    /// The firing alerts, by fingerprint: a host with any is marked, `a` lists them.
+    private(set) var firing: [String: ActiveAlert] = [:]
 
     public init(hosts: [String], interval: Duration) {
         self.interval = interval
@@ -110,6 +115,18 @@ public struct FleetTopModel: Sendable {
         }
     }
 
+    /// Takes in an alert that moved: one that fires is kept until it moves again.
+    public mutating func apply(_ transition: AlertTransition) {
+        firing[transition.alert.fingerprint] = transition.to == .firing ? transition.alert : nil
+    }
+
+    /// The firing alerts of `host` (of every host when `nil`), oldest first.
+    public func firingAlerts(of host: String? = nil) -> [ActiveAlert] {
+        firing.values.filter { host == nil || $0.host == host }.sorted {
+            ($0.firedAt ?? $0.activeAt, $0.fingerprint) < ($1.firedAt ?? $1.activeAt, $1.fingerprint)
+        }
+    }
+
     private static func push(_ value: Double, to history: inout [Double]) {
         history.append(value)
         if history.count > historyLength { history.removeFirst(history.count - historyLength) }
@@ -118,7 +135,7 @@ public struct FleetTopModel: Sendable {
     // MARK: - Keys
 
     /// Acts on a key: `q` (or Ctrl-C) quits, arrows move, Enter opens the selected host, Esc goes back, `/`
-    /// filters, `s` sorts, `e` shows the selected host's error in full.
+    /// filters, `s` sorts, `e` shows the selected host's error in full, `a` lists the firing alerts.
     public mutating func handle(_ key: TopKey) -> TopCommand {
         if key == .interrupt { return .quit }
         if editingFilter { return editFilter(key) }
@@ -149,7 +166,10 @@ public struct FleetTopModel: Sendable {
             if let selected {
                 if expanded.contains(selected) { expanded.remove(selected) } else { expanded.insert(selected) }
             }
-        case (.detail, .escape), (.detail, .left), (.detail, .backspace):
+        case (.fleet, .character("a")), (.detail, .character("a")):
+            screen = .alerts
+        case (.detail, .escape), (.detail, .left), (.detail, .backspace), (.alerts, .escape), (.alerts, .left),
+            (.alerts, .backspace), (.alerts, .character("a")):
             screen = .fleet
         case (.detail, .character("s")):
             processSort = Self.next(after: processSort)

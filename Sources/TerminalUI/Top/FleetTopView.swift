@@ -1,3 +1,4 @@
+public import Alerting
 public import Foundation
 public import HostStats
 public import HostscopeCore
@@ -35,13 +36,18 @@ public enum FleetTopView {
 
     private enum Input: Sendable {
         case event(WatchEvent)
+        case alert(AlertTransition)
         case keys([TopKey])
         case tick
         case watchEnded
     }
 
-    /// Shows `watch` until `q`, Ctrl-C, the end of the watch or cancellation.
-    public static func run(_ watch: FleetWatch, title: String, colours: Bool, allDevices: Bool = false) async {
+    /// Shows `watch` until `q`, Ctrl-C, the end of the watch or cancellation; each alert of `alerts` that moves marks
+    /// its host while it fires and is listed under `a`.
+    public static func run(
+        _ watch: FleetWatch, title: String, colours: Bool, allDevices: Bool = false,
+        alerts: AsyncStream<AlertTransition>? = nil
+    ) async {
         guard TerminalModes.save(0) != nil else { return }
         setRawMode(0)
         Output.write(.enterFullScreen)
@@ -58,6 +64,9 @@ public enum FleetTopView {
             for await event in watch.subscribe() { feed.yield(.event(event)) }
             feed.yield(.watchEnded)
         }
+        let moves = Task {
+            for await transition in alerts ?? AsyncStream { $0.finish() } { feed.yield(.alert(transition)) }
+        }
         let ticks = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
@@ -67,6 +76,7 @@ public enum FleetTopView {
         defer {
             reader.stop()
             events.cancel()
+            moves.cancel()
             ticks.cancel()
         }
         var size = terminalSize()
@@ -76,6 +86,9 @@ public enum FleetTopView {
             switch input {
             case .event(let event):
                 model.apply(event)
+                dirty = true
+            case .alert(let transition):
+                model.apply(transition)
                 dirty = true
             case .keys(let keys):
                 for key in keys where model.handle(key) == .quit { break loop }

@@ -37,6 +37,8 @@ extension ServeCommand {
         if watchOptions.rules == nil, !watchOptions.noAlerts { command.watchOptions.rules = serve.rules }
         if watchOptions.alertmanagers.isEmpty, !watchOptions.noAlerts {
             command.watchOptions.alertmanagers = serve.alertmanagers
+            command.watchOptions.alertmanagerHeaders =
+                serve.alertmanagers.isEmpty ? nil : watchOptions.alertmanagerHeaders ?? serve.alertmanagerHeadersFile
         }
         if filesRoots.isEmpty { command.filesRoots = serve.filesRoots }
         return command

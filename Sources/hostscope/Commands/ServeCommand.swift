@@ -312,7 +312,7 @@ struct ServeCommand: AsyncParsableCommand {
                 definition: definition, fleet: fleet, watchesWholeFleet: !onDemand, watch: watch, board: board,
                 database: database, tracer: trace.tracer,
                 // /mcp: the MCP tools over the fleet, reading the watch's latest records where they answer.
-                mcp: MCPConfiguration(fleet: fleet, root: nil, settings: settings, watch: watch))
+                mcp: MCPConfiguration(fleet: fleet, root: nil, settings: settings, watch: watch, alerts: engine))
             parts.alerts = engine
             parts.rulesPath = rulesPath
             parts.chat = chatTurns

@@ -1,3 +1,4 @@
+import Alerting
 public import ArgumentParser
 import Foundation
 import HostStats
@@ -21,7 +22,11 @@ struct TopCommand: AsyncParsableCommand {
             Keys: ↑/↓ (or j/k) select, Enter opens a host's detail (per-core CPU, memory breakdown, \
             filesystems with inodes, interfaces with errors, top processes), Esc goes back, / filters \
             hosts by name, s changes the sort (in the detail, the processes' sort), e shows the selected \
-            host's whole error, q or Ctrl-C quits. See docs/terminal.md.
+            host's whole error, a lists the firing alerts, q or Ctrl-C quits. See docs/terminal.md.
+
+            The alert rules (--rules, else the shipped ones; --no-alerts for none; docs/alerts.md) are \
+            evaluated on every record: a host with a firing alert is marked `!` after its state, the header \
+            counts the firing alerts, and a host's detail lists its own with their summary.
 
             Colour follows --color (auto: on a terminal unless NO_COLOR is set). When standard input or \
             output is not a terminal, or TERM is dumb, top prints one plain line per host per tick instead. \
@@ -67,6 +72,8 @@ struct TopCommand: AsyncParsableCommand {
     @Flag(help: "Also list pseudo filesystems (tmpfs, /dev) and virtual interfaces (lo, ifb0) in a host's detail.")
     var all = false
 
+    @OptionGroup var ruleOptions: AlertRuleOptions
+
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -89,23 +96,36 @@ struct TopCommand: AsyncParsableCommand {
         built.flags = FleetFlags(
             interval: every != nil, timeout: commandTimeout != nil, top: top != nil, collector: collector != nil)
         built.labels = try fleet.selector()
+        built.rules = try ruleOptions.load()
         let request = built
         let fullScreen = FleetTopView.isCapable()
         let colours = colour.enabled(isTerminal: Output.stdoutIsTerminal)
+        // The view takes each alert that moves; without it, one that fires or resolves is a line of its own.
+        let (alerts, moved) = AsyncStream<AlertTransition>.makeStream()
+        let onAlert: @Sendable (AlertTransition) -> Void = { transition in
+            if fullScreen {
+                moved.yield(transition)
+            } else if transition.to == .firing || transition.to == .resolved {
+                Output.write(AlertTable.line(transition) + "\n")
+            }
+        }
         let outcome: WatchOutcome
         do {
             outcome = try await withTerminationSignals { () async throws(CoreError) in
-                try await WatchService(settings: settings).run(request, output: nil) { watch in
-                    if fullScreen {
-                        await FleetTopView.run(watch, title: "hostscope top", colours: colours, allDevices: all)
-                        // q or Ctrl-C in the view: the watch ends with it.
-                        watch.stop()
-                    } else {
-                        for await case .record(let record) in watch.subscribe() {
-                            Output.write(FleetTopView.plainLine(record) + "\n")
+                try await WatchService(settings: settings).run(
+                    request, output: nil,
+                    observe: { watch in
+                        if fullScreen {
+                            await FleetTopView.run(
+                                watch, title: "hostscope top", colours: colours, allDevices: all, alerts: alerts)
+                            // q or Ctrl-C in the view: the watch ends with it.
+                            watch.stop()
+                        } else {
+                            for await case .record(let record) in watch.subscribe() {
+                                Output.write(FleetTopView.plainLine(record) + "\n")
+                            }
                         }
-                    }
-                }
+                    }, onAlert: onAlert)
             }
         } catch {
             throw Output.fail(error)

@@ -83,6 +83,13 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("csv-layout"), help: "wide (host-level columns) or long (per disk/interface/core).")
     var csvLayout: RecordFileWriter.CSVLayoutChoice = .wide
 
+    @Flag(
+        name: .customLong("alert-records"),
+        help: ArgumentHelp(
+            "Also write each alert that moves (pending, firing, resolved) to JSON and NDJSON output, as a "
+                + "hostscope.alert/1 record after the snapshot that moved it."))
+    var alertRecords = false
+
     @OptionGroup var watchOptions: WatchOptions
 
     @Option(name: .customLong("color"), help: "Colour in the live view: auto, always or never (auto: unless NO_COLOR).")
@@ -121,6 +128,11 @@ struct WatchCommand: AsyncParsableCommand {
         built.labels = try fleet.selector()
         built.rules = try watchOptions.alertRules()
         built.receivers = try watchOptions.alertReceivers()
+        if alertRecords && built.rules == nil {
+            throw Output.fail(
+                "--alert-records writes alerts, but --no-alerts evaluates none; give one of the two.", .usage)
+        }
+        built.alertRecords = alertRecords
         let request = built
         // Without a file or a format, a terminal gets the live view; anything else gets data.
         let destinations: [RecordOutput]

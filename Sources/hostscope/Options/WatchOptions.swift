@@ -1,5 +1,6 @@
 import Alerting
 import ArgumentParser
+import Foundation
 import HostStats
 import HostscopeCore
 import TerminalUI
@@ -28,14 +29,16 @@ struct WatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Delete history records older than this (e.g. 7d).", valueName: "duration"))
     var retain: DurationArgument?
 
-    @Option(
-        help: ArgumentHelp(
-            "Alert rules file (YAML, docs/alerts.md); default: the shipped rules (`hostscope alerts defaults`).",
-            valueName: "file"))
-    var rules: String?
+    @OptionGroup var ruleOptions: AlertRuleOptions
 
-    @Flag(name: .customLong("no-alerts"), help: "Evaluate no alert rules.")
-    var noAlerts = false
+    /// `--rules`.
+    var rules: String? {
+        get { ruleOptions.rules }
+        set { ruleOptions.rules = newValue }
+    }
+
+    /// `--no-alerts`.
+    var noAlerts: Bool { ruleOptions.noAlerts }
 
     @Option(
         name: .customLong("alertmanager"),
@@ -49,10 +52,29 @@ struct WatchOptions: ParsableArguments {
         help: ArgumentHelp("Send alerts to this URL as Alertmanager's webhook payload; repeatable.", valueName: "url"))
     var alertWebhooks: [String] = []
 
-    /// Where alerts are sent: every --alertmanager and --alert-webhook.
+    @Option(
+        name: .customLong("alertmanager-headers"),
+        help: ArgumentHelp(
+            "A file (mode 0600) of 'name: value' lines sent with every request to --alertmanager, e.g. "
+                + "'Authorization: Bearer …' (never printed or traced). Default: HOSTSCOPE_ALERTMANAGER_HEADERS "
+                + "(name=value,…).",
+            valueName: "file"))
+    var alertmanagerHeaders: String?
+
+    @Option(
+        name: .customLong("alert-webhook-headers"),
+        help: ArgumentHelp(
+            "The same for every --alert-webhook. Default: HOSTSCOPE_ALERT_WEBHOOK_HEADERS.", valueName: "file"))
+    var alertWebhookHeaders: String?
+
+    /// Where alerts are sent: every --alertmanager and --alert-webhook, each with its headers (registered as
+    /// secrets as they are read).
     ///
-    /// - Throws: the exit status of a usage error for a URL that is not http(s) or for receivers without rules.
-    func alertReceivers() throws -> [AlertReceiver] {
+    /// - Throws: the exit status of a usage error for a URL that is not http(s), for receivers without rules,
+    ///   for headers without receivers, and for a headers file or variable that cannot be used.
+    func alertReceivers(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> [AlertReceiver] {
         for url in alertmanagers + alertWebhooks where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw Output.fail("the alert receiver '\(url)' is not an http:// or https:// URL; give one.", .usage)
         }
@@ -60,23 +82,38 @@ struct WatchOptions: ParsableArguments {
             throw Output.fail(
                 "--no-alerts evaluates no rules, so --alertmanager and --alert-webhook have nothing to send.", .usage)
         }
-        return alertmanagers.map(AlertReceiver.alertmanager) + alertWebhooks.map(AlertReceiver.webhook)
+        // A file only (never a value on the command line, where every local user can read it), or the variable.
+        func headers(_ file: String?, _ option: String, _ variable: String) throws -> [(name: String, value: String)] {
+            do {
+                return try HeaderSources(
+                    option: option, arguments: file.map { ["@" + $0] } ?? [], environmentVariables: [variable],
+                    environment: environment
+                ).resolve().headers
+            } catch {
+                throw Output.fail(error.message, .usage)
+            }
+        }
+        if alertmanagerHeaders != nil && alertmanagers.isEmpty {
+            throw Output.fail("--alertmanager-headers gives headers for --alertmanager; name one too.", .usage)
+        }
+        if alertWebhookHeaders != nil && alertWebhooks.isEmpty {
+            throw Output.fail("--alert-webhook-headers gives headers for --alert-webhook; name one too.", .usage)
+        }
+        let managerHeaders =
+            alertmanagers.isEmpty
+            ? [] : try headers(alertmanagerHeaders, "--alertmanager-headers", "HOSTSCOPE_ALERTMANAGER_HEADERS")
+        let webhookHeaders =
+            alertWebhooks.isEmpty
+            ? [] : try headers(alertWebhookHeaders, "--alert-webhook-headers", "HOSTSCOPE_ALERT_WEBHOOK_HEADERS")
+        return alertmanagers.map { AlertReceiver.alertmanager($0, headers: managerHeaders) }
+            + alertWebhooks.map { AlertReceiver.webhook($0, headers: webhookHeaders) }
     }
 
     /// The rules to evaluate: the file of --rules, the shipped ones without it, none with --no-alerts.
     ///
     /// - Throws: the exit status of a usage error, after the sentence naming the file and line.
     func alertRules() throws -> AlertRules? {
-        if noAlerts {
-            if rules != nil { throw Output.fail("--rules and --no-alerts contradict each other; give one.", .usage) }
-            return nil
-        }
-        guard let rules else { return .defaults }
-        do {
-            return try AlertRules.load(path: rules)
-        } catch {
-            throw Output.fail(error.message, .usage)
-        }
+        try ruleOptions.load()
     }
 
     /// The collection settings of every tick: the flags, else the built-in ones (a fleet file's `defaults:`
