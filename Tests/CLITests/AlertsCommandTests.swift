@@ -3,6 +3,10 @@ import OrderedJSON
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `watch --rules` against the harness's sshd and `alerts` reading back what it stored: firing within `for`,
 /// the transitions, a restart that neither forgets nor fires again, and bad rules files.
 @Suite struct AlertsCommandTests {
@@ -157,6 +161,67 @@ import Testing
         let alerts = try JSONParser.parse(try CLI.run(["alerts", "--db", db, "-f", "json"]).stdout).arrayValue ?? []
         #expect(alerts.map { $0["labels"]?["alertname"]?.stringValue } == ["HostUnreachable"])
         #expect(alerts.first?["labels"]?["severity"]?.stringValue == "critical")
+    }
+
+    /// A host that goes away (its proxy killed and refused from then on) raises HostUnreachable with the
+    /// shipped rules once three collections in a row fail, and the alert resolves once the host is back.
+    @Test func aHostThatGoesAwayRaisesHostUnreachableAndItResolvesWhenTheHostIsBack() async throws {
+        let server = try SSHTestServer.shared()
+        let flag = directory + "/flap-up"
+        FileManager.default.createFile(atPath: flag, contents: nil)
+        let config = directory + "/ssh_config"
+        try server.configBlock(
+            "flap",
+            extra: [
+                "ProxyCommand sh -c 'test -e \(flag) || { echo \"flap is switched off by the test\" >&2; exit 1; }; "
+                    + "echo $$ > \(flag).pid; exec busybox nc 127.0.0.1 \(server.port)'"
+            ]
+        ).write(toFile: config, atomically: true, encoding: .utf8)
+        let db = directory + "/flap.sqlite"
+        let output = directory + "/flap.ndjson"
+        let watch = try RunningCLI(
+            ["watch", "flap", "--ssh-config", config, "--every", "500ms", "--db", db, "-o", output],
+            stderr: directory + "/flap.log")
+        defer {
+            watch.signal(SIGKILL)
+            _ = watch.wait()
+        }
+        func alerts(_ extra: [String] = []) throws -> [JSONValue] {
+            try JSONParser.parse(try CLI.run(["alerts", "--db", db, "-f", "json"] + extra).stdout).arrayValue ?? []
+        }
+        func lines() -> Int {
+            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        try await waitUntil(timeout: .seconds(30), "two records of the host while it is up") {
+            try await Task.sleep(for: .milliseconds(200))
+            return lines() >= 2
+        }
+        #expect(try alerts().isEmpty)
+        // Down: no new connection, and the open session goes with its proxy.
+        try FileManager.default.removeItem(atPath: flag)
+        let pid = try #require(
+            Int32(
+                try String(contentsOfFile: flag + ".pid", encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines)))
+        kill(pid, SIGKILL)
+        try await waitUntil(timeout: .seconds(60), "HostUnreachable firing") {
+            try await Task.sleep(for: .milliseconds(300))
+            return try alerts().contains {
+                $0["labels"]?["alertname"]?.stringValue == "HostUnreachable" && $0["state"]?.stringValue == "firing"
+            }
+        }
+        // Back: the next attempt connects, and the alert resolves.
+        FileManager.default.createFile(atPath: flag, contents: nil)
+        try await waitUntil(timeout: .seconds(90), "HostUnreachable resolved once the host is back") {
+            try await Task.sleep(for: .milliseconds(300))
+            return try alerts().isEmpty
+        }
+        let moves = try alerts(["--history"]).compactMap { move -> String? in
+            guard move["labels"]?["alertname"]?.stringValue == "HostUnreachable" else { return nil }
+            return "\(move["from"]?.stringValue ?? "")→\(move["to"]?.stringValue ?? "")"
+        }
+        #expect(moves.contains("inactive→firing") || moves.contains("pending→firing"), "\(moves)")
+        #expect(moves.contains("firing→resolved"), "\(moves)")
     }
 
     @Test func aChangedHostKeyRaisesHostKeyChangedAtOnce() throws {
