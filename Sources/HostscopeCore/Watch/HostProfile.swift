@@ -30,8 +30,11 @@ public struct HostProfile: Sendable, Equatable {
     func interval(in plan: WatchPlan) -> Duration { interval ?? plan.interval }
 
     /// The collection settings of a host with this profile in `plan`.
-    func collector(in plan: WatchPlan) -> CollectorOptions {
-        var options = plan.collector
+    func collector(in plan: WatchPlan) -> CollectorOptions { collector(from: plan.collector) }
+
+    /// `options` with this profile's collection settings over them.
+    func collector(from options: CollectorOptions) -> CollectorOptions {
+        var options = options
         if let timeout { options.commandTimeout = timeout }
         if let top { options.topProcesses = top }
         if let collector { options.kind = collector }

@@ -60,7 +60,7 @@ public final class RecordFileWriter: Sendable {
     /// terminal, the face's writer for a stream; `nil` writes them to the file as they are.
     private let sink: (@Sendable ([UInt8]) throws(RecordWriteError) -> Void)?
     public let path: String?
-    /// The fleet file's labels as columns of the wide CSV layout.
+    /// The fleet file's labels: columns of either CSV layout, a `labels` object in JSON records.
     public let labels: RecordLabels
 
     private struct Progress {
@@ -140,12 +140,14 @@ public final class RecordFileWriter: Sendable {
     /// A write that fails part-way (the disk filled up) is taken back: the file is cut to where it
     /// ended and, for JSON, its closing bracket restored, so it stays valid and the next record that
     /// fits is appended whole after the last one.
-    public func write(_ record: SnapshotRecord) throws(RecordWriteError) {
+    /// `labels` are the host's labels now (after a reload); `nil` takes those the run began with.
+    public func write(_ record: SnapshotRecord, labels hostLabels: [String: String]? = nil) throws(RecordWriteError) {
+        let hostLabels = hostLabels ?? labels.labels(of: record.host)
         try progress.withLock { (progress: inout Progress) throws(RecordWriteError) in
             let before = progress
             let end = ownsDescriptor ? lseek(descriptor, 0, SEEK_END) : -1
             do throws(RecordWriteError) {
-                try write(record, &progress)
+                try write(record, labels: hostLabels, &progress)
             } catch {
                 if end >= 0 { takeBack(to: end) }
                 progress = before
@@ -163,27 +165,29 @@ public final class RecordFileWriter: Sendable {
         ftruncate(descriptor, end)
     }
 
-    private func write(_ record: SnapshotRecord, _ progress: inout Progress) throws(RecordWriteError) {
+    private func write(_ record: SnapshotRecord, labels hostLabels: [String: String], _ progress: inout Progress)
+        throws(RecordWriteError)
+    {
         switch format {
         case .ndjson:
             var line: [UInt8] = []
             line.reserveCapacity(8192)
-            JSONWriter().write(record.jsonValue, into: &line)
+            JSONWriter().write(labels.json(record, labels: hostLabels), into: &line)
             line.append(UInt8(ascii: "\n"))
             try append(line)
         case .csv:
             var text = ""
             if !progress.headerWritten {
-                text += csvLayout == .wide ? labels.header(SnapshotCSV.wideHeader) : SnapshotCSV.longHeader
+                text += labels.header(csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader)
                 progress.headerWritten = true
             }
-            text +=
+            text += labels.rows(
                 csvLayout == .wide
-                ? labels.row(SnapshotCSV.wideRow(record, slotColumn: progress.slotColumn), host: record.host)
-                : SnapshotCSV.longRows(record)
+                    ? SnapshotCSV.wideRow(record, slotColumn: progress.slotColumn) : SnapshotCSV.longRows(record),
+                labels: hostLabels)
             if !text.isEmpty { try append(Array(text.utf8)) }
         case .json:
-            let line = record.jsonValue.jsonString
+            let line = labels.json(record, labels: hostLabels).jsonString
             if ownsDescriptor {
                 // Overwrite the closing "\n]\n" with ",\n" + record + "\n]\n" in one write.
                 let end = lseek(descriptor, 0, SEEK_END)
@@ -225,7 +229,7 @@ public final class RecordFileWriter: Sendable {
                 return
             }
             let firstLine = String(decoding: contents.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-            let expected = (csvLayout == .wide ? labels.header(SnapshotCSV.wideHeader) : SnapshotCSV.longHeader)
+            let expected = labels.header(csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader)
                 .trimmingCharacters(in: .newlines)
             let header = firstLine.trimmingCharacters(in: .newlines)
             let withoutSlot =

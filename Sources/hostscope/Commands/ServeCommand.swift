@@ -178,7 +178,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Serves, with the fleet file's settings filled in where no flag gave them (``withFleetFile(_:)``).
-    func runResolved(fleetFile: FleetFile?) async throws {
+    /// `flagged` names the fleet file's `serve:` keys a flag gave, which a reload leaves alone.
+    func runResolved(fleetFile: FleetFile?, flagged: Set<String> = []) async throws {
         guard let given = ListenAddress(listen ?? ListenAddress.standard.description) else {
             throw Output.fail(
                 "listen: \(listen ?? "") in \(fleetFile?.path ?? "the fleet file") is not HOST:PORT; for example "
@@ -285,12 +286,6 @@ struct ServeCommand: AsyncParsableCommand {
         let database = history
         let engine = alerts
         let rulesPath = watchOptions.noAlerts ? nil : watchOptions.rules
-        let pruning = Task {
-            while let retention, let history = database, !Task.isCancelled {
-                try await Task.sleep(for: .seconds(3600))
-                _ = try? await history.history.prune(olderThan: Date() - retention.inSeconds)
-            }
-        }
         let failure = await TraceRuntime.with(settings.traceSetup(retention: retention), diagnostics: diagnostics) {
             trace in
             var parts = HostscopeServer.Parts(
@@ -300,9 +295,10 @@ struct ServeCommand: AsyncParsableCommand {
                 mcp: MCPConfiguration(fleet: fleet, root: nil, settings: settings, watch: watch))
             parts.alerts = engine
             parts.rulesPath = rulesPath
+            parts.retention = retention
+            parts.serveFlags = flagged
             return await Self.serve(configuration: configuration, parts: parts, logger: logger)
         }
-        pruning.cancel()
         // A watch that never started (the address could not be bound) still ends its subscriptions.
         if !watch.hasEnded {
             let never = Task { await watch.run() }

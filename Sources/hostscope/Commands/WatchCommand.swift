@@ -27,7 +27,9 @@ struct WatchCommand: AsyncParsableCommand {
             such as 'db-*', --hosts-file (one per line, # comments), and the groups of a --fleet file \
             (docs/fleet.md: labels, and interval, timeout, top and collector per group; a flag given \
             wins over the file; host arguments win over its groups; --label env=prod keeps the hosts with \
-            that label; its labels become label.NAME columns of the wide CSV). Output goes to --output \
+            that label; its labels become label.NAME columns of either CSV layout and a labels object in JSON records; \
+            SIGHUP reads the fleet file and the hosts file again: hosts added and removed, labels changed, a bad file \
+            said and the running fleet kept). Output goes to --output \
             (format from --format or the file's extension: .csv, .json, .ndjson; several --output \
             files each get every record in their own format) or stdout. On a \
             terminal without --format (or with --output), watch shows the full-screen view of \
