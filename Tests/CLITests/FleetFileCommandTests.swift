@@ -208,7 +208,7 @@ import Testing
         let ndjson = directory + "/out.ndjson"
         let result = try CLI.run(
             [
-                "watch", "--fleet", fleet, "-F", config, "--every", "300ms", "--count", "2", "--csv-layout", "long",
+                "watch", "--fleet", fleet, "-F", config, "--every", "1s", "--count", "2", "--csv-layout", "long",
                 "-o", csv, "-o", ndjson, "--no-history",
             ], timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
@@ -223,6 +223,7 @@ import Testing
         #expect(records.count == 2)
         for record in records {
             #expect(record["schema"]?.stringValue == "hostscope.snapshot/1")
+            #expect(record["error"] == nil, "\(record)")
             #expect(record["labels"] == .object(["env": "prod", "role": "web"]), "\(record["labels"] as Any)")
         }
         // Without a fleet file, records are written as before: no `labels` key.
@@ -371,6 +372,46 @@ import Testing
         // Still listening where it started.
         #expect(try serve.get("/healthz").status == 200)
         #expect(serve.stop() == 0)
+    }
+
+    @Test func serveReadsTheTextfileDirectoryOfTheGroupOrOfTheFlag() throws {
+        let server = try SSHTestServer.shared()
+        let config = try sshConfig(server)
+        // Readable by the harness's own user: the host reads it over SSH.
+        let fromFile = directory + "/textfiles-file"
+        let fromFlag = directory + "/textfiles-flag"
+        for (folder, value) in [(fromFile, 1), (fromFlag, 2)] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try "backup_ok{target=\"db\"} \(value)\n".write(
+                toFile: folder + "/backup.prom", atomically: true, encoding: .utf8)
+        }
+        chmod(directory, 0o755)
+        let fleet = try write(
+            """
+            groups:
+              there: {hosts: [h1], interval: 1s, textfile_directory: \(fromFile)}
+            """)
+        for (arguments, value) in [([String](), 1), (["--textfile-directory", fromFlag], 2)] {
+            let serve = try RunningServe(
+                ["--fleet", fleet, "-F", config, "--listen", "127.0.0.1:0", "--no-history"] + arguments,
+                directory: directory)
+            defer { _ = serve.stop() }
+            try serve.waitUntilListening()
+            let metrics = try serve.waitFor("/metrics", timeout: 30) { $0.body.contains("backup_ok{") }
+            #expect(metrics.body.contains("backup_ok{instance=\"h1\",target=\"db\"} \(value)"), "\(arguments)")
+            #expect(metrics.body.contains("node_textfile_scrape_error{instance=\"h1\"} 0"))
+            #expect(serve.stop() == 0)
+        }
+        // A directory the probe cannot hold is refused before anything starts, in the file and as a flag.
+        let refused = try CLI.run(["watch", "local", "--textfile-directory", "relative/dir", "--no-history"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--textfile-directory relative/dir cannot be used: give an absolute path"))
+        let bad = try write("groups:\n  g: {hosts: [local], textfile_directory: '/a b'}\n", to: "bad.yaml")
+        let badFile = try CLI.run(["snapshot", "--fleet", bad])
+        #expect(badFile.status == 64)
+        #expect(
+            badFile.stderr.contains("the fleet file \(bad), line 2: textfile_directory: /a b cannot be used"),
+            "\(badFile.stderr)")
     }
 
     @Test func labelFiltersPickHostsInSnapshotAndHistory() throws {
