@@ -5,7 +5,7 @@ import TerminalUI
 
 extension ServeCommand {
     func run() async throws {
-        guard let path = fleetOptions.fleetFile else { return try await runResolved(fleetFile: nil) }
+        guard let path = sources.fleet.fleetFile else { return try await runResolved(fleetFile: nil) }
         let file: FleetFile
         do {
             file = try FleetFile.read(at: path)

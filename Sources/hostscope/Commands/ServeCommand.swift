@@ -45,12 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "Hosts or ~/.ssh/config patterns to watch.", completion: Completions.host)
     var hosts: [String] = []
 
-    @Option(
-        name: .customLong("hosts-file"),
-        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
-    var hostsFile: String?
-
-    @OptionGroup var fleetOptions: FleetOptions
+    @OptionGroup var sources: HostSourceOptions
 
     @Option(help: ArgumentHelp("Collection interval of each host (default: 15s).", valueName: "duration"))
     var every: DurationArgument?
@@ -147,7 +142,6 @@ struct ServeCommand: AsyncParsableCommand {
         if let listen, ListenAddress(listen) == nil {
             throw ValidationError("--listen \(listen) is not HOST:PORT; for example 127.0.0.1:9464 or [::1]:9464.")
         }
-        _ = try fleetOptions.selector()
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together; give both or neither.")
         }
@@ -215,8 +209,9 @@ struct ServeCommand: AsyncParsableCommand {
         let rules = try watchOptions.alertRules()
         let receivers = try watchOptions.alertReceivers()
         var definition = FleetDefinition(
-            arguments: hosts, hostsFile: hostsFile, fleetFile: fleetOptions.fleetFile, settings: connectionSettings)
-        definition.labels = try fleetOptions.selector()
+            arguments: hosts, hostsFile: sources.hostsFile, fleetFile: sources.fleet.fleetFile,
+            settings: connectionSettings)
+        definition.labels = try sources.fleet.selector()
         definition.flags = watchOptions.flags(interval: every != nil)
         let fleet: ResolvedFleet
         do {

@@ -43,12 +43,7 @@ struct SnapshotCommand: AsyncParsableCommand {
     @Argument(help: "Hosts to snapshot (default: local).", completion: Completions.host)
     var hosts: [String] = []
 
-    @Option(
-        name: .customLong("hosts-file"),
-        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
-    var hostsFile: String?
-
-    @OptionGroup var fleet: FleetOptions
+    @OptionGroup var sources: HostSourceOptions
 
     @Option(
         name: [.customShort("f"), .long],
@@ -98,7 +93,6 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (top ?? 0) >= 0 else { throw ValidationError("--top must be 0 or more.") }
-        _ = try fleet.selector()
         guard sample.duration <= .seconds(60) else {
             throw ValidationError(
                 "--sample \(DurationText.format(sample.duration)) is longer than a minute; use watch for longer series."
@@ -117,14 +111,15 @@ struct SnapshotCommand: AsyncParsableCommand {
             settings: try .command(
                 database: database,
                 connection: connection.settings(
-                    attended: hosts.count <= 1 && hostsFile == nil && fleet.fleetFile == nil),
+                    attended: hosts.count <= 1 && sources.hostsFile == nil && sources.fleet.fleetFile == nil),
                 tracing: tracing))
-        let selector = try fleet.selector()
+        let selector = try sources.fleet.selector()
         let records: [SnapshotRecord]
         do {
-            records = try await withTerminationSignals { [hosts, hostsFile, fleet] () async throws(CoreError) in
+            records = try await withTerminationSignals { [hosts, sources] () async throws(CoreError) in
                 try await service.collect(
-                    hosts, hostsFile: hostsFile, fleetFile: fleet.fleetFile, labels: selector, options: options,
+                    hosts, hostsFile: sources.hostsFile, fleetFile: sources.fleet.fleetFile, labels: selector,
+                    options: options,
                     flags: flags)
             }
         } catch {

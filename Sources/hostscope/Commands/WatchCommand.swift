@@ -54,12 +54,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Argument(help: "Hosts or ~/.ssh/config patterns to watch.", completion: Completions.host)
     var hosts: [String] = []
 
-    @Option(
-        name: .customLong("hosts-file"),
-        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
-    var hostsFile: String?
-
-    @OptionGroup var fleet: FleetOptions
+    @OptionGroup var sources: HostSourceOptions
 
     @Option(help: ArgumentHelp("Tick interval (default: 5s).", valueName: "duration"))
     var every: DurationArgument?
@@ -98,7 +93,6 @@ struct WatchCommand: AsyncParsableCommand {
         if let every, every.duration < .milliseconds(100) {
             throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
         }
-        _ = try fleet.selector()
         if count != nil && runFor != nil {
             throw ValidationError("--count and --for both say when to stop; give one of them.")
         }
@@ -115,12 +109,12 @@ struct WatchCommand: AsyncParsableCommand {
             database: watchOptions.database, storesHistory: !watchOptions.noHistory,
             connection: connection.settings(attended: false), tracing: tracing, signals: [.traces, .metrics])
         var built = WatchRequest(
-            hosts: hosts, hostsFile: hostsFile, interval: every?.duration ?? .seconds(5), count: count,
+            hosts: hosts, hostsFile: sources.hostsFile, interval: every?.duration ?? .seconds(5), count: count,
             duration: runFor?.duration, collector: watchOptions.collectorOptions(),
             retention: watchOptions.retain?.duration)
-        built.fleetFile = fleet.fleetFile
+        built.fleetFile = sources.fleet.fleetFile
         built.flags = watchOptions.flags(interval: every != nil)
-        built.labels = try fleet.selector()
+        built.labels = try sources.fleet.selector()
         built.rules = try watchOptions.alertRules()
         built.receivers = try watchOptions.alertReceivers()
         let request = built
