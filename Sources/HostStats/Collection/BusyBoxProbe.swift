@@ -47,8 +47,9 @@ public enum BusyBoxProbe {
         if !processDetails {
             let glob = LinuxProcProbe.textfileGlob(textfileDirectory)
             if !glob.isEmpty {
-                script += "if [ -d \(textfileDirectory) ] && command -v awk >/dev/null 2>&1; then "
-                script += "awk '\(LinuxProcProbe.sampleAwk)' \(glob) 2>/dev/null; fi; "
+                // awk only where a file is there: an empty or absent directory starts no process.
+                script += "set -- \(glob); if [ -f \"$1\" ] && command -v awk >/dev/null 2>&1; then "
+                script += "awk '\(LinuxProcProbe.sampleAwk)' \"$@\" 2>/dev/null; fi; "
             }
             script += LinuxProcProbe.textfileListing(marker: marker, directory: textfileDirectory)
         }
