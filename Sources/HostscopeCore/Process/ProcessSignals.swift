@@ -91,3 +91,14 @@ public final class ReloadSignal: Sendable {
         task.cancel()
     }
 }
+
+/// Whether the process still has a controlling terminal: after a hangup (the terminal closed, the SSH
+/// session dropped) the kernel takes it away, and `/dev/tty` no longer opens.
+public enum ControllingTerminal {
+    public static func isPresent() -> Bool {
+        let descriptor = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
+}

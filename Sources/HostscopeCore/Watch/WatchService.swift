@@ -169,9 +169,15 @@ public struct WatchService: Sendable {
         let writing = Task { await sink.write(records) }
         // SIGHUP reads the fleet file (and the hosts file, ssh_config) again, where the run has one to read:
         // without, SIGHUP keeps its usual meaning (the terminal went away).
+        // A SIGHUP that comes with the loss of the terminal the watch started on is the hangup it has always
+        // been: the watch ends as on Ctrl-C, rather than running on unseen.
+        let hadTerminal = ControllingTerminal.isPresent()
         let reloader =
             request.fleetFile != nil || request.hostsFile != nil
-            ? ReloadSignal { self.reload(request, watch: watch, columns: writers.first?.labels ?? RecordLabels()) }
+            ? ReloadSignal {
+                guard !hadTerminal || ControllingTerminal.isPresent() else { return watch.stop() }
+                self.reload(request, watch: watch, columns: writers.first?.labels ?? RecordLabels())
+            }
             : nil
         defer { reloader?.stop() }
         let retention = request.retention
