@@ -6,9 +6,9 @@ extension FleetFile {
     /// The keys of the file's top level.
     static let topKeys = ["defaults", "groups", "serve"]
     /// The keys of `defaults:`.
-    static let defaultsKeys = ["labels", "interval", "timeout", "top", "collector"]
+    static let defaultsKeys = ["labels", "interval", "timeout", "top", "collector", "textfile_directory"]
     /// The keys of a group.
-    static let groupKeys = ["hosts", "labels", "interval", "timeout", "top", "collector"]
+    static let groupKeys = ["hosts", "labels", "interval", "timeout", "top", "collector", "textfile_directory"]
     /// The keys of a host written as a mapping.
     static let hostKeys = ["host", "labels"]
     /// The keys of `serve:`.
@@ -165,6 +165,16 @@ struct FleetFileReader {
                     "collector: \(text) is not one of \(FleetFile.collectors.joined(separator: ", "))")
             }
             settings.collector = text
+        }
+        if let directory = fields["textfile_directory"] {
+            let text = try scalarText(directory.value, of: "textfile_directory:")
+            guard RemotePath.isPlainAbsolute(text) else {
+                throw FleetFileError(
+                    path: path, line: line(directory.value),
+                    "textfile_directory: \(text) cannot be used: it must be an absolute path of letters, digits, "
+                        + "'.', '_', '-' and '/'")
+            }
+            settings.textfileDirectory = text
         }
         return settings
     }

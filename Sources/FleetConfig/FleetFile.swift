@@ -106,19 +106,25 @@ public struct FleetSettings: Sendable, Equatable {
     public var top: Int?
     /// `auto`, `proc` or `tools` (`collector:`, as `--collector`).
     public var collector: String?
+    /// The host's directory of `*.prom` files (`textfile_directory:`, as `--textfile-directory`).
+    public var textfileDirectory: String?
 
-    public init(interval: Duration? = nil, timeout: Duration? = nil, top: Int? = nil, collector: String? = nil) {
+    public init(
+        interval: Duration? = nil, timeout: Duration? = nil, top: Int? = nil, collector: String? = nil,
+        textfileDirectory: String? = nil
+    ) {
         self.interval = interval
         self.timeout = timeout
         self.top = top
         self.collector = collector
+        self.textfileDirectory = textfileDirectory
     }
 
     /// These settings, with `base`'s where these leave one unset.
     public func over(_ base: FleetSettings) -> FleetSettings {
         FleetSettings(
             interval: interval ?? base.interval, timeout: timeout ?? base.timeout, top: top ?? base.top,
-            collector: collector ?? base.collector)
+            collector: collector ?? base.collector, textfileDirectory: textfileDirectory ?? base.textfileDirectory)
     }
 }
 

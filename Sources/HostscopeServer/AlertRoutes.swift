@@ -41,11 +41,14 @@ extension FleetService {
         Task { await engine.removeHosts(hosts) }
     }
 
-    /// Reads the rules file again on SIGHUP: a file that does not read keeps the rules in force and says why.
+    /// Reads the rules file again on SIGHUP (the one the fleet file names now, unless `--rules` gave one): a
+    /// file that does not read keeps the rules in force and says why. Without a file, the shipped rules.
     func reloadRules() async {
-        guard let engine = parts.alerts, let path = parts.rulesPath else { return }
+        guard let engine = parts.alerts else { return }
+        let path = live.rulesPath
+        guard path != nil || parts.rulesPath != nil else { return }
         do throws(AlertingError) {
-            let rules = try AlertRules.load(path: path)
+            let rules = try path.map { path throws(AlertingError) in try AlertRules.load(path: path) } ?? .defaults
             let ended = await engine.reload(rules)
             logger.info(
                 "reloaded the alert rules",

@@ -57,6 +57,10 @@ public enum HostscopeServer {
         public var chat: ChatTurns?
         /// The files the dashboard may read (`--files-root`); `nil` allows none.
         public var files: ServedFiles?
+        /// How long history records are kept (`nil`: for ever); pruned hourly.
+        public var retention: Duration?
+        /// The fleet file's `serve:` keys that a flag gave (`listen`, `rules`, …): a reload leaves them alone.
+        public var serveFlags: Set<String> = []
 
         public init(
             definition: FleetDefinition, fleet: ResolvedFleet, watchesWholeFleet: Bool = true, watch: FleetWatch,
@@ -123,7 +127,9 @@ public enum HostscopeServer {
                 boundContinuation.finish()
             },
             logger: logger)
-        let fleetService = FleetService(parts: parts, holder: holder, probes: probes, bound: bound, logger: logger)
+        let fleetService = FleetService(
+            parts: parts, holder: holder, probes: probes, bound: bound, logger: logger,
+            live: LiveServeSettings(rulesPath: parts.rulesPath, retention: parts.retention))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 // Shut down in reverse order: MCP sessions and the watch end before the listener stops.
@@ -261,6 +267,8 @@ struct FleetService: Service {
     let probes: ProbeAdmissions
     let bound: AsyncStream<Void>
     let logger: Logger
+    /// The `serve:` settings a reload can change.
+    let live: LiveServeSettings
 
     /// Events the board may lag behind before it resynchronizes: a few ticks of a large fleet.
     static let boardBacklog = 8192
@@ -308,18 +316,16 @@ struct FleetService: Service {
                     metadata: ["hosts": "\(expired.count)", "first": "\(expired[0])"])
             }
         }
-        let reloads = ReloadSignal()
-        let reloader = Task {
-            for await _ in reloads.stream {
-                reload()
-                await reloadRules()
-            }
+        let pruning = Task { await pruneHourly() }
+        let reloads = ReloadSignal {
+            reload()
+            await reloadRules()
         }
         // Until SIGTERM or SIGINT (or cancellation, which ends the wait by throwing).
         try? await gracefulShutdown()
         board.events.finish()
         reloads.stop()
-        reloader.cancel()
+        pruning.cancel()
         expiry.cancel()
         keepAlive.cancel()
         spans.cancel()
@@ -337,6 +343,7 @@ struct FleetService: Service {
         let watch = parts.watch
         do {
             let fleet = try parts.definition.resolve()
+            applyServeSettings(ServeSettingsChange(from: holder.current, to: fleet))
             holder.replace(fleet)
             let before = Set(watch.hosts.map(\.displayName))
             // On demand, the hosts probed so far stay watched while the new fleet still admits them.
@@ -359,6 +366,41 @@ struct FleetService: Service {
         }
     }
 
+    /// Takes the `serve:` settings of a reloaded fleet file that a running server can take (the rules file,
+    /// the history's retention) and says, one sentence each, which changed ones wait for a restart. A setting
+    /// a flag gives is the flag's, whatever the file says.
+    func applyServeSettings(_ change: ServeSettingsChange) {
+        for key in change.changed where !parts.serveFlags.contains(key) {
+            switch key {
+            case "rules" where parts.alerts != nil:
+                live.setRulesPath(change.rules)
+            case "history.retain" where parts.database != nil:
+                live.setRetention(change.retention)
+                logger.info(
+                    "history records are now kept \(change.retention.map { "for " + DurationText.format($0) } ?? "for ever")"
+                )
+                Task { await prune() }
+            default:
+                logger.warning(
+                    "the fleet file's serve: \(key) changed; it is read at start only, so restart serve to apply it")
+            }
+        }
+    }
+
+    /// Prunes the history to the retention every hour, as long as serve runs.
+    func pruneHourly() async {
+        while !Task.isCancelled {
+            await prune()
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
+
+    /// Deletes the history records older than the retention, if there is one.
+    func prune() async {
+        guard let database = parts.database, let retention = live.retention else { return }
+        _ = try? await database.history.prune(olderThan: Date() - retention.inSeconds)
+    }
+
     /// Finished spans as `span` events, read from the tracer's ring once a second.
     func forwardSpans() async {
         guard let tracer = parts.tracer else { return }
@@ -373,27 +415,22 @@ struct FleetService: Service {
     }
 }
 
-/// SIGHUP as a stream, for as long as the server runs.
-final class ReloadSignal: Sendable {
-    let stream: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
-    private let source: Lock<(any DispatchSourceSignal)?>
+/// The `serve:` settings a SIGHUP reload can change while serve runs.
+final class LiveServeSettings: Sendable {
+    private struct State {
+        var rulesPath: String?
+        var retention: Duration?
+    }
+    private let state: Lock<State>
 
-    init() {
-        (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        signal(SIGHUP, SIG_IGN)
-        let made = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "hostscope.reload"))
-        let continuation = continuation
-        made.setEventHandler { continuation.yield() }
-        made.resume()
-        source = Lock(made)
+    init(rulesPath: String?, retention: Duration?) {
+        state = Lock(State(rulesPath: rulesPath, retention: retention))
     }
 
-    func stop() {
-        source.withLock { source in
-            source?.cancel()
-            source = nil
-        }
-        continuation.finish()
-    }
+    /// The rules file read on reload (`nil`: the shipped rules).
+    var rulesPath: String? { state.withLock { $0.rulesPath } }
+    var retention: Duration? { state.withLock { $0.retention } }
+
+    func setRulesPath(_ path: String?) { state.withLock { $0.rulesPath = path } }
+    func setRetention(_ retention: Duration?) { state.withLock { $0.retention = retention } }
 }

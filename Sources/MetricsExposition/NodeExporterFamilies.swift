@@ -1,3 +1,5 @@
+import HostStats
+
 /// The node_exporter families hostscope has figures for, under node_exporter's names, types, help
 /// texts and label names, so dashboards and alerts written for node_exporter read them unchanged.
 public enum NodeExporterFamilies {
@@ -132,6 +134,26 @@ public enum NodeExporterFamilies {
         help: "Number of currently allocated flow entries for connection tracking.")
     public static let conntrackLimit = MetricFamily(
         "node_nf_conntrack_entries_limit", .gauge, help: "Maximum size of connection tracking table.")
+    /// The family of a column of `/proc/net/stat/nf_conntrack` (``ProcConntrackStatParser/fields``), with
+    /// node_exporter's help (a gauge there, though the kernel counts up).
+    public static func conntrackStat(_ field: String) -> MetricFamily {
+        MetricFamily(
+            "node_nf_conntrack_stat_\(field)", .gauge, help: conntrackStatHelp[field] ?? "Conntrack statistic \(field)."
+        )
+    }
+
+    static let conntrackStatHelp = [
+        "found": "Number of searched entries which were successful.",
+        "invalid": "Number of packets seen which can not be tracked.",
+        "ignore": "Number of packets seen which are already connected to a conntrack entry.",
+        "insert": "Number of entries inserted into the list.",
+        "insert_failed": "Number of entries for which list insertion was attempted but failed.",
+        "drop": "Number of packets dropped due to conntrack failure.",
+        "early_drop":
+            "Number of dropped conntrack entries to make room for new ones, if maximum table size was reached.",
+        "search_restart": "Number of conntrack table lookups which had to be restarted due to hashtable resizes.",
+    ]
+
     public static let softnetProcessed = MetricFamily(
         "node_softnet_processed_total", .counter, help: "Number of processed packets")
     public static let softnetDropped = MetricFamily(
@@ -302,6 +324,7 @@ public enum NodeExporterFamilies {
     private static let fixed: [MetricFamily] =
         memoryFields.map(memory) + vmstatFields.map(vmstat) + netstatFields.map(netstat)
         + sockstatFields.map(sockstat) + networkStatistics.map(network)
+        + ProcConntrackStatParser.fields.map(conntrackStat)
         + networkGaugeProperties.map { networkProperty($0.property) }
         + networkCounterProperties.map { networkProperty($0.property, .counter) }
         + [

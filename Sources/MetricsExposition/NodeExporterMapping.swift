@@ -227,6 +227,9 @@ public enum NodeExporterMapping {
         add(F.entropyPoolSize, [], node.entropyPoolSize)
         add(F.conntrackEntries, [], node.conntrackEntries)
         add(F.conntrackLimit, [], node.conntrackLimit)
+        for figure in node.conntrackStats {
+            samples.append(MetricSample(F.conntrackStat(figure.name), [], figure.value))
+        }
         for cpu in node.softnet {
             let labels = [L("cpu", String(cpu.cpu))]
             add(F.softnetDropped, labels, cpu.dropped)

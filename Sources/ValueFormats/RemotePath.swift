@@ -209,3 +209,16 @@ public enum EscapedText {
         return value
     }
 }
+
+extension RemotePath {
+    /// Whether `path` is an absolute path of ASCII letters, digits, `.`, `_`, `-` and `/`, at most 1024 bytes:
+    /// one a shell script holds unquoted and a probe's `PATH:line` output cannot misread (the textfile
+    /// directory).
+    public static func isPlainAbsolute(_ path: String) -> Bool {
+        path.hasPrefix("/") && path.utf8.count <= 1024
+            && path.unicodeScalars.allSatisfy { scalar in
+                ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                    || "._-/".unicodeScalars.contains(scalar)
+            }
+    }
+}

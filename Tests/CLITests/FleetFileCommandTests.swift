@@ -189,6 +189,231 @@ import Testing
         #expect(lines[1].hasSuffix(",prod,web"), "\(lines[1].suffix(80))")
     }
 
+    /// The lines of `path`, split on `separator`.
+    func lines(_ path: String, separator: String = "\n") -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").components(separatedBy: separator).filter {
+            !$0.isEmpty
+        }
+    }
+
+    @Test func watchWritesLabelsInTheLongCSVLayoutAndInNDJSONRecords() throws {
+        let server = try SSHTestServer.shared()
+        let config = try sshConfig(server)
+        let fleet = try write(
+            """
+            groups:
+              there: {hosts: [h1], labels: {env: prod, role: web}}
+            """)
+        let csv = directory + "/long.csv"
+        let ndjson = directory + "/out.ndjson"
+        let result = try CLI.run(
+            [
+                "watch", "--fleet", fleet, "-F", config, "--every", "1s", "--count", "2", "--csv-layout", "long",
+                "-o", csv, "-o", ndjson, "--no-history",
+            ], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = lines(csv, separator: "\r\n")
+        #expect(rows.first == "timestamp,host,kind,device,metric,value,label.env,label.role", "\(rows.first ?? "")")
+        // The second tick has rates, so disks and interfaces give rows; every one ends in the host's labels.
+        #expect(rows.count > 2, "\(rows)")
+        for row in rows.dropFirst() {
+            #expect(row.contains(",h1,") && row.hasSuffix(",prod,web"), "\(row)")
+        }
+        let records = lines(ndjson).compactMap { try? JSONParser.parse($0) }
+        #expect(records.count == 2)
+        for record in records {
+            #expect(record["schema"]?.stringValue == "hostscope.snapshot/1")
+            #expect(record["error"] == nil, "\(record)")
+            #expect(record["labels"] == .object(["env": "prod", "role": "web"]), "\(record["labels"] as Any)")
+        }
+        // Without a fleet file, records are written as before: no `labels` key.
+        let plain = try CLI.run(["watch", "h1", "-F", config, "--count", "1", "-f", "ndjson", "--no-history"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try JSONParser.parse(plain.stdout.trimmingCharacters(in: .newlines))["labels"] == nil)
+    }
+
+    @Test func watchReloadsTheFleetFileOnSighupAndKeepsItWhenTheNewOneIsBad() throws {
+        let server = try SSHTestServer.shared()
+        let config = try sshConfig(server)
+        let fleet = try write("groups:\n  here: {hosts: [local], labels: {env: a}}\n")
+        let ndjson = directory + "/reload.ndjson"
+        let errors = directory + "/reload.err"
+        let watch = try RunningCLI(
+            ["watch", "--fleet", fleet, "-F", config, "--every", "300ms", "-o", ndjson, "--no-history"],
+            stderr: errors)
+        defer {
+            watch.signal(SIGKILL)
+            _ = watch.wait()
+        }
+        func records() -> [JSONValue] { lines(ndjson).compactMap { try? JSONParser.parse($0) } }
+        func waitUntil(_ what: String, _ condition: () -> Bool) throws {
+            let deadline = Date().addingTimeInterval(30)
+            while !condition() {
+                guard Date() < deadline, !watch.hasExited else {
+                    Issue.record("\(what): \(lines(errors))")
+                    throw HarnessError(description: what)
+                }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        try waitUntil("no record of local") { records().contains { $0["host"]?.stringValue == "local" } }
+
+        // A host added, the labels changed: from the next records on.
+        _ = try write("groups:\n  here: {hosts: [local, h1], labels: {env: b}}\n")
+        watch.signal(SIGHUP)
+        try waitUntil("no record of h1 with env b") {
+            records().contains { $0["host"]?.stringValue == "h1" && $0["labels"]?["env"]?.stringValue == "b" }
+        }
+        try waitUntil("no record of local with env b") {
+            records().contains { $0["host"]?.stringValue == "local" && $0["labels"]?["env"]?.stringValue == "b" }
+        }
+        #expect(
+            lines(errors).contains { $0.hasSuffix("reloaded the fleet: 2 host(s), 1 added, 0 removed") },
+            "\(lines(errors))")
+
+        // A bad file keeps the running fleet and says why, in one sentence.
+        _ = try write("groups:\n  here: {hosts: [local], every: 5s}\n")
+        watch.signal(SIGHUP)
+        try waitUntil("no sentence about the failed reload") {
+            lines(errors).contains { $0.contains("the reload failed; keeping the 2 hosts watched: the fleet file") }
+        }
+        let count = records().count
+        try waitUntil("h1 is no longer watched") {
+            records().dropFirst(count).contains { $0["host"]?.stringValue == "h1" }
+        }
+
+        // Removing a host stops it.
+        _ = try write("groups:\n  here: {hosts: [h1], labels: {env: c}}\n")
+        watch.signal(SIGHUP)
+        try waitUntil("no sentence about the reload") {
+            lines(errors).contains { $0.hasSuffix("reloaded the fleet: 1 host(s), 0 added, 1 removed") }
+        }
+        let after = records().count
+        try waitUntil("no record of h1 with env c") {
+            records().contains { $0["host"]?.stringValue == "h1" && $0["labels"]?["env"]?.stringValue == "c" }
+        }
+        Thread.sleep(forTimeInterval: 1)
+        #expect(!records().dropFirst(after + 1).contains { $0["host"]?.stringValue == "local" })
+        watch.signal(SIGTERM)
+        #expect(watch.wait() == 0, "\(lines(errors))")
+    }
+
+    @Test func snapshotWithAFleetFileTakesEachGroupsCollectorSettingsUnlessAFlagGivesThem() throws {
+        let server = try SSHTestServer.shared()
+        let config = try sshConfig(server)
+        let fleet = try write(
+            """
+            defaults: {top: 4}
+            groups:
+              there: {hosts: [h1], top: 2, collector: tools}
+              here: {hosts: [local]}
+            """)
+        func records(_ extra: [String]) throws -> [String: JSONValue] {
+            let result = try CLI.run(["snapshot", "--fleet", fleet, "-F", config, "--format", "ndjson"] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            var byHost: [String: JSONValue] = [:]
+            for line in result.stdout.split(separator: "\n") {
+                let record = try JSONParser.parse(String(line))
+                byHost[record["host"]?.stringValue ?? ""] = record
+            }
+            return byHost
+        }
+        let fromFile = try records([])
+        #expect(fromFile["h1"]?["processes"]?.arrayValue?.count == 2)
+        #expect(fromFile["h1"]?["collector"]?.stringValue == "tools")
+        // A host of a group without settings takes defaults:'s.
+        #expect(fromFile["local"]?["processes"]?.arrayValue?.count == 4)
+        #expect(fromFile["local"]?["collector"]?.stringValue == "proc")
+        let flagged = try records(["--top", "3", "--collector", "proc"])
+        #expect(flagged["h1"]?["processes"]?.arrayValue?.count == 3)
+        #expect(flagged["h1"]?["collector"]?.stringValue == "proc")
+        #expect(flagged["local"]?["processes"]?.arrayValue?.count == 3)
+    }
+
+    @Test func serveTakesTheRulesAndRetentionOfAReloadedFileAndSaysWhichSettingsNeedARestart() throws {
+        _ = try write("rules:\n  - alert: MemoryInUse\n    when: memory_used_percent >= 0\n", to: "rules.yaml")
+        let start = """
+            groups:
+              here: {hosts: [local], interval: 1s}
+            serve:
+              listen: 127.0.0.1:0
+              history: {retain: 7d}
+            """
+        let fleet = try write(start)
+        let serve = try RunningServe(["--fleet", fleet, "--db", directory + "/serve.sqlite"], directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        _ = try write(
+            """
+            groups:
+              here: {hosts: [local], interval: 1s}
+            serve:
+              listen: 127.0.0.1:1
+              history: {retain: 1d}
+              rules: rules.yaml
+              token_file: token
+            """)
+        serve.process.signal(SIGHUP)
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, !serve.log.contains("reloaded the alert rules") { Thread.sleep(forTimeInterval: 0.1) }
+        let messages = serve.logLines().compactMap { $0["message"]?.stringValue }
+        #expect(messages.contains("history records are now kept for 24h"), "\(messages)")
+        let reloaded = try #require(
+            serve.logLines().first { $0["message"]?.stringValue == "reloaded the alert rules" }, "\(serve.log)")
+        #expect(reloaded["rules"]?.intValue == 1 || reloaded["rules"]?.stringValue == "1", "\(reloaded)")
+        for key in ["listen", "token_file"] {
+            #expect(
+                messages.contains(
+                    "the fleet file's serve: \(key) changed; it is read at start only, so restart serve to apply it"),
+                "\(messages)")
+        }
+        // --db is a flag: the file's history.path is never the flag's business; the retention a flag did not give.
+        #expect(!messages.contains { $0.contains("serve: history.retain") || $0.contains("serve: rules") })
+        // Still listening where it started.
+        #expect(try serve.get("/healthz").status == 200)
+        #expect(serve.stop() == 0)
+    }
+
+    @Test func serveReadsTheTextfileDirectoryOfTheGroupOrOfTheFlag() throws {
+        let server = try SSHTestServer.shared()
+        let config = try sshConfig(server)
+        // Readable by the harness's own user: the host reads it over SSH.
+        let fromFile = directory + "/textfiles-file"
+        let fromFlag = directory + "/textfiles-flag"
+        for (folder, value) in [(fromFile, 1), (fromFlag, 2)] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try "backup_ok{target=\"db\"} \(value)\n".write(
+                toFile: folder + "/backup.prom", atomically: true, encoding: .utf8)
+        }
+        chmod(directory, 0o755)
+        let fleet = try write(
+            """
+            groups:
+              there: {hosts: [h1], interval: 1s, textfile_directory: \(fromFile)}
+            """)
+        for (arguments, value) in [([String](), 1), (["--textfile-directory", fromFlag], 2)] {
+            let serve = try RunningServe(
+                ["--fleet", fleet, "-F", config, "--listen", "127.0.0.1:0", "--no-history"] + arguments,
+                directory: directory)
+            defer { _ = serve.stop() }
+            try serve.waitUntilListening()
+            let metrics = try serve.waitFor("/metrics", timeout: 30) { $0.body.contains("backup_ok{") }
+            #expect(metrics.body.contains("backup_ok{instance=\"h1\",target=\"db\"} \(value)"), "\(arguments)")
+            #expect(metrics.body.contains("node_textfile_scrape_error{instance=\"h1\"} 0"))
+            #expect(serve.stop() == 0)
+        }
+        // A directory the probe cannot hold is refused before anything starts, in the file and as a flag.
+        let refused = try CLI.run(["watch", "local", "--textfile-directory", "relative/dir", "--no-history"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--textfile-directory relative/dir cannot be used: give an absolute path"))
+        let bad = try write("groups:\n  g: {hosts: [local], textfile_directory: '/a b'}\n", to: "bad.yaml")
+        let badFile = try CLI.run(["snapshot", "--fleet", bad])
+        #expect(badFile.status == 64)
+        #expect(
+            badFile.stderr.contains("the fleet file \(bad), line 2: textfile_directory: /a b cannot be used"),
+            "\(badFile.stderr)")
+    }
+
     @Test func labelFiltersPickHostsInSnapshotAndHistory() throws {
         let server = try SSHTestServer.shared()
         let config = try sshConfig(server)

@@ -101,7 +101,7 @@ struct FleetFileTests {
         #expect(
             message
                 == "the fleet file /etc/hostscope/fleet.yaml, line 4: \"every\" is not a key of the group web; the "
-                + "keys allowed there are hosts, labels, interval, timeout, top, collector")
+                + "keys allowed there are hosts, labels, interval, timeout, top, collector, textfile_directory")
         #expect(
             problem("group: {}\n").contains(
                 "line 1: \"group\" is not a key of the file; the keys allowed there are defaults, groups, serve"))

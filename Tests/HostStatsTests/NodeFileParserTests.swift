@@ -22,6 +22,33 @@ import Testing
         #expect(!old.value.map(\.name).contains("KReclaimable_bytes"))
     }
 
+    @Test func conntrackStatisticsAreSummedOverTheCPUsByTheHeadersNamesOnOldAndNewKernels() throws {
+        let current = try ProcConntrackStatParser.parse(
+            FixtureText.read(Self.capture + "proc_net_stat_nf_conntrack.txt"))
+        #expect(current.map(\.name) == ProcConntrackStatParser.fields)
+        #expect(current.allSatisfy { $0.value == 0 })
+        let old = try ProcConntrackStatParser.parse(
+            FixtureText.read(Self.variants + "proc_net_stat_nf_conntrack_linux4.19.txt"))
+        let values = Dictionary(uniqueKeysWithValues: old.map { ($0.name, $0.value) })
+        #expect(values["found"] == Double(0xa3f1 + 0x1000))
+        #expect(values["invalid"] == Double(0x1c + 0x4))
+        #expect(values["ignore"] == Double(0x12b40 + 0xc0))
+        #expect(values["insert"] == Double(0x4d2 + 0x2e))
+        #expect(values["insert_failed"] == 3)
+        #expect(values["drop"] == 3)
+        #expect(values["early_drop"] == 1)
+        #expect(values["search_restart"] == Double(0x11 + 1))
+        #expect(throws: ParseError.self) {
+            try ProcConntrackStatParser.parse(
+                FixtureText.read(Self.variants + "proc_net_stat_nf_conntrack_truncated.txt"))
+        }
+        #expect(throws: ParseError.self) { try ProcConntrackStatParser.parse("") }
+        // A sum past 2^64 is left out, the others kept.
+        let huge = try ProcConntrackStatParser.parse(
+            "entries found drop\n0 ffffffffffffffff 1\n0 1 1\n")
+        #expect(huge == [KernelFigure("drop", 2)])
+    }
+
     @Test func aMeminfoFigurePastTwoToTheSixtyFourIsLeftOutWithAWarning() throws {
         let parsed = try ProcMemInfoFieldsParser.parse(FixtureText.read(Self.variants + "proc_meminfo_overflow.txt"))
         #expect(

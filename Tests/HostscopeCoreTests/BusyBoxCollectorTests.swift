@@ -256,6 +256,33 @@ actor RecordingRunner: CommandRunner {
         #expect(second.processes.contains { $0.cpuPercent != nil })
     }
 
+    @Test func busyBoxWatchTicksReadTheTextfilesOfTheDirectoryGivenWithBusyBoxsTools() async throws {
+        let directory = NSTemporaryDirectory() + "hostscope-busybox-textfiles-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try
+            "# HELP cron_last_run_seconds When the job last ran.\n# TYPE cron_last_run_seconds gauge\ncron_last_run_seconds 1.7e9\n"
+            .write(toFile: directory + "/cron.prom", atomically: true, encoding: .utf8)
+        try "backup_ok{target=\"db\"} 1\n".write(toFile: directory + "/backup.prom", atomically: true, encoding: .utf8)
+        try "not a metric\n".write(toFile: directory + "/notes.txt", atomically: true, encoding: .utf8)
+        var options = CollectorOptions()
+        options.textfileDirectory = directory
+        let collector = HostCollector(host: "busybox", runner: try runner(), options: options)
+        let tick = try snapshot(await collector.tick())
+        #expect(tick.collector == "busybox")
+        let textfiles = try #require(tick.node?.textfiles, "no textfiles section: \(tick.warnings)")
+        #expect(textfiles.map(\.path) == [directory + "/backup.prom", directory + "/cron.prom"])
+        #expect(textfiles[0].text.contains("backup_ok{target=\"db\"} 1"))
+        #expect(textfiles[1].text.contains("cron_last_run_seconds 1.7e9"))
+        let modified = try #require(textfiles[1].modifiedSeconds)
+        #expect(abs(modified - Date().timeIntervalSince1970) < 120)
+        #expect(tick.node?.textfileError == false)
+        // A directory that is not there: no section, no error.
+        options.textfileDirectory = directory + "/absent"
+        let plain = try snapshot(await HostCollector(host: "busybox", runner: try runner(), options: options).tick())
+        #expect(plain.node != nil && plain.node?.textfiles == nil && plain.node?.textfileError == false)
+    }
+
     /// Writes the raw outputs behind Fixtures/probes/busybox-*: the detection script, a one-off
     /// snapshot and two watch ticks, nonces replaced by `NONCE`. Runs only when
     /// `HOSTSCOPE_RECORD_PROBES` names a directory; the fixture's README says how the outputs

@@ -29,15 +29,11 @@ import Testing
 
     /// The families of node_exporter's default Linux collectors that hostscope does not give, and
     /// why (docs/serve.md says the same): about node_exporter itself, or from system calls a probe
-    /// cannot make (the time zone, SELinux); conntrack's `stat_*`, per-CPU rows of
-    /// /proc/net/stat/nf_conntrack, are not read yet.
+    /// cannot make (the time zone, SELinux, the clock sources).
     static let notGiven: Set<String> = [
         "node_exporter_build_info", "node_scrape_collector_duration_seconds", "node_scrape_collector_success",
         "node_selinux_enabled", "node_time_clocksource_available_info", "node_time_clocksource_current_info",
-        "node_time_zone_offset_seconds", "node_nf_conntrack_stat_drop", "node_nf_conntrack_stat_early_drop",
-        "node_nf_conntrack_stat_found", "node_nf_conntrack_stat_ignore", "node_nf_conntrack_stat_insert",
-        "node_nf_conntrack_stat_insert_failed", "node_nf_conntrack_stat_invalid",
-        "node_nf_conntrack_stat_search_restart",
+        "node_time_zone_offset_seconds",
     ]
 
     @Test func cpuCountersBecomeSecondsPerCPUAndModeAsTheKernelCountsThem() throws {

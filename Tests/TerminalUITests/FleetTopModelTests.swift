@@ -137,6 +137,30 @@ import Testing
         #expect(model.visibleHosts.count == 3)
     }
 
+    @Test func aHostsLabelsShowInItsDetailAndTheFilterMatchesThem() throws {
+        var model = try Self.fleet()
+        var web = HostWatchState(host: "web1", phase: .up, labels: ["role": "web", "env": "prod"])
+        web.ticks = 6
+        model.apply(.state(web))
+        model.apply(.state(HostWatchState(host: "db-primary", phase: .failing, labels: ["env": "staging"])))
+        _ = model.handle(.character("/"))
+        for character in "env=prod" { _ = model.handle(.character(character)) }
+        _ = model.handle(.enter)
+        #expect(model.visibleHosts == ["web1"])
+        _ = model.handle(.enter)
+        let lines = model.plainLines(width: 80, height: 24, now: Self.now)
+        let title = try #require(lines.firstIndex { $0.hasPrefix("web1 ") }, "\(lines)")
+        #expect(lines[title + 1].hasPrefix("labels env=prod role=web"), "\(lines)")
+        // A host without labels has no such line.
+        _ = model.handle(.escape)
+        _ = model.handle(.escape)
+        _ = model.handle(.character("/"))
+        for character in "cache" { _ = model.handle(.character(character)) }
+        _ = model.handle(.enter)
+        _ = model.handle(.enter)
+        #expect(!model.plainLines(width: 80, height: 24, now: Self.now).contains { $0.hasPrefix("labels") })
+    }
+
     @Test func qAndCtrlCQuitAndEscLeavesTheDetail() throws {
         var model = try Self.fleet()
         _ = model.handle(.down)

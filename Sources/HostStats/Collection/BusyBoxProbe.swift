@@ -26,7 +26,14 @@
 /// its sizes are rounded (`14m`); the kernel files give exact figures at less cost.
 public enum BusyBoxProbe {
     /// The script; `sampleSeconds` > 0 takes two samples that far apart, `nil` or 0 one.
-    public static func command(sampleSeconds: Double?, nonce: String, processDetails: Bool = true) -> String {
+    ///
+    /// The textfiles of `textfileDirectory` are listed as the `proc` probe lists them (BusyBox `stat -c`)
+    /// and read by BusyBox's `awk` applet with the `proc` probe's program and bounds; a build without
+    /// `awk` lists them unread, which sets `node_textfile_scrape_error`.
+    public static func command(
+        sampleSeconds: Double?, nonce: String, processDetails: Bool = true,
+        textfileDirectory: String = LinuxProcProbe.textfileDirectory
+    ) -> String {
         let marker = "echo " + ProbeOutput.markerPrefix(nonce)
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
         var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; \(marker)self; echo $$; "
@@ -37,6 +44,15 @@ public enum BusyBoxProbe {
         script += "\(marker)sample; \(LinuxProcProbe.sampleGrep) \(counters) /proc/meminfo /proc/loadavg "
         script += "\(LinuxProcProbe.nodeFiles) /proc/[0-9]*/stat "
         script += processDetails ? "/proc/[0-9]*/cmdline 2>/dev/null; " : "2>/dev/null; "
+        if !processDetails {
+            let glob = LinuxProcProbe.textfileGlob(textfileDirectory)
+            if !glob.isEmpty {
+                // awk only where a file is there: an empty or absent directory starts no process.
+                script += "set -- \(glob); if [ -f \"$1\" ] && command -v awk >/dev/null 2>&1; then "
+                script += "awk '\(LinuxProcProbe.sampleAwk)' \"$@\" 2>/dev/null; fi; "
+            }
+            script += LinuxProcProbe.textfileListing(marker: marker, directory: textfileDirectory)
+        }
         // Each option is tried on a cheap target first: running the full command twice would
         // print two tables whenever one mount cannot be read and df exits non-zero.
         if processDetails {

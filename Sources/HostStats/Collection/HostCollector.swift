@@ -20,6 +20,10 @@ public struct CollectorOptions: Sendable, Equatable {
     public var topProcesses: Int
     /// Bound on each command run on the host, sampling window included.
     public var commandTimeout: Duration
+    /// The directory of the host whose `*.prom` files are passed on (node_exporter's
+    /// `--collector.textfile.directory`); read by `watch` and `serve` ticks of the `proc` and `busybox`
+    /// collectors.
+    public var textfileDirectory = LinuxProcProbe.textfileDirectory
 
     public init(
         kind: CollectorKind = .auto, sample: Duration = .milliseconds(250), topProcesses: Int = 10,
@@ -157,11 +161,14 @@ public actor HostCollector {
                 // made most of the probe's output and a third of its work on the host.
                 let command =
                     route == .busybox
-                    ? BusyBoxProbe.command(sampleSeconds: seconds, nonce: nonce, processDetails: false)
+                    ? BusyBoxProbe.command(
+                        sampleSeconds: seconds, nonce: nonce, processDetails: false,
+                        textfileDirectory: options.textfileDirectory)
                     : LinuxProcProbe.command(
                         sampleSeconds: seconds, nonce: nonce, processDetails: false,
                         timexSyscall: timexDue(at: collectedAt)
-                            ? LinuxProcProbe.adjtimexSyscall(arch: platform.os.arch) : nil)
+                            ? LinuxProcProbe.adjtimexSyscall(arch: platform.os.arch) : nil,
+                        textfileDirectory: options.textfileDirectory)
                 let sent = now()
                 let output = try await run(command)
                 let received = now()

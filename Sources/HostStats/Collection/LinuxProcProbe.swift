@@ -1,4 +1,5 @@
 import Foundation
+import ValueFormats
 
 /// The `proc` collector's probe: one POSIX `sh` script that reads the kernel's own counters
 /// and gauges, so a snapshot costs one round trip and a handful of processes on the host.
@@ -24,8 +25,10 @@ public enum LinuxProcProbe {
     ///   is most of the output and of the parsing.
     ///   - timexSyscall: also read the kernel's clock discipline through `adjtimex(2)` with this
     ///     system call number (``adjtimexSyscall(arch:)``), where the host has `perl`.
+    ///   - textfileDirectory: where the `*.prom` files are (`RemotePath.isPlainAbsolute(_:)`).
     public static func command(
-        sampleSeconds: Double?, nonce: String, processDetails: Bool = true, timexSyscall: Int? = nil
+        sampleSeconds: Double?, nonce: String, processDetails: Bool = true, timexSyscall: Int? = nil,
+        textfileDirectory: String = textfileDirectory
     ) -> String {
         let marker = "echo " + ProbeOutput.markerPrefix(nonce)
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
@@ -37,7 +40,7 @@ public enum LinuxProcProbe {
         // df runs beside the sample's reader, not after it: its rows reach the reader through a pipe
         // and come out last, as the file `(standard input)`. GNU df prints sizes and inodes in one
         // run; other dfs take two.
-        script += textfileListing(marker: marker)
+        script += textfileListing(marker: marker, directory: textfileDirectory)
         if let timexSyscall { script += timexScript(marker: marker, syscall: timexSyscall) }
         script += "\(marker)sample; { \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
         script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; } | "
@@ -47,7 +50,8 @@ public enum LinuxProcProbe {
             script += "2>/dev/null; \(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; "
         } else {
             script += sampleReader(
-                "\(counters) /proc/meminfo /proc/loadavg \(nodeFiles) \(textfileGlob) /proc/[0-9]*/stat -")
+                "\(counters) /proc/meminfo /proc/loadavg \(nodeFiles) \(textfileGlob(textfileDirectory)) /proc/[0-9]*/stat -"
+            )
             script += " 2>/dev/null; "
         }
         script += "\(marker)end"
@@ -127,21 +131,29 @@ public enum LinuxProcProbe {
         "/proc/vmstat /proc/pressure/cpu /proc/pressure/io /proc/pressure/memory /proc/net/sockstat "
         + "/proc/net/sockstat6 /proc/net/netstat /proc/net/snmp /proc/net/snmp6 /proc/sys/fs/file-nr "
         + "/proc/sys/kernel/random/entropy_avail /proc/sys/kernel/random/poolsize /proc/net/softnet_stat "
-        + "/proc/sys/net/netfilter/nf_conntrack_count /proc/sys/net/netfilter/nf_conntrack_max /proc/net/udp "
+        + "/proc/sys/net/netfilter/nf_conntrack_count /proc/sys/net/netfilter/nf_conntrack_max "
+        + "/proc/net/stat/nf_conntrack /proc/net/udp "
         + "/proc/net/udp6 /proc/net/arp /proc/mounts /sys/class/net/*/operstate "
         + "/sys/class/net/*/carrier_changes /sys/class/net/*/carrier_up_count /sys/class/net/*/carrier_down_count "
         + "/sys/class/net/*/statistics/rx_nohandler"
 
-    /// The textfile directory node_exporter's Debian package reads (`--collector.textfile.directory`).
+    /// The textfile directory node_exporter's Debian package reads (`--collector.textfile.directory`), the
+    /// default of `--textfile-directory`.
     public static let textfileDirectory = "/var/lib/prometheus/node-exporter"
 
-    static let textfileGlob = "\(textfileDirectory)/*.prom"
+    /// The `*.prom` files of `directory` as a shell glob; nothing for a directory that cannot be used.
+    static func textfileGlob(_ directory: String) -> String {
+        RemotePath.isPlainAbsolute(directory) ? "\(directory)/*.prom" : ""
+    }
 
     /// The textfiles' modification times (`stat -c '%Y %n'`, GNU and BusyBox), a process started only
     /// where the directory exists; awk reads their text with the sample, at most
-    /// ``NodeFiguresReader/textfileLimit`` files of ``NodeFiguresReader/textfileLineLimit`` lines.
-    static func textfileListing(marker: String) -> String {
-        "if [ -d \(textfileDirectory) ]; then \(marker)textfiles; stat -c '%Y %n' \(textfileGlob) 2>/dev/null; fi; "
+    /// ``NodeFiguresReader/textfileLimit`` files of ``NodeFiguresReader/textfileLineLimit`` lines. A
+    /// directory that cannot be used (`RemotePath.isPlainAbsolute(_:)`) is read as none.
+    static func textfileListing(marker: String, directory: String) -> String {
+        guard RemotePath.isPlainAbsolute(directory) else { return "" }
+        return "if [ -d \(directory) ]; then \(marker)textfiles; stat -c '%Y %n' \(textfileGlob(directory)) "
+            + "2>/dev/null; fi; "
     }
 
     /// How often a watch reads `adjtimex(2)`: starting `perl` costs the host a few milliseconds of

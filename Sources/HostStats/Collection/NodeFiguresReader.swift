@@ -77,6 +77,7 @@ public enum NodeFiguresReader {
         node.entropyPoolSize = value("/proc/sys/kernel/random/poolsize")
         node.conntrackEntries = value("/proc/sys/net/netfilter/nf_conntrack_count")
         node.conntrackLimit = value("/proc/sys/net/netfilter/nf_conntrack_max")
+        node.conntrackStats = parsed("/proc/net/stat/nf_conntrack", ProcConntrackStatParser.parse) ?? []
         node.softnet = parsed("/proc/net/softnet_stat", ProcSoftnetParser.parse) ?? []
         for (path, ip) in [("/proc/net/udp", "v4"), ("/proc/net/udp6", "v6")] {
             if let queues = parsed(path, { text throws(ParseError) in try ProcNetUDPParser.parse(text, ip: ip) }) {

@@ -235,6 +235,9 @@ public struct NodeFigures: Sendable, Equatable {
     /// `/proc/sys/net/netfilter/nf_conntrack_count` and `_max`, when the module is loaded.
     public var conntrackEntries: UInt64?
     public var conntrackLimit: UInt64?
+    /// `/proc/net/stat/nf_conntrack`: node_exporter's columns (``ProcConntrackStatParser/fields``), each
+    /// summed over the CPUs, when the module is loaded.
+    public var conntrackStats: [KernelFigure] = []
     public var udpQueues: [UDPQueues] = []
     /// `/proc/net/arp`: entries per device.
     public var arpEntries: [KernelFigure] = []

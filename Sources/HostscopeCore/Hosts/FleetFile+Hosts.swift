@@ -33,7 +33,8 @@ extension FleetEntry {
     var profile: HostProfile {
         HostProfile(
             labels: labels, interval: settings.interval, timeout: settings.timeout, top: settings.top,
-            collector: settings.collector.flatMap(CollectorKind.init(rawValue:)))
+            collector: settings.collector.flatMap(CollectorKind.init(rawValue:)),
+            textfileDirectory: settings.textfileDirectory)
     }
 }
 
@@ -96,7 +97,8 @@ extension ResolvedFleet {
     public func overridden(by flags: FleetFlags) -> ResolvedFleet {
         let clear = { (profile: HostProfile) in
             profile.overridden(
-                interval: flags.interval, timeout: flags.timeout, top: flags.top, collector: flags.collector)
+                interval: flags.interval, timeout: flags.timeout, top: flags.top, collector: flags.collector,
+                textfileDirectory: flags.textfileDirectory)
         }
         var fleet = self
         fleet.profiles = profiles.mapValues(clear)
@@ -116,6 +118,9 @@ public struct FleetFlags: Sendable, Equatable {
         if !self.timeout, let timeout = defaults.timeout { options.commandTimeout = timeout }
         if !self.top, let top = defaults.top { options.topProcesses = top }
         if !self.collector, let kind = defaults.collector { options.kind = kind }
+        if !self.textfileDirectory, let directory = defaults.textfileDirectory {
+            options.textfileDirectory = directory
+        }
         return (self.interval ? interval : defaults.interval ?? interval, options)
     }
 
@@ -123,12 +128,17 @@ public struct FleetFlags: Sendable, Equatable {
     public var timeout: Bool
     public var top: Bool
     public var collector: Bool
+    public var textfileDirectory: Bool
 
-    public init(interval: Bool = false, timeout: Bool = false, top: Bool = false, collector: Bool = false) {
+    public init(
+        interval: Bool = false, timeout: Bool = false, top: Bool = false, collector: Bool = false,
+        textfileDirectory: Bool = false
+    ) {
         self.interval = interval
         self.timeout = timeout
         self.top = top
         self.collector = collector
+        self.textfileDirectory = textfileDirectory
     }
 }
 
@@ -139,6 +149,7 @@ public struct FleetCollectionDefaults: Sendable, Equatable {
     public var timeout: Duration?
     public var top: Int?
     public var collector: CollectorKind?
+    public var textfileDirectory: String?
 
     /// No defaults: the command's own.
     public init() {}
@@ -149,5 +160,6 @@ public struct FleetCollectionDefaults: Sendable, Equatable {
         timeout = file?.defaults.timeout
         top = file?.defaults.top
         collector = file?.defaults.collector.flatMap(CollectorKind.init(rawValue:))
+        textfileDirectory = file?.defaults.textfileDirectory
     }
 }

@@ -68,3 +68,37 @@ private final class Counter: Sendable {
         }
     }
 }
+
+/// Calls a handler on each SIGHUP, the signal a long-running command reads its files again on, until
+/// stopped; SIGHUPs that come while the handler runs are folded into one more call.
+public final class ReloadSignal: Sendable {
+    private let watcher: SignalWatcher
+    private let continuation: AsyncStream<Void>.Continuation
+    private let task: Task<Void, Never>
+
+    /// Watches SIGHUP, calling `handler` (off the signal's queue) after each.
+    public init(_ handler: @escaping @Sendable () async -> Void) {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.continuation = continuation
+        watcher = SignalWatcher([SIGHUP]) { _ in continuation.yield() }
+        task = Task { for await _ in stream { await handler() } }
+    }
+
+    /// Stops calling the handler (SIGHUP stays ignored).
+    public func stop() {
+        watcher.cancel()
+        continuation.finish()
+        task.cancel()
+    }
+}
+
+/// Whether the process still has a controlling terminal: after a hangup (the terminal closed, the SSH
+/// session dropped) the kernel takes it away, and `/dev/tty` no longer opens.
+public enum ControllingTerminal {
+    public static func isPresent() -> Bool {
+        let descriptor = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
+}

@@ -25,10 +25,15 @@ public struct SnapshotService: Sendable {
     ///   - hostsFile: a file of further hosts or patterns, one per line (`#` comments), as `watch`'s.
     ///   - fleetFile: a fleet file (`--fleet`), whose groups' hosts are collected when no host is named.
     ///   - labels: only the hosts with these fleet-file labels.
+    ///   - flags: which of `options` the command line gave: the others are the fleet file's, per group
+    ///     (`timeout`, `top`, `collector`), then its `defaults:`, then `options`'.
     public func collect(
         _ hosts: [String], hostsFile: String? = nil, fleetFile: String? = nil, labels: LabelSelector = LabelSelector(),
-        options: CollectorOptions
+        options: CollectorOptions,
+        flags: FleetFlags = FleetFlags(interval: true, timeout: true, top: true, collector: true)
     ) async throws(CoreError) -> [SnapshotRecord] {
+        var options = options
+        var profiles: [String: HostProfile] = [:]
         let resolved: [ResolvedHost]
         let aliases: [String]
         let resolver: HostResolver
@@ -39,10 +44,13 @@ public struct SnapshotService: Sendable {
         }
         aliases = resolver.config.hostAliases
         if let fleetFile {
-            resolved = try resolver.fleet(
+            let fleet = try resolver.fleet(
                 arguments: hosts, hostsFile: hostsFile, fleetFile: FleetFile.read(at: fleetFile)
             )
-            .selecting(labels).hosts
+            .selecting(labels).overridden(by: flags)
+            resolved = fleet.hosts
+            profiles = fleet.profiles
+            options = flags.applying(FleetCollectionDefaults(fleet.file), interval: .zero, collector: options).1
         } else if let hostsFile {
             resolved = try resolver.watchHosts(arguments: hosts, hostsFile: hostsFile)
         } else {
@@ -52,8 +60,9 @@ public struct SnapshotService: Sendable {
                 throw CoreError(.invalidRequest, "\(error)")
             }
         }
-        let records = await TraceRuntime.with(settings.traceSetup(), diagnostics: settings.diagnostics) { _ in
-            await Self.collect(resolved, options: options)
+        let records = await TraceRuntime.with(settings.traceSetup(), diagnostics: settings.diagnostics) {
+            [options, profiles] _ in
+            await Self.collect(resolved, options: options, profiles: profiles)
         }
         return records.map { Self.suggestingAlias($0, aliases: aliases) }
     }
@@ -68,10 +77,14 @@ public struct SnapshotService: Sendable {
         return .failure(failure)
     }
 
-    /// Collects resolved hosts at once, in the current tracer's spans; records in the order of `hosts`.
-    public static func collect(_ hosts: [ResolvedHost], options: CollectorOptions) async -> [SnapshotRecord] {
+    /// Collects resolved hosts at once, in the current tracer's spans; records in the order of `hosts`. A host
+    /// with a profile (a fleet file's group) is collected with its settings over `options`.
+    public static func collect(
+        _ hosts: [ResolvedHost], options: CollectorOptions, profiles: [String: HostProfile] = [:]
+    ) async -> [SnapshotRecord] {
         await withTaskGroup(of: (Int, SnapshotRecord).self) { group in
             for (index, host) in hosts.enumerated() {
+                let options = profiles[host.displayName]?.collector(from: options) ?? options
                 group.addTask {
                     let (runner, connection) = host.commandRunner()
                     let collector = HostCollector(host: host.displayName, runner: runner, options: options)

@@ -60,7 +60,7 @@ public final class RecordFileWriter: Sendable {
     /// terminal, the face's writer for a stream; `nil` writes them to the file as they are.
     private let sink: (@Sendable ([UInt8]) throws(RecordWriteError) -> Void)?
     public let path: String?
-    /// The fleet file's labels as columns of the wide CSV layout.
+    /// The fleet file's labels: columns of either CSV layout, a `labels` object in JSON records.
     public let labels: RecordLabels
 
     private struct Progress {
@@ -140,12 +140,16 @@ public final class RecordFileWriter: Sendable {
     /// A write that fails part-way (the disk filled up) is taken back: the file is cut to where it
     /// ended and, for JSON, its closing bracket restored, so it stays valid and the next record that
     /// fits is appended whole after the last one.
-    public func write(_ record: SnapshotRecord) throws(RecordWriteError) {
-        try writing { (progress: inout Progress) throws(RecordWriteError) in try write(record, &progress) }
+    /// `labels` are the host's labels now (after a reload); `nil` takes those the run began with.
+    public func write(_ record: SnapshotRecord, labels hostLabels: [String: String]? = nil) throws(RecordWriteError) {
+        let hostLabels = hostLabels ?? labels.labels(of: record.host)
+        try writing { (progress: inout Progress) throws(RecordWriteError) in
+            try write(record, labels: hostLabels, &progress)
+        }
     }
 
     /// Appends another kind of record (an alert transition, `hostscope.alert/1`) to a JSON or NDJSON output, as
-    /// ``write(_:)`` appends a snapshot; a CSV output, whose columns are a snapshot's, takes none.
+    /// ``write(_:labels:)`` appends a snapshot; a CSV output, whose columns are a snapshot's, takes none.
     public func write(other record: JSONValue) throws(RecordWriteError) {
         guard format != .csv else { return }
         try writing { (progress: inout Progress) throws(RecordWriteError) in try writeJSON(record, &progress) }
@@ -174,20 +178,22 @@ public final class RecordFileWriter: Sendable {
         ftruncate(descriptor, end)
     }
 
-    private func write(_ record: SnapshotRecord, _ progress: inout Progress) throws(RecordWriteError) {
+    private func write(_ record: SnapshotRecord, labels hostLabels: [String: String], _ progress: inout Progress)
+        throws(RecordWriteError)
+    {
         switch format {
         case .ndjson, .json:
-            try writeJSON(record.jsonValue, &progress)
+            try writeJSON(labels.json(record, labels: hostLabels), &progress)
         case .csv:
             var text = ""
             if !progress.headerWritten {
-                text += csvLayout == .wide ? labels.header(SnapshotCSV.wideHeader) : SnapshotCSV.longHeader
+                text += labels.header(csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader)
                 progress.headerWritten = true
             }
-            text +=
+            text += labels.rows(
                 csvLayout == .wide
-                ? labels.row(SnapshotCSV.wideRow(record, slotColumn: progress.slotColumn), host: record.host)
-                : SnapshotCSV.longRows(record)
+                    ? SnapshotCSV.wideRow(record, slotColumn: progress.slotColumn) : SnapshotCSV.longRows(record),
+                labels: hostLabels)
             if !text.isEmpty { try append(Array(text.utf8)) }
         }
     }
@@ -246,7 +252,7 @@ public final class RecordFileWriter: Sendable {
                 return
             }
             let firstLine = String(decoding: contents.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-            let expected = (csvLayout == .wide ? labels.header(SnapshotCSV.wideHeader) : SnapshotCSV.longHeader)
+            let expected = labels.header(csvLayout == .wide ? SnapshotCSV.wideHeader : SnapshotCSV.longHeader)
                 .trimmingCharacters(in: .newlines)
             let header = firstLine.trimmingCharacters(in: .newlines)
             let withoutSlot =

@@ -1,46 +1,67 @@
 import HostStats
+import OrderedJSON
 
-/// The fleet file's labels as CSV columns of `watch`'s wide layout: one `label.NAME` column per label name
-/// the file gives any host, after the fixed columns, in name order; a host without the label leaves it
-/// empty. Fixed for a run, so the header never changes mid-file.
+/// The fleet file's labels in `watch`'s records: one `label.NAME` column per label name the file gives any
+/// host, after the fixed columns of either CSV layout, in name order (a host without the label leaves it
+/// empty), and a `labels` object at the end of each JSON and NDJSON record. The columns are fixed for a
+/// run, so the header never changes mid-file; a reload changes the values, not the names.
 public struct RecordLabels: Sendable, Equatable {
     /// The label names, sorted.
     public var names: [String]
     /// Each host's labels, by the host's name.
     public var byHost: [String: [String: String]]
 
-    /// No label columns (a watch without a fleet file).
+    /// Whether JSON and NDJSON records carry a `labels` object (a run with a fleet file).
+    public var inJSON: Bool
+
+    /// No label columns and no `labels` in JSON (a watch without a fleet file).
     public init() {
         names = []
         byHost = [:]
+        inJSON = false
     }
 
-    /// The columns of the labels in `profiles`.
-    public init(profiles: [String: HostProfile]) {
+    /// The columns of the labels in `profiles`; `inJSON` adds each host's labels to its JSON records.
+    public init(profiles: [String: HostProfile], inJSON: Bool = true) {
         byHost = profiles.mapValues(\.labels).filter { !$0.value.isEmpty }
         names = Set(byHost.values.flatMap(\.keys)).sorted()
+        self.inJSON = inJSON
     }
 
     /// What the header gains: `,label.env,label.role`.
     var headerSuffix: String { names.map { "," + SnapshotCSV.field("label." + $0) }.joined() }
 
-    /// What a row of `host` gains: its value of each label, in the header's order.
-    func rowSuffix(host: String) -> String {
-        let labels = byHost[host] ?? [:]
-        return names.map { "," + SnapshotCSV.field(labels[$0] ?? "") }.joined()
+    /// What a row gains: the value of each label of `labels`, in the header's order.
+    func rowSuffix(_ labels: [String: String]) -> String {
+        names.map { "," + SnapshotCSV.field(labels[$0] ?? "") }.joined()
     }
 
-    /// `row` (ending in CRLF) with the host's label fields before its line end.
-    func row(_ row: String, host: String) -> String { inserting(rowSuffix(host: host), into: row) }
+    /// The labels of `host` as the run began.
+    func labels(of host: String) -> [String: String] { byHost[host] ?? [:] }
+
+    /// `rows` (each ending in CRLF) with the fields of `labels` before each line end.
+    func rows(_ rows: String, labels: [String: String]) -> String {
+        guard !names.isEmpty, !rows.isEmpty else { return rows }
+        let suffix = rowSuffix(labels)
+        // Split on the CRLF `Character`; every line of `rows` ends in one.
+        return rows.split(separator: "\r\n", omittingEmptySubsequences: true).map { String($0) + suffix + "\r\n" }
+            .joined()
+    }
 
     /// `header` (ending in CRLF) with the label columns before its line end.
-    func header(_ header: String) -> String { inserting(headerSuffix, into: header) }
+    func header(_ header: String) -> String {
+        guard !names.isEmpty else { return header }
+        return String(header.unicodeScalars.dropLast(2)) + headerSuffix + "\r\n"
+    }
 
-    /// `line` with `fields` before its CRLF (one `Character` in Swift, two scalars).
-    private func inserting(_ fields: String, into line: String) -> String {
-        guard !names.isEmpty else { return line }
-        let scalars = line.unicodeScalars
-        guard scalars.count >= 2, line.hasSuffix("\r\n") else { return line + fields }
-        return String(scalars.dropLast(2)) + fields + "\r\n"
+    /// The record's JSON with a `labels` object added at its end (the host's labels by name, `{}` for a host
+    /// without any); unchanged without a fleet file.
+    func json(_ record: SnapshotRecord, labels: [String: String]) -> JSONValue {
+        let value = record.jsonValue
+        guard inJSON, case .object(var object) = value else { return value }
+        var members = JSONObject()
+        for name in labels.keys.sorted() { members.append(name, .string(labels[name] ?? "")) }
+        object["labels"] = .object(members)
+        return .object(object)
     }
 }

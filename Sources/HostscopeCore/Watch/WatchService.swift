@@ -112,7 +112,8 @@ public struct WatchService: Sendable {
         let fleet = try resolveFleet(request).overridden(by: request.flags)
         let hosts = fleet.hosts
         let profiles = fleet.profiles
-        let writers = try Self.open(outputs, labels: RecordLabels(profiles: profiles))
+        let writers = try Self.open(
+            outputs, labels: RecordLabels(profiles: profiles, inJSON: request.fleetFile != nil))
         var history: StorageDatabase?
         if settings.storesHistory {
             let path = settings.databasePath
@@ -164,11 +165,24 @@ public struct WatchService: Sendable {
         }
         let sink = RecordSink(
             writers: writers, history: history, metrics: metrics, diagnostics: diagnostics, alerts: alerts,
-            alertRecords: request.alertRecords, readerClosed: { watch.stop() })
+            alertRecords: request.alertRecords, readerClosed: { watch.stop() }, labels: { watch.state(of: $0)?.labels })
         // Subscribed before the watch starts, read by a task that is not cancelled with the watch: every
         // record collected reaches the file and the database, Ctrl-C or not.
         let records = watch.subscribe(buffer: Self.recordBacklog)
         let writing = Task { await sink.write(records) }
+        // SIGHUP reads the fleet file (and the hosts file, ssh_config) again, where the run has one to read:
+        // without, SIGHUP keeps its usual meaning (the terminal went away).
+        // A SIGHUP that comes with the loss of the terminal the watch started on is the hangup it has always
+        // been: the watch ends as on Ctrl-C, rather than running on unseen.
+        let hadTerminal = ControllingTerminal.isPresent()
+        let reloader =
+            request.fleetFile != nil || request.hostsFile != nil
+            ? ReloadSignal {
+                guard !hadTerminal || ControllingTerminal.isPresent() else { return watch.stop() }
+                self.reload(request, watch: watch, columns: writers.first?.labels ?? RecordLabels())
+            }
+            : nil
+        defer { reloader?.stop() }
         let retention = request.retention
         await TraceRuntime.with(settings.traceSetup(retention: retention), diagnostics: settings.diagnostics) { _ in
             await withTaskGroup(of: Void.self) { group in
@@ -192,6 +206,32 @@ public struct WatchService: Sendable {
         await notifying?.value
         try? await history?.close()
         return WatchOutcome(failure: sink.failure)
+    }
+
+    /// Reads the request's fleet file, hosts file and ssh_config again and makes their hosts the watched ones:
+    /// hosts that stay keep their sessions (with new labels from their next record), new ones start, removed
+    /// ones stop. A file that cannot be read or is refused leaves the running fleet, said in one sentence.
+    func reload(_ request: WatchRequest, watch: FleetWatch, columns: RecordLabels) {
+        let diagnostics = settings.diagnostics
+        let fleet: ResolvedFleet
+        do {
+            fleet = try resolveFleet(request).overridden(by: request.flags)
+        } catch {
+            diagnostics.warning("the reload failed; keeping the \(watch.states.count) hosts watched: \(error.message)")
+            return
+        }
+        let before = Set(watch.hosts.map(\.displayName))
+        watch.replaceHosts(fleet.hosts, profiles: fleet.profiles)
+        let after = Set(fleet.hosts.map(\.displayName))
+        diagnostics.note(
+            "reloaded the fleet: \(after.count) host(s), \(after.subtracting(before).count) added, "
+                + "\(before.subtracting(after).count) removed")
+        let unwritten = Set(fleet.profiles.values.flatMap(\.labels.keys)).subtracting(columns.names).sorted()
+        if !unwritten.isEmpty, !columns.names.isEmpty || columns.inJSON {
+            diagnostics.note(
+                "the label(s) \(unwritten.joined(separator: ", ")) are not columns of the CSV output, whose header was "
+                    + "written at start (JSON records carry them); restart watch to have them as columns")
+        }
     }
 
     /// The hosts of a request, resolved through ssh_config.
@@ -313,6 +353,8 @@ public final class RecordSink: Sendable {
     }
     /// Set once the reader of standard output went away (`| head`): the run ends, nothing more is written.
     private let readerClosed: @Sendable () -> Void
+    /// A host's labels now (a reload may have changed them); `nil` for a host no longer watched.
+    private let labels: @Sendable (String) -> [String: String]?
     private let closed = Lock(false)
 
     /// A sink to `writer`, `history` and `metrics`, any of which may be absent; failures go to `diagnostics`,
@@ -326,13 +368,16 @@ public final class RecordSink: Sendable {
             alerts: alerts, readerClosed: readerClosed)
     }
 
-    /// A sink writing every record to each of `writers` (each failing on its own), `history` and `metrics`.
+    /// A sink writing every record to each of `writers` (each failing on its own), `history` and `metrics`;
+    /// `labels` gives a host's labels at the time its record is written (the writers' own when it says `nil`).
     public init(
         writers: [RecordFileWriter], history: StorageDatabase?, metrics: HostMetricsExporter?,
         diagnostics: Diagnostics, alerts: AlertEngine? = nil, alertRecords: Bool = false,
-        readerClosed: @escaping @Sendable () -> Void = {}
+        readerClosed: @escaping @Sendable () -> Void = {},
+        labels: @escaping @Sendable (String) -> [String: String]? = { _ in nil }
     ) {
         self.alertRecords = alertRecords
+        self.labels = labels
         self.outputs = writers.map { Output(writer: $0) }
         self.history = history
         self.metrics = metrics
@@ -363,9 +408,10 @@ public final class RecordSink: Sendable {
         metrics?.record(record)
         let moves = await alerts?.observe(record) ?? []
         let alertLines = alertRecords ? moves.map(AlertJSON.record) : []
+        let hostLabels = outputs.isEmpty ? nil : labels(record.host)
         for output in outputs where !(output.writer.path == nil && closed.withLock({ $0 })) {
             do {
-                try output.writer.write(record)
+                try output.writer.write(record, labels: hostLabels)
                 for line in alertLines { try output.writer.write(other: line) }
                 if let missed = output.state.withLock({ $0.succeeded() }) {
                     let target = output.writer.path ?? "standard output"

@@ -180,6 +180,15 @@ extension FleetTopModel {
                 host.state.phase == .up ? .dim : .yellow)
         }
         lines.append(title)
+        if !host.state.labels.isEmpty {
+            // The fleet file's labels, wrapped rather than cut: they are what the host is filtered by.
+            let text = Self.labelText(host.state.labels)
+            for (index, row) in TerminalText.wordWrapped(text, width: width - 7, indent: "").enumerated() {
+                var line = StyledLine(index == 0 ? "labels " : "       ", .bold)
+                line.add(row, .dim)
+                lines.append(line)
+            }
+        }
         if host.state.phase != .up, let error = Self.errorText(host.state) {
             for row in TerminalText.wordWrapped(error, width: width, indent: "  ") {
                 lines.append(StyledLine(row, .red))

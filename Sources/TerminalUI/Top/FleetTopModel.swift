@@ -213,10 +213,14 @@ public struct FleetTopModel: Sendable {
 
     // MARK: - Queries
 
-    /// The hosts listed, filtered and in the chosen order.
+    /// The hosts listed, filtered and in the chosen order: the filter matches a host's name or one of its
+    /// fleet labels written `name=value` (`env=prod`, or `prod`).
     public var visibleHosts: [String] {
         let needle = filter.lowercased()
-        let shown = order.filter { needle.isEmpty || $0.lowercased().contains(needle) }
+        let shown = order.filter { name in
+            needle.isEmpty || name.lowercased().contains(needle)
+                || Self.labelText(hosts[name]?.state.labels ?? [:]).lowercased().contains(needle)
+        }
         guard sort != .name else { return shown }
         // Busiest first; hosts without the figure last, in their given order.
         let figures = Dictionary(uniqueKeysWithValues: shown.map { ($0, figure(sort, of: $0)) })
@@ -228,6 +232,11 @@ public struct FleetTopModel: Sendable {
             default: return left.offset < right.offset
             }
         }.map(\.element)
+    }
+
+    /// A host's labels as `env=prod role=web`, in name order; empty without any.
+    static func labelText(_ labels: [String: String]) -> String {
+        labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
     }
 
     private func figure(_ key: SortKey, of name: String) -> Double? {

@@ -22,12 +22,7 @@ struct MCPCommand: AsyncParsableCommand {
     @Argument(help: "Hosts or ~/.ssh/config patterns the tools may reach.", completion: Completions.host)
     var hosts: [String] = []
 
-    @Option(
-        name: .customLong("hosts-file"),
-        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
-    var hostsFile: String?
-
-    @OptionGroup var fleetOptions: FleetOptions
+    @OptionGroup var sources: HostSourceOptions
 
     @Option(help: ArgumentHelp("Confine the file tools to this directory on every host.", valueName: "dir"))
     var root: String?
@@ -80,11 +75,12 @@ struct MCPCommand: AsyncParsableCommand {
         var connectionSettings = connection.settings(attended: false)
         if connection.verbose { connectionSettings.debug = { Output.debug($0) } }
         var definition = FleetDefinition(
-            arguments: hosts, hostsFile: hostsFile, fleetFile: fleetOptions.fleetFile, settings: connectionSettings)
-        let selector = try fleetOptions.selector()
+            arguments: hosts, hostsFile: sources.hostsFile, fleetFile: sources.fleet.fleetFile,
+            settings: connectionSettings)
+        let selector = try sources.fleet.selector()
         let fleet: ResolvedFleet
         do {
-            if hosts.isEmpty, hostsFile == nil, fleetOptions.fleetFile == nil {
+            if hosts.isEmpty, sources.hostsFile == nil, sources.fleet.fleetFile == nil {
                 definition.arguments = try definition.configuredHosts()
                 guard !definition.arguments.isEmpty else {
                     throw CoreError(

@@ -45,12 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "Hosts or ~/.ssh/config patterns to watch.", completion: Completions.host)
     var hosts: [String] = []
 
-    @Option(
-        name: .customLong("hosts-file"),
-        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
-    var hostsFile: String?
-
-    @OptionGroup var fleetOptions: FleetOptions
+    @OptionGroup var sources: HostSourceOptions
 
     @Option(help: ArgumentHelp("Collection interval of each host (default: 15s).", valueName: "duration"))
     var every: DurationArgument?
@@ -157,7 +152,6 @@ struct ServeCommand: AsyncParsableCommand {
         if let listen, ListenAddress(listen) == nil {
             throw ValidationError("--listen \(listen) is not HOST:PORT; for example 127.0.0.1:9464 or [::1]:9464.")
         }
-        _ = try fleetOptions.selector()
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together; give both or neither.")
         }
@@ -192,7 +186,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Serves, with the fleet file's settings filled in where no flag gave them (``withFleetFile(_:)``).
-    func runResolved(fleetFile: FleetFile?) async throws {
+    /// `flagged` names the fleet file's `serve:` keys a flag gave, which a reload leaves alone.
+    func runResolved(fleetFile: FleetFile?, flagged: Set<String> = []) async throws {
         guard let given = ListenAddress(listen ?? ListenAddress.standard.description) else {
             throw Output.fail(
                 "listen: \(listen ?? "") in \(fleetFile?.path ?? "the fleet file") is not HOST:PORT; for example "
@@ -228,8 +223,9 @@ struct ServeCommand: AsyncParsableCommand {
         let rules = try watchOptions.alertRules()
         let receivers = try watchOptions.alertReceivers()
         var definition = FleetDefinition(
-            arguments: hosts, hostsFile: hostsFile, fleetFile: fleetOptions.fleetFile, settings: connectionSettings)
-        definition.labels = try fleetOptions.selector()
+            arguments: hosts, hostsFile: sources.hostsFile, fleetFile: sources.fleet.fleetFile,
+            settings: connectionSettings)
+        definition.labels = try sources.fleet.selector()
         definition.flags = watchOptions.flags(interval: every != nil)
         let fleet: ResolvedFleet
         do {
@@ -300,12 +296,6 @@ struct ServeCommand: AsyncParsableCommand {
         let database = history
         let engine = alerts
         let rulesPath = watchOptions.noAlerts ? nil : watchOptions.rules
-        let pruning = Task {
-            while let retention, let history = database, !Task.isCancelled {
-                try await Task.sleep(for: .seconds(3600))
-                _ = try? await history.history.prune(olderThan: Date() - retention.inSeconds)
-            }
-        }
         let failure = await TraceRuntime.with(settings.traceSetup(retention: retention), diagnostics: diagnostics) {
             trace in
             var parts = HostscopeServer.Parts(
@@ -317,9 +307,10 @@ struct ServeCommand: AsyncParsableCommand {
             parts.rulesPath = rulesPath
             parts.chat = chatTurns
             parts.files = ServedFiles(roots: filesRoots)
+            parts.retention = retention
+            parts.serveFlags = flagged
             return await Self.serve(configuration: configuration, parts: parts, logger: logger)
         }
-        pruning.cancel()
         // A watch that never started (the address could not be bound) still ends its subscriptions.
         if !watch.hasEnded {
             let never = Task { await watch.run() }

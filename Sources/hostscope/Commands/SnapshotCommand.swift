@@ -25,7 +25,8 @@ struct SnapshotCommand: AsyncParsableCommand {
             With no host, snapshots this machine ("local") through the same probe as a remote host. \
             Hosts are ~/.ssh/config aliases and patterns ('db-*'), user@host, host:port, \
             user@host:port or local, the lines of --hosts-file (one per line, # comments), and the hosts \
-            of a --fleet file's groups when no host is named (--label env=prod keeps those with the label); several \
+            of a --fleet file's groups when no host is named (--label env=prod keeps those with the label; each \
+            group's timeout, top and collector apply where --timeout, --top and --collector are not given); several \
             are collected at once. CPU and rates are measured over --sample inside one command on \
             the host, never taken from since-boot counters.
 
@@ -42,12 +43,7 @@ struct SnapshotCommand: AsyncParsableCommand {
     @Argument(help: "Hosts to snapshot (default: local).", completion: Completions.host)
     var hosts: [String] = []
 
-    @Option(
-        name: .customLong("hosts-file"),
-        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
-    var hostsFile: String?
-
-    @OptionGroup var fleet: FleetOptions
+    @OptionGroup var sources: HostSourceOptions
 
     @Option(
         name: [.customShort("f"), .long],
@@ -61,17 +57,17 @@ struct SnapshotCommand: AsyncParsableCommand {
     @Option(
         help: """
             auto, proc (kernel files, one command) or tools (mpstat, free, df, ps). BusyBox and macOS \
-            hosts have one collector each (busybox, macos), which every choice runs.
+            hosts have one collector each (busybox, macos), which every choice runs (default: auto).
             """)
-    var collector: CollectorKind = .auto
+    var collector: CollectorKind?
 
     @Option(
         help: ArgumentHelp(
             "CPU and rate sampling window; 0 reads once, without CPU or rates.", valueName: "duration"))
     var sample: DurationArgument = DurationArgument(.milliseconds(250))
 
-    @Option(help: "How many processes to list, busiest first.")
-    var top: Int = 10
+    @Option(help: "How many processes to list, busiest first (default: 10).")
+    var top: Int?
 
     @Option(
         name: .customLong("csv-layout"), help: "CSV layout: wide (host-level columns) or long (per disk/interface).")
@@ -79,8 +75,8 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("timeout"),
-        help: ArgumentHelp("Limit on the probe command on each host.", valueName: "duration"))
-    var commandTimeout: DurationArgument = DurationArgument(.seconds(30))
+        help: ArgumentHelp("Limit on the probe command on each host (default: 30s).", valueName: "duration"))
+    var commandTimeout: DurationArgument?
 
     @Flag(help: "With several hosts, a table's full block per host instead of one line each.")
     var long = false
@@ -96,8 +92,7 @@ struct SnapshotCommand: AsyncParsableCommand {
     var database: String?
 
     func validate() throws {
-        guard top >= 0 else { throw ValidationError("--top must be 0 or more.") }
-        _ = try fleet.selector()
+        guard (top ?? 0) >= 0 else { throw ValidationError("--top must be 0 or more.") }
         guard sample.duration <= .seconds(60) else {
             throw ValidationError(
                 "--sample \(DurationText.format(sample.duration)) is longer than a minute; use watch for longer series."
@@ -107,19 +102,25 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     func run() async throws {
         let options = CollectorOptions(
-            kind: collector, sample: sample.duration, topProcesses: top, commandTimeout: commandTimeout.duration)
+            kind: collector ?? .auto, sample: sample.duration, topProcesses: top ?? 10,
+            commandTimeout: commandTimeout?.duration ?? .seconds(30))
+        // The flags given win over a fleet file's groups; the others come from the file, then the defaults.
+        let flags = FleetFlags(
+            interval: true, timeout: commandTimeout != nil, top: top != nil, collector: collector != nil)
         let service = SnapshotService(
             settings: try .command(
                 database: database,
                 connection: connection.settings(
-                    attended: hosts.count <= 1 && hostsFile == nil && fleet.fleetFile == nil),
+                    attended: hosts.count <= 1 && sources.hostsFile == nil && sources.fleet.fleetFile == nil),
                 tracing: tracing))
-        let selector = try fleet.selector()
+        let selector = try sources.fleet.selector()
         let records: [SnapshotRecord]
         do {
-            records = try await withTerminationSignals { [hosts, hostsFile, fleet] () async throws(CoreError) in
+            records = try await withTerminationSignals { [hosts, sources] () async throws(CoreError) in
                 try await service.collect(
-                    hosts, hostsFile: hostsFile, fleetFile: fleet.fleetFile, labels: selector, options: options)
+                    hosts, hostsFile: sources.hostsFile, fleetFile: sources.fleet.fleetFile, labels: selector,
+                    options: options,
+                    flags: flags)
             }
         } catch {
             throw Output.fail(error)

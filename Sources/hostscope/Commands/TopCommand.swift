@@ -37,12 +37,7 @@ struct TopCommand: AsyncParsableCommand {
     @Argument(help: "Hosts or ~/.ssh/config patterns to watch (default: local).", completion: Completions.host)
     var hosts: [String] = []
 
-    @Option(
-        name: .customLong("hosts-file"),
-        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
-    var hostsFile: String?
-
-    @OptionGroup var fleet: FleetOptions
+    @OptionGroup var sources: HostSourceOptions
 
     @Option(help: ArgumentHelp("Tick interval (default: 2s).", valueName: "duration"))
     var every: DurationArgument?
@@ -80,22 +75,21 @@ struct TopCommand: AsyncParsableCommand {
         if let every, every.duration < .milliseconds(100) {
             throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
         }
-        _ = try fleet.selector()
     }
 
     func run() async throws {
         let settings = try CoreSettings.command(
             database: database, storesHistory: history, connection: connection.settings(attended: false))
-        let named = !hosts.isEmpty || hostsFile != nil || fleet.fleetFile != nil
+        let named = !hosts.isEmpty || sources.hostsFile != nil || sources.fleet.fleetFile != nil
         var built = WatchRequest(
-            hosts: named ? hosts : ["local"], hostsFile: hostsFile, interval: every?.duration ?? .seconds(2),
+            hosts: named ? hosts : ["local"], hostsFile: sources.hostsFile, interval: every?.duration ?? .seconds(2),
             collector: CollectorOptions(
                 kind: collector ?? .auto, topProcesses: top ?? 20,
                 commandTimeout: commandTimeout?.duration ?? .seconds(30)))
-        built.fleetFile = fleet.fleetFile
+        built.fleetFile = sources.fleet.fleetFile
         built.flags = FleetFlags(
             interval: every != nil, timeout: commandTimeout != nil, top: top != nil, collector: collector != nil)
-        built.labels = try fleet.selector()
+        built.labels = try sources.fleet.selector()
         built.rules = try ruleOptions.load()
         let request = built
         let fullScreen = FleetTopView.isCapable()

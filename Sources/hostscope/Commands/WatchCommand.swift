@@ -27,7 +27,9 @@ struct WatchCommand: AsyncParsableCommand {
             such as 'db-*', --hosts-file (one per line, # comments), and the groups of a --fleet file \
             (docs/fleet.md: labels, and interval, timeout, top and collector per group; a flag given \
             wins over the file; host arguments win over its groups; --label env=prod keeps the hosts with \
-            that label; its labels become label.NAME columns of the wide CSV). Output goes to --output \
+            that label; its labels become label.NAME columns of either CSV layout and a labels object in JSON records; \
+            SIGHUP reads the fleet file and the hosts file again: hosts added and removed, labels changed, a bad file \
+            said and the running fleet kept). Output goes to --output \
             (format from --format or the file's extension: .csv, .json, .ndjson; several --output \
             files each get every record in their own format) or stdout. On a \
             terminal without --format (or with --output), watch shows the full-screen view of \
@@ -52,12 +54,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Argument(help: "Hosts or ~/.ssh/config patterns to watch.", completion: Completions.host)
     var hosts: [String] = []
 
-    @Option(
-        name: .customLong("hosts-file"),
-        help: ArgumentHelp("File with one host or pattern per line.", valueName: "file"))
-    var hostsFile: String?
-
-    @OptionGroup var fleet: FleetOptions
+    @OptionGroup var sources: HostSourceOptions
 
     @Option(help: ArgumentHelp("Tick interval (default: 5s).", valueName: "duration"))
     var every: DurationArgument?
@@ -103,7 +100,6 @@ struct WatchCommand: AsyncParsableCommand {
         if let every, every.duration < .milliseconds(100) {
             throw ValidationError("--every \(DurationText.format(every.duration)) is too short; use 100ms or more.")
         }
-        _ = try fleet.selector()
         if count != nil && runFor != nil {
             throw ValidationError("--count and --for both say when to stop; give one of them.")
         }
@@ -120,12 +116,12 @@ struct WatchCommand: AsyncParsableCommand {
             database: watchOptions.database, storesHistory: !watchOptions.noHistory,
             connection: connection.settings(attended: false), tracing: tracing, signals: [.traces, .metrics])
         var built = WatchRequest(
-            hosts: hosts, hostsFile: hostsFile, interval: every?.duration ?? .seconds(5), count: count,
+            hosts: hosts, hostsFile: sources.hostsFile, interval: every?.duration ?? .seconds(5), count: count,
             duration: runFor?.duration, collector: watchOptions.collectorOptions(),
             retention: watchOptions.retain?.duration)
-        built.fleetFile = fleet.fleetFile
+        built.fleetFile = sources.fleet.fleetFile
         built.flags = watchOptions.flags(interval: every != nil)
-        built.labels = try fleet.selector()
+        built.labels = try sources.fleet.selector()
         built.rules = try watchOptions.alertRules()
         built.receivers = try watchOptions.alertReceivers()
         if alertRecords && built.rules == nil {

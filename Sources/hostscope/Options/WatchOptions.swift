@@ -4,6 +4,7 @@ import Foundation
 import HostStats
 import HostscopeCore
 import TerminalUI
+import ValueFormats
 
 /// How each tick collects and where its records are kept: the options `watch` and `serve` share. The
 /// collection settings are optional so that a fleet file's group settings apply where no flag is given.
@@ -19,6 +20,13 @@ struct WatchOptions: ParsableArguments {
         help: ArgumentHelp("Limit on each probe command, at most 80% of --every (default: 30s).", valueName: "duration")
     )
     var commandTimeout: DurationArgument?
+
+    @Option(
+        name: .customLong("textfile-directory"),
+        help: ArgumentHelp(
+            "The hosts' directory of *.prom files passed on, as node_exporter's --collector.textfile.directory "
+                + "(default: /var/lib/prometheus/node-exporter).", valueName: "dir"))
+    var textfileDirectory: String?
 
     @Option(name: .customLong("db"), help: ArgumentHelp("The history database file.", valueName: "file"))
     var database: String?
@@ -119,12 +127,25 @@ struct WatchOptions: ParsableArguments {
     /// The collection settings of every tick: the flags, else the built-in ones (a fleet file's `defaults:`
     /// replace those through ``FleetFlags/applying(_:interval:collector:)``).
     func collectorOptions() -> CollectorOptions {
-        CollectorOptions(
+        var options = CollectorOptions(
             kind: collector ?? .auto, topProcesses: top ?? 10, commandTimeout: commandTimeout?.duration ?? .seconds(30))
+        if let textfileDirectory { options.textfileDirectory = textfileDirectory }
+        return options
+    }
+
+    /// Refuses a `--textfile-directory` the probe cannot hold (ArgumentParser calls it for each command using these options).
+    func validate() throws {
+        if let textfileDirectory, !RemotePath.isPlainAbsolute(textfileDirectory) {
+            throw ValidationError(
+                "--textfile-directory \(textfileDirectory) cannot be used: give an absolute path of letters, digits, "
+                    + "'.', '_', '-' and '/', such as /var/lib/prometheus/node-exporter.")
+        }
     }
 
     /// Which collection settings the flags gave, with `interval` for `--every`: they win over the fleet file.
     func flags(interval: Bool) -> FleetFlags {
-        FleetFlags(interval: interval, timeout: commandTimeout != nil, top: top != nil, collector: collector != nil)
+        FleetFlags(
+            interval: interval, timeout: commandTimeout != nil, top: top != nil, collector: collector != nil,
+            textfileDirectory: textfileDirectory != nil)
     }
 }
