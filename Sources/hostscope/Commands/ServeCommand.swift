@@ -22,7 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
 
               /metrics            every host: node_exporter's names, instance=HOST
               /probe?target=HOST  one host of the fleet (multi-target exporter pattern)
-              /api/v1/...         hosts, history, spans, traces (JSON); events (SSE); chat (--chat-provider)
+              /api/v1/...         hosts, history, spans, alerts, files, chat; events (SSE)
               /healthz, /readyz   liveness; readiness (every host has a record)
 
             Listening on an address other than loopback (a name is judged by the address it resolves to) \
