@@ -196,7 +196,11 @@ import Testing
             try await Task.sleep(for: .milliseconds(200))
             return lines() >= 2
         }
-        #expect(try alerts().isEmpty)
+        // Other shipped rules may be pending on a busy machine (CPU, load); this test is about one alert.
+        func unreachable() throws -> [JSONValue] {
+            try alerts().filter { $0["labels"]?["alertname"]?.stringValue == "HostUnreachable" }
+        }
+        #expect(try unreachable().isEmpty)
         // Down: no new connection, and the open session goes with its proxy.
         try FileManager.default.removeItem(atPath: flag)
         let pid = try #require(
@@ -214,7 +218,7 @@ import Testing
         FileManager.default.createFile(atPath: flag, contents: nil)
         try await waitUntil(timeout: .seconds(90), "HostUnreachable resolved once the host is back") {
             try await Task.sleep(for: .milliseconds(300))
-            return try alerts().isEmpty
+            return try unreachable().isEmpty
         }
         let moves = try alerts(["--history"]).compactMap { move -> String? in
             guard move["labels"]?["alertname"]?.stringValue == "HostUnreachable" else { return nil }

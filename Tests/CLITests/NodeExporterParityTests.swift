@@ -123,7 +123,8 @@ struct ExpositionText {
     }
 
     /// Families whose values move too fast between two reads a second apart on a busy machine to be
-    /// compared (their series and labels still are): run queue lengths, sockets and queues in use,
+    /// compared (their series and labels still are): run queue lengths, sockets, connections and queues in use
+    /// (other tests open and close SSH sessions all the time),
     /// memory that a compiler allocates and frees by the hundred megabytes.
     static let volatile: Set<String> = [
         "node_procs_running", "node_procs_blocked", "node_filefd_allocated", "node_entropy_available_bits",
@@ -133,7 +134,10 @@ struct ExpositionText {
         "node_memory_Active_bytes", "node_memory_Inactive_bytes", "node_memory_Inactive_anon_bytes",
         "node_memory_Mapped_bytes", "node_memory_PageTables_bytes", "node_memory_KernelStack_bytes",
         "node_memory_Percpu_bytes", "node_memory_Shmem_bytes", "node_memory_Unevictable_bytes",
-        "node_memory_Mlocked_bytes", "node_memory_AnonHugePages_bytes",
+        "node_memory_Mlocked_bytes", "node_memory_AnonHugePages_bytes", "node_netstat_Tcp_CurrEstab",
+        "node_sockstat_sockets_used", "node_sockstat_TCP_inuse", "node_sockstat_TCP_alloc", "node_sockstat_TCP_tw",
+        "node_sockstat_TCP_orphan", "node_sockstat_TCP_mem", "node_sockstat_TCP_mem_bytes", "node_sockstat_UDP_inuse",
+        "node_sockstat_UDP_mem", "node_sockstat_UDP_mem_bytes",
     ]
 
     /// node_exporter families that describe node_exporter itself or that hostscope leaves out (see
