@@ -149,4 +149,31 @@ import Testing
         #expect(result.samples.allSatisfy { $0.processes.contains { $0.pid == 1 } })
         #expect(result.disks?.contains { $0.mount == "/" } == true)
     }
+
+    @Test func theTextfileListingStartsStatOnlyWhereTheDirectoryHoldsAPromFile() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-textfiles-\(getpid())")
+        let directory = base.appendingPathComponent("textfiles")
+        let bin = base.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        // A `stat` that notes each start, then runs the real one.
+        let started = base.appendingPathComponent("stat-started")
+        let stat = bin.appendingPathComponent("stat")
+        try "#!/bin/sh\necho x >>\(started.path)\nexec /usr/bin/stat \"$@\"\n".write(
+            to: stat, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: stat.path)
+        let listing = LinuxProcProbe.textfileListing(marker: "echo @@", directory: directory.path)
+        // Debian's node_exporter package leaves its directory there and empty: the section, no process.
+        let empty = try LocalShell.run(listing, path: bin.path)
+        #expect(empty == "@@textfiles\n")
+        #expect(!FileManager.default.fileExists(atPath: started.path))
+        try "a 1\n".write(to: directory.appendingPathComponent("a.prom"), atomically: true, encoding: .utf8)
+        try "b 1\n".write(to: directory.appendingPathComponent("b.prom"), atomically: true, encoding: .utf8)
+        let listed = try LocalShell.run(listing, path: bin.path)
+        let lines = listed.split(separator: "\n").dropFirst().map { $0.split(separator: " ").last.map(String.init) }
+        #expect(
+            lines == [directory.appendingPathComponent("a.prom").path, directory.appendingPathComponent("b.prom").path])
+        #expect(try String(contentsOf: started, encoding: .utf8) == "x\n")
+    }
 }

@@ -1,36 +1,65 @@
 #!/usr/bin/env bash
-# Host CPU per watch tick by the cgroup method of docs/benchmarks.md: a harness sshd started inside a
-# `cpuacct` cgroup (v1) of its own, so that its sessions and every probe they run are counted there and the
-# client is not; `hostscope watch` ticks it ROUNDS times per variant, the variants alternating:
-#   textfiles  the textfile directory holding FILES *.prom files of 20 samples each (read every tick)
-#   none       --textfile-directory pointing nowhere (no stat, no textfile read)
-# and, in the same cgroup, the cost of one read of /proc/net/stat/nf_conntrack (the conntrack statistics
-# the parity work added) against an empty read, over READS reads. Root only.
-#   Scripts/bench/parity/host_cost.sh [HOSTSCOPE] [TICKS] [ROUNDS]
+# What a watch tick costs the host, before and after the node_exporter parity families, in one run, by the
+# cgroup method of docs/benchmarks.md: a harness sshd started inside a `cpuacct` cgroup (v1) of its own, so
+# that its sessions and every probe they run are counted there and the client is not. The sshd also runs in a
+# PID namespace of its own holding PROCS processes in all (default 100), so the host the probe sees has the
+# same number of processes whatever else runs on this machine. Root only.
+#
+#   Scripts/bench/parity/host_cost.sh AFTER [BEFORE] [TICKS] [ROUNDS]
+#
+# AFTER and BEFORE are two hostscope binaries (BEFORE: a build from before the parity families, e.g.
+# a686ea6; leave it out to measure AFTER alone). Each round runs, alternating, `hostscope watch` of the host
+# every 250 ms for TICKS ticks with:
+#   before     BEFORE as it is
+#   after      AFTER as it is (the textfile directory is Debian's default; absent or empty, it costs a stat)
+#   textfiles  AFTER with --textfile-directory holding FILES *.prom files of 20 samples each
+# and prints for each the host's CPU per tick (the cgroup's usage over the run divided by the records; the
+# first tick connects and is left in) and the bytes the probe sent per tick (the median over the ticks of the
+# stdout bytes of the tick's `ssh exec` spans, from the run's own database). Then, for each binary, the bytes
+# the host's processes read per tick: one more watch (every 5 s, READ_TICKS ticks, default 6) with the sshd's processes under
+# `strace -f`, summing the return values of read(2) on every file under /proc, /sys and the textfile directory, over the ticks that
+# made a record (the first tick's connection and the host's start-up reads are in it, as in the CPU figure).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-binary=${1:-$root/.build/debug/hostscope}
-ticks=${2:-40}
-rounds=${3:-3}
+after=${1:?usage: host_cost.sh AFTER [BEFORE] [TICKS] [ROUNDS]}
+before=${2:-}
+ticks=${3:-40}
+rounds=${4:-3}
 files=${FILES:-4}
-reads=${READS:-2000}
+read_ticks=${READ_TICKS:-6}
+procs=${PROCS:-100}
 work=$(mktemp -d /tmp/hostscope-hostcost.XXXXXX)
 group=/sys/fs/cgroup/cpuacct/hostscope-hostcost-$$
 mkdir -p "$group"
+namespace_pid=
 cleanup() {
-    bash "$root/Scripts/sshd-harness.sh" stop "$work/h" >/dev/null 2>&1 || true
+    [[ -n "$namespace_pid" ]] && kill -9 "$namespace_pid" 2>/dev/null || true
     sleep 0.5
     rmdir "$group" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
-# The harness's sshd joins the cgroup from its start.
-(echo $BASHPID >"$group/cgroup.procs"; bash "$root/Scripts/sshd-harness.sh" start "$work/h" >/dev/null)
+chmod 755 "$work"
+# The namespace's first process joins the cgroup, starts the harness, fills the namespace up to PROCS
+# processes with sleepers and stays (when it ends, the namespace ends).
+cat >"$work/host.sh" <<HOST
+echo \$\$ >"$group/cgroup.procs"
+bash "$root/Scripts/sshd-harness.sh" start "$work/h" >/dev/null
+for _ in \$(seq \$(( $procs - \$(ls -d /proc/[0-9]* | wc -l) - 1 ))); do sleep 100000 & done
+touch "$work/ready"
+wait
+HOST
+unshare --pid --fork --kill-child --mount-proc bash "$work/host.sh" &
+namespace_pid=$!
+disown "$namespace_pid"
+for _ in $(seq 600); do [[ -f "$work/ready" ]] && break; sleep 0.1; done
+[[ -f "$work/ready" ]] || { echo "the harness did not start in its namespace" >&2; exit 1; }
 source "$work/h/env"
-mkdir -p "$work/textfiles" && chmod 755 "$work" "$work/textfiles"
+mkdir -p "$work/textfiles"
 for i in $(seq "$files"); do
     for j in $(seq 20); do echo "bench_job_value{job=\"j$i\",n=\"$j\"} $j"; done >"$work/textfiles/job$i.prom"
 done
+chmod -R a+rX "$work/textfiles"
 cat >"$work/ssh_config" <<CONFIG
 Host bench
     HostName $HOSTSCOPE_TEST_SSH_HOST
@@ -40,27 +69,68 @@ Host bench
     UserKnownHostsFile $HOSTSCOPE_TEST_SSH_DIR/known_hosts
 CONFIG
 usage() { cat "$group/cpuacct.usage"; }
+# watch BINARY DB EVERY COUNT [OPTIONS...]: COUNT records of the host into DB; prints the number of records.
+watch() {
+    local binary=$1 db=$2 every=$3 count=$4
+    shift 4
+    rm -f "$db" "$db"-*
+    "$binary" watch bench -F "$work/ssh_config" --every "$every" --count "$count" -f ndjson --db "$db" "$@" 2>/dev/null |
+        grep -c '"schema"'
+}
+bytes_per_tick() {
+    sqlite3 "$1" "select sum(json_extract(json, '$.attributes.\"hostscope.process.stdout.bytes\"')) from span
+        where name = 'ssh exec' and trace_id in (select trace_id from span where name = 'collect snapshot')
+        group by trace_id order by 1" | awk '{ v[NR] = $1 } END { printf "%d", v[int((NR + 1) / 2)] }'
+}
 run() {
-    local directory=$1 before after records
-    before=$(usage)
-    records=$("$binary" watch bench -F "$work/ssh_config" --every 250ms --count "$ticks" --no-history -f ndjson \
-        --textfile-directory "$directory" | grep -c '"schema"')
-    after=$(usage)
-    # The first tick connects (authentication is the host's largest cost): left in, as for every variant.
-    awk -v b="$before" -v a="$after" -v n="$records" 'BEGIN { printf "%.2f ms per tick (%d ticks)", (a - b) / n / 1e6, n }'
+    local binary=$1 start stop records
+    shift
+    start=$(usage)
+    records=$(watch "$binary" "$work/run.sqlite" 250ms "$ticks" "$@")
+    stop=$(usage)
+    awk -v b="$start" -v a="$stop" -v n="$records" -v bytes="$(bytes_per_tick "$work/run.sqlite")" \
+        'BEGIN { printf "%.2f ms, %d bytes per tick (%d ticks)", (a - b) / n / 1e6, bytes, n }'
 }
-echo "processes on the host: $(ps -e --no-headers | wc -l); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "processes on the host (its PID namespace): $procs; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$rounds"); do
-    echo "round $round: textfiles $(run "$work/textfiles"); none $(run /nonexistent/textfiles)"
+    line="round $round:"
+    [[ -n "$before" ]] && line+=" before $(run "$before");"
+    line+=" after $(run "$after"); textfiles $(run "$after" --textfile-directory "$work/textfiles")"
+    echo "$line"
 done
-read_cost() {
-    local file=$1 before after
-    before=$(usage)
-    (echo $BASHPID >"$group/cgroup.procs"; for _ in $(seq "$reads"); do read -r -d '' _ <"$file" || true; done)
-    after=$(usage)
-    awk -v b="$before" -v a="$after" -v n="$reads" 'BEGIN { printf "%.1f µs", (a - b) / n / 1e3 }'
+# reads BINARY [OPTIONS...]: bytes read from /proc and /sys per tick by the host's processes.
+reads() {
+    local binary=$1 listener records
+    shift
+    listener=$(pgrep -f "sshd -f $work/h/sshd_config" | head -1)
+    strace -f -qq -y -p "$listener" -e trace=read -o "$work/strace" &
+    local tracer=$!
+    sleep 1
+    watch "$binary" "$work/reads.sqlite" 5s "$read_ticks" --timeout 4s --connect-timeout 20s "$@" >/dev/null
+    kill -INT "$tracer"
+    wait "$tracer" 2>/dev/null || true
+    # Under strace a tick can miss its limit: only the ticks that made a record count.
+    records=$(sqlite3 "$work/reads.sqlite" "select count(*) from span where name = 'collect snapshot' and status_code != 2")
+    python3 - "$work/strace" "$records" "$work/textfiles" <<'PY'
+import re, sys
+# With -y each read names its file: `PID read(3</proc/stat>, ...) = N`; a read another process interrupted
+# ends on a later `PID <... read resumed> ...) = N` line.
+pending, total = {}, 0
+for line in open(sys.argv[1], errors="replace"):
+    pid = line.split(None, 1)[0]
+    m = re.search(r"read\(\d+<([^>]*)>", line)
+    path = m.group(1) if m else None
+    if line.rstrip().endswith("<unfinished ...>"):
+        pending[pid] = path
+        continue
+    if "resumed>" in line:
+        path = pending.pop(pid, None)
+    m = re.search(r"\) = (\d+)$", line.rstrip())
+    if m and path and path.startswith(("/proc", "/sys", sys.argv[3])):
+        total += int(m.group(1))
+print(f"{total / int(sys.argv[2]) / 1024:.1f} KiB read from /proc, /sys and the textfiles per tick ({sys.argv[2]} ticks)")
+PY
 }
-for round in $(seq "$rounds"); do
-    echo "one read of /proc/net/stat/nf_conntrack: $(read_cost /proc/net/stat/nf_conntrack); of /dev/null: $(read_cost /dev/null)"
-done
-echo "bytes: /proc/net/stat/nf_conntrack $(wc -c </proc/net/stat/nf_conntrack), the textfiles $(cat "$work"/textfiles/*.prom | wc -c)"
+[[ -n "$before" ]] && echo "before: $(reads "$before")"
+echo "after: $(reads "$after")"
+echo "textfiles: $(reads "$after" --textfile-directory "$work/textfiles")"

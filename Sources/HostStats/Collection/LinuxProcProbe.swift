@@ -147,13 +147,16 @@ public enum LinuxProcProbe {
     }
 
     /// The textfiles' modification times (`stat -c '%Y %n'`, GNU and BusyBox), a process started only
-    /// where the directory exists; awk reads their text with the sample, at most
+    /// where the directory holds a `*.prom` file (the shell's glob tells, without a process: Debian's
+    /// node_exporter package leaves the directory there and empty, and `stat` would cost such a host a
+    /// process every tick); awk reads their text with the sample, at most
     /// ``NodeFiguresReader/textfileLimit`` files of ``NodeFiguresReader/textfileLineLimit`` lines. A
     /// directory that cannot be used (`RemotePath.isPlainAbsolute(_:)`) is read as none.
     static func textfileListing(marker: String, directory: String) -> String {
         guard RemotePath.isPlainAbsolute(directory) else { return "" }
-        return "if [ -d \(directory) ]; then \(marker)textfiles; stat -c '%Y %n' \(textfileGlob(directory)) "
-            + "2>/dev/null; fi; "
+        let glob = textfileGlob(directory)
+        return "if [ -d \(directory) ]; then \(marker)textfiles; for hs_t in \(glob); do [ -e \"$hs_t\" ] && "
+            + "stat -c '%Y %n' \(glob) 2>/dev/null; break; done; fi; "
     }
 
     /// How often a watch reads `adjtimex(2)`: starting `perl` costs the host a few milliseconds of
