@@ -123,11 +123,12 @@ struct ExpositionText {
     }
 
     /// Families whose values move too fast between two reads a second apart on a busy machine to be
-    /// compared (their series and labels still are): run queue lengths, sockets, connections and queues in use
-    /// (other tests open and close SSH sessions all the time),
+    /// compared (their series and labels still are): run queue lengths, I/Os in flight, sockets, connections
+    /// and queues in use (other tests open and close SSH sessions all the time),
     /// memory that a compiler allocates and frees by the hundred megabytes.
     static let volatile: Set<String> = [
-        "node_procs_running", "node_procs_blocked", "node_filefd_allocated", "node_entropy_available_bits",
+        "node_procs_running", "node_procs_blocked", "node_disk_io_now", "node_filefd_allocated",
+        "node_entropy_available_bits",
         "node_udp_queues", "node_load1", "node_nf_conntrack_entries", "node_memory_Dirty_bytes",
         "node_memory_Writeback_bytes", "node_memory_MemFree_bytes", "node_memory_MemAvailable_bytes",
         "node_memory_Active_anon_bytes", "node_memory_AnonPages_bytes", "node_memory_Committed_AS_bytes",

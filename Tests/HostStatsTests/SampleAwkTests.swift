@@ -176,4 +176,44 @@ import Testing
             lines == [directory.appendingPathComponent("a.prom").path, directory.appendingPathComponent("b.prom").path])
         #expect(try String(contentsOf: started, encoding: .utf8) == "x\n")
     }
+
+    @Test(arguments: awks) func awkCutsNetstatToTheFieldsTheParserKeepsWithTheSameFigures(awk: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-netstat-\(getpid())")
+        let net = directory.appendingPathComponent("net")
+        try FileManager.default.createDirectory(at: net, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // This machine's files, copied once so that both readings see the same counters; and a file whose
+        // second pair has a value too few (the parser's error must survive the cut) after an unknown column.
+        for name in ["netstat", "snmp", "snmp6"] {
+            // A copy of a /proc file by size would be empty: its size is 0.
+            try String(contentsOfFile: "/proc/net/\(name)", encoding: .utf8).write(
+                to: net.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let odd = directory.appendingPathComponent("odd/net")
+        try FileManager.default.createDirectory(at: odd, withIntermediateDirectories: true)
+        try "Tcp: ActiveOpens NewField InErrs\nTcp: 5 7 2\nUdp: InDatagrams NoPorts\nUdp: 9\n".write(
+            to: odd.appendingPathComponent("snmp"), atomically: true, encoding: .utf8)
+        let paths = ["netstat", "snmp", "snmp6"].map { net.appendingPathComponent($0).path }
+        let oddPath = odd.appendingPathComponent("snmp").path
+        let output = try LocalShell.run(
+            "\(awk) '\(LinuxProcProbe.sampleAwk)' \((paths + [oddPath]).joined(separator: " "))")
+        func cut(_ path: String) -> String {
+            output.split(separator: "\n").filter { $0.hasPrefix(path + ":") }.map {
+                $0.dropFirst(path.count + 1) + "\n"
+            }
+            .joined()
+        }
+        for path in paths.prefix(2) {
+            let whole = try ProcNetstatParser.parse(String(contentsOfFile: path, encoding: .utf8)).value
+            #expect(!whole.isEmpty)
+            #expect(try ProcNetstatParser.parse(cut(path)).value == whole, "\(path) read by \(awk)")
+        }
+        let snmp6 = try ProcNetstatParser.parseSNMP6(String(contentsOfFile: paths[2], encoding: .utf8)).value
+        #expect(try ProcNetstatParser.parseSNMP6(cut(paths[2])).value == snmp6)
+        // The cut keeps what node_exporter keeps and nothing else: a fraction of the bytes.
+        let whole = try paths.map { try String(contentsOfFile: $0, encoding: .utf8) }.joined()
+        #expect(paths.map(cut).joined().utf8.count < whole.utf8.count / 3)
+        #expect(cut(oddPath) == "Tcp: ActiveOpens InErrs\nTcp: 5 2\nUdp: InDatagrams NoPorts\nUdp: 9\n")
+        #expect(throws: ParseError.self) { try ProcNetstatParser.parse(cut(oddPath)) }
+    }
 }

@@ -107,17 +107,40 @@ public enum LinuxProcProbe {
     /// ``NodeFiguresReader`` makes it exact with the clock read once per connection.
     ///
     /// The awk branches of ``nodeFiles`` and the textfiles: `/proc/vmstat` cut to node_exporter's
-    /// default fields, and at most ``NodeFiguresReader/textfileLimit`` `*.prom` files of
-    /// ``NodeFiguresReader/textfileLineLimit`` lines, a file past either bound named on a `(cut)` line.
+    /// default fields; `/proc/net/netstat`, `/proc/net/snmp` and `/proc/net/snmp6` cut to its default
+    /// netstat fields (``netstatFieldsERE``: the 5 KB of a tick's 10 that ``ProcNetstatParser`` would
+    /// drop), each header and value line pair kept as a pair of the chosen columns, and a pair whose
+    /// counts differ passed on whole for the parser to report; and at most
+    /// ``NodeFiguresReader/textfileLimit`` `*.prom` files of ``NodeFiguresReader/textfileLineLimit``
+    /// lines, a file past either bound named on a `(cut)` line. The netstat files are recognised by
+    /// their last two path components, so that tests can give copies.
     static let nodeFilesAwk: String = {
         let files = String(NodeFiguresReader.textfileLimit)
         let lines = String(NodeFiguresReader.textfileLineLimit)
         return "else if (f == \"/proc/vmstat\") { while ((getline line < f) > 0) "
             + "if (line ~ /^(oom_kill|pgpg|pswp|pg.*fault)/) print f \":\" line } "
+            + "else if (f ~ /\\/net\\/(netstat|snmp)$/) { hp = \"\"; while ((getline line < f) > 0) { "
+            + "nv = split(line, nt, \" \"); if (nv == 0) continue; if (nt[1] != hp) { hp = nt[1]; hl = line; "
+            + "nh = split(line, hn, \" \"); continue } hp = \"\"; "
+            + "if (nv != nh) { print f \":\" hl; print f \":\" line; continue } "
+            + "ph = nt[1]; pv = nt[1]; pr = substr(nt[1], 1, length(nt[1]) - 1) \"_\"; "
+            + "for (c = 2; c <= nv; c++) if ((pr hn[c]) ~ /\(netstatFieldsERE)/) { ph = ph \" \" hn[c]; pv = pv \" \" nt[c] } "
+            + "if (ph != nt[1]) { print f \":\" ph; print f \":\" pv } } close(f) } "
+            + "else if (f ~ /\\/net\\/snmp6$/) { while ((getline line < f) > 0) { split(line, nt, \" \"); "
+            + "q = index(nt[1], \"6\"); if (q > 0 && (substr(nt[1], 1, q) \"_\" substr(nt[1], q + 1)) ~ /\(netstatFieldsERE)/) "
+            + "print f \":\" line } close(f) } "
             + "else if (f ~ /\\.prom$/) { n = 0; if (++np > " + files + ") print \"(cut):\" f; "
             + "else while ((getline line < f) > 0) { if (++n > " + lines + ") "
             + "{ print \"(cut):\" f; break } print f \":\" line } } "
     }()
+
+    /// node_exporter's default `--collector.netstat.fields` as a POSIX extended regular expression over
+    /// `Protocol_Field` (``ProcNetstatParser/isDefaultField(_:)``, which has the last word).
+    static let netstatFieldsERE =
+        "^(.*_(InErrors|InErrs)|Ip_Forwarding|Ip(6|Ext)_(InOctets|OutOctets)|Icmp6?_(InMsgs|OutMsgs)|"
+        + "TcpExt_(Listen.*|Syncookies.*|TCPSynRetrans|TCPTimeouts)|"
+        + "Tcp_(ActiveOpens|InSegs|OutSegs|OutRsts|PassiveOpens|RetransSegs|CurrEstab)|"
+        + "Udp6?_(InDatagrams|OutDatagrams|NoPorts|RcvbufErrors|SndbufErrors))$"
 
     /// The kernel files of node_exporter's other default collectors (``NodeFigures``), read in the
     /// last sample by the same reader: each is a file or two of a few kilobytes, and a file the host
