@@ -1,5 +1,6 @@
 import Foundation
 import OrderedJSON
+import Storage
 import TestSupport
 import Testing
 
@@ -484,6 +485,37 @@ final class RunningServe {
         #expect(response.status == 200)
         #expect(response.body.contains("event: record\n"))
         #expect(serve.logLines().contains { $0["message"]?.stringValue == "watch stopped" })
+    }
+
+    @Test func aServeOfManyHostsExitsWithinSecondsOfSIGTERMWithEveryCollectedTickStored() async throws {
+        let count = 150
+        let server = try SSHTestServer.shared()
+        let config = try fleetConfig(server, count: count)
+        let db = directory + "/many.sqlite"
+        let serve = try RunningServe(
+            (1...count).map { "h\($0)" } + [
+                "--ssh-config", config, "--every", "2s", "--listen", "127.0.0.1:0", "--db", db,
+            ],
+            directory: directory)
+        try serve.waitUntilListening()
+        // Every host has ticked at least twice (sessions open, records written) before the signal.
+        var ticks = 0
+        try await waitUntil(timeout: .seconds(120), "two ticks of each of \(count) hosts") {
+            let hosts =
+                try JSONParser.parse(try serve.get("/api/v1/hosts?view=summary").body)["hosts"]?.arrayValue ?? []
+            let each = hosts.map { Int($0["ticks"]?.doubleValue ?? 0) }
+            ticks = each.reduce(0, +)
+            return each.count == count && each.allSatisfy { $0 >= 2 }
+        }
+        let signalled = ContinuousClock.now
+        let status = serve.stop()
+        let took = ContinuousClock.now - signalled
+        #expect(status == 0, "\(serve.log.suffix(2000))")
+        #expect(took < .seconds(5), "serve took \(took) to exit after SIGTERM with \(count) hosts")
+        let database = try await StorageDatabase.open(at: db, mode: .existingOnly)
+        let stored = try await database.history.count()
+        try await database.close()
+        #expect(stored >= ticks, "the database holds \(stored) records of the \(ticks) ticks seen before SIGTERM")
     }
 
     @Test func tlsServesHTTPSAndRefusesAKeyOthersCanRead() throws {
