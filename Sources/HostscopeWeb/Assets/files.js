@@ -36,13 +36,10 @@ export function mount(root, context, hostName) {
   const caseBox = el('input', { type: 'checkbox', id: 'files-icase' });
   const results = el('ol', { class: 'results' });
   const searchForm = el('form', { class: 'toolbar' }, pattern, mode, el('label', { for: 'files-icase' }, caseBox, ' ignore case'), el('button', { type: 'submit', text: 'Search' }));
-  root.append(
-    el('div', { class: 'toolbar' }, el('h1', { text: 'Files' }), hostSelect, crumbs),
-    note,
-    el('div', { class: 'files' },
-      el('section', { class: 'tree-pane', 'aria-label': 'Tree' }, tree),
-      el('section', { class: 'preview-pane', 'aria-label': 'Preview' }, head, code, searchForm, results)),
-  );
+  const panes = el('div', { class: 'files' },
+    el('section', { class: 'tree-pane', 'aria-label': 'Tree' }, tree),
+    el('section', { class: 'preview-pane', 'aria-label': 'Preview' }, head, code, searchForm, results));
+  root.append(el('div', { class: 'toolbar' }, el('h1', { text: 'Files' }), hostSelect, crumbs), note, panes);
 
   const params = context.params;
   const path = params.get('path') || '';
@@ -261,7 +258,7 @@ export function mount(root, context, hostName) {
   });
 
   // A file's link takes the tree as it is when followed (folders may have been expanded since it was made).
-  root.addEventListener('click', (event) => {
+  panes.addEventListener('click', (event) => {
     const anchor = event.target.closest && event.target.closest('a[data-file]');
     if (anchor) anchor.href = fileLink(anchor.dataset.file, Number(anchor.dataset.line) || 0);
   });
