@@ -120,12 +120,15 @@ HOSTILE_TEXT = "<script>alert(2)</script>\x1b[31mred\x1b[0m <b>bold</b>\n"
 
 def make_files(root):
     """The files the Files screen shows: a name that is markup, content that is markup and ANSI, a log with a
-    needle on line 150. Readable by the harness's user, who is not this one."""
+    needle on line 150, a 1.6 MB log whose line 40,000 lies past its first mebibyte. Readable by the harness's
+    user, who is not this one."""
     os.makedirs(os.path.join(root, "logs"), exist_ok=True)
     with open(os.path.join(root, HOSTILE_NAME), "w") as handle:
         handle.write(HOSTILE_TEXT)
     with open(os.path.join(root, "logs", "app.log"), "w") as handle:
         handle.writelines("the needle\n" if n == 150 else f"line {n}\n" for n in range(1, 301))
+    with open(os.path.join(root, "logs", "big.log"), "w") as handle:
+        handle.writelines(f"big line {n:06d} " + "x" * 24 + "\n" for n in range(1, 40_001))
     for directory, _, names in os.walk(root):
         os.chmod(directory, 0o755)
         for name in names:
@@ -200,6 +203,55 @@ def files_tour(driver, base, host, options):
          "the download completes")
     check(no_alert(driver), "no alert opened")
 
+    # A link to a line past the first mebibyte of a large file opens there, numbered.
+    driver.get(base + "#/files/" + host + "?path=" + root + "/logs/big.log&line=39990")
+    wait(driver, "const l = document.getElementById('L39990'); return l && l.classList.contains('target') && "
+                 "l.textContent.startsWith('39990big line 039990 ')", 20, "a line past the first MiB opens, numbered")
+
+    files_tree_kept(driver, base, host)
+
+
+# The tree as shown: the expanded folders' last names, the chosen file's, the preview's first line.
+TREE_STATE = """const open = [...document.querySelectorAll('.tree li[aria-expanded="true"]')]
+                  .map(li => li.dataset.path.split('/').pop());
+                const chosen = document.querySelector('.tree li[aria-selected="true"]');
+                const first = document.querySelector('.code .t');
+                return open.length === 2 && open[1] === 'logs' && chosen && chosen.dataset.path.endsWith('/logs/app.log')
+                  && first && first.textContent === 'line 1' && open.join(',')"""
+
+
+def files_tree_kept(driver, base, host):
+    """Folders expanded in the tree and the file chosen come back after a reload, a visit to another screen
+    and from the shared URL."""
+    from selenium.webdriver.common.by import By
+    driver.get(base + "#/files/" + host)
+    wait(driver, "return document.querySelectorAll('.tree li[aria-expanded=\"false\"]').length > 0", 20,
+         "the Files tree lists the roots")
+    driver.find_element(By.CSS_SELECTOR, ".tree li[aria-expanded] > button.toggle").click()
+    wait(driver, "return [...document.querySelectorAll('.tree li')].some(li => li.dataset.path.endsWith('/logs'))", 20,
+         "the root expands in place")
+    driver.execute_script("""[...document.querySelectorAll('.tree li')].find(li => li.dataset.path.endsWith('/logs'))
+                             .querySelector(':scope > button.toggle').click()""")
+    wait(driver, "return document.querySelector('.tree a[data-file$=\"/logs/app.log\"]') !== null", 20,
+         "the logs folder expands in place")
+    driver.find_element(By.CSS_SELECTOR, ".tree a[data-file$='/logs/app.log']").click()
+    wait(driver, TREE_STATE, 20, "the file chosen in the expanded tree opens with the tree as it was")
+    check("open=" in driver.current_url and "tree=" in driver.current_url, "the expanded folders are in the URL")
+    shared = driver.current_url
+    driver.refresh()
+    wait(driver, TREE_STATE, 20, "a reload keeps the expanded folders and the file")
+    driver.find_element(By.ID, "nav-fleet").click()
+    wait(driver, "return document.querySelector('#fleet') !== null", 20, "the fleet shows")
+    driver.find_element(By.ID, "nav-files").click()
+    wait(driver, TREE_STATE, 20, "back through the Files link, the tree is as it was left")
+    driver.get(base + "#/")
+    driver.get(shared)
+    wait(driver, TREE_STATE, 20, "the shared URL opens the same tree")
+    # Folding a folder forgets it (and what it held) in the URL.
+    driver.execute_script("""[...document.querySelectorAll('.tree li')].find(li => li.dataset.path.endsWith('/logs'))
+                             .querySelector(':scope > button.toggle').click()""")
+    check(driver.current_url.count("open=") == 1, f"a folded folder leaves the URL: {driver.current_url}")
+
 
 def main():
     parser = argparse.ArgumentParser()
@@ -212,7 +264,7 @@ def main():
     parser.add_argument("--down-flag", default="")
     parser.add_argument("--every", default="2s")
     parser.add_argument("--chat-base-url", default="")
-    parser.add_argument("--tour", choices=("all", "chat"), default="all")
+    parser.add_argument("--tour", choices=("all", "chat", "files"), default="all")
     parser.add_argument("--files-root", default="")
     # A rules file with an alert named WebCheck that fires on every host at once (its summary is markup).
     parser.add_argument("--rules", default="")
@@ -271,10 +323,14 @@ def main():
         # The 401s of the wrong tokens above are the browser's own console lines: expected here, not later.
         driver.get_log("browser")
 
-        if options.chat_base_url:
+        if options.chat_base_url and options.tour != "files":
             chat_tour(driver, base, hosts[0], options.artifacts)
             driver.get(base + "#/")
         if options.tour == "chat":
+            return finish(driver, serve, hostile, secrets_directory, options)
+        if options.tour == "files":
+            if options.files_root:
+                files_tour(driver, base, hosts[0], options)
             return finish(driver, serve, hostile, secrets_directory, options)
 
         # The fleet: every host listed, a value changing live within two ticks.

@@ -167,16 +167,9 @@ import Testing
     /// shipped rules once three collections in a row fail, and the alert resolves once the host is back.
     @Test func aHostThatGoesAwayRaisesHostUnreachableAndItResolvesWhenTheHostIsBack() async throws {
         let server = try SSHTestServer.shared()
-        let flag = directory + "/flap-up"
-        FileManager.default.createFile(atPath: flag, contents: nil)
+        let flap = SwitchableHost("flap", flag: directory + "/flap-up")
         let config = directory + "/ssh_config"
-        try server.configBlock(
-            "flap",
-            extra: [
-                "ProxyCommand sh -c 'test -e \(flag) || { echo \"flap is switched off by the test\" >&2; exit 1; }; "
-                    + "echo $$ > \(flag).pid; exec busybox nc 127.0.0.1 \(server.port)'"
-            ]
-        ).write(toFile: config, atomically: true, encoding: .utf8)
+        try flap.configBlock(server).write(toFile: config, atomically: true, encoding: .utf8)
         let db = directory + "/flap.sqlite"
         let output = directory + "/flap.ndjson"
         let watch = try RunningCLI(
@@ -202,12 +195,7 @@ import Testing
         }
         #expect(try unreachable().isEmpty)
         // Down: no new connection, and the open session goes with its proxy.
-        try FileManager.default.removeItem(atPath: flag)
-        let pid = try #require(
-            Int32(
-                try String(contentsOfFile: flag + ".pid", encoding: .utf8).trimmingCharacters(
-                    in: .whitespacesAndNewlines)))
-        kill(pid, SIGKILL)
+        try flap.takeDown()
         try await waitUntil(timeout: .seconds(60), "HostUnreachable firing") {
             try await Task.sleep(for: .milliseconds(300))
             return try alerts().contains {
@@ -215,7 +203,7 @@ import Testing
             }
         }
         // Back: the next attempt connects, and the alert resolves.
-        FileManager.default.createFile(atPath: flag, contents: nil)
+        flap.bringUp()
         try await waitUntil(timeout: .seconds(90), "HostUnreachable resolved once the host is back") {
             try await Task.sleep(for: .milliseconds(300))
             return try unreachable().isEmpty

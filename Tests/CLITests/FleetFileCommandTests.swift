@@ -92,8 +92,7 @@ import Testing
         // A broken file keeps the running fleet and says why, with the line.
         _ = try write("groups:\n  here:\n    hosts: [local]\n    labels: {env: prod}\n    every: 5s\n")
         serve.process.signal(SIGHUP)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, !serve.log.contains("reload failed") { Thread.sleep(forTimeInterval: 0.1) }
+        try waitUntilBlocking(timeout: .seconds(10), "reload failed in the log") { serve.log.contains("reload failed") }
         let failure = try #require(
             serve.logLines().first { $0["message"]?.stringValue?.hasPrefix("reload failed") == true })
         #expect(
@@ -247,13 +246,14 @@ import Testing
         }
         func records() -> [JSONValue] { lines(ndjson).compactMap { try? JSONParser.parse($0) } }
         func waitUntil(_ what: String, _ condition: () -> Bool) throws {
-            let deadline = Date().addingTimeInterval(30)
-            while !condition() {
-                guard Date() < deadline, !watch.hasExited else {
-                    Issue.record("\(what): \(lines(errors))")
-                    throw HarnessError(description: what)
+            do {
+                try waitUntilBlocking(what) {
+                    if watch.hasExited { throw HarnessError(description: "watch ended: \(what)") }
+                    return condition()
                 }
-                Thread.sleep(forTimeInterval: 0.1)
+            } catch {
+                Issue.record("\(what): \(lines(errors))")
+                throw error
             }
         }
         try waitUntil("no record of local") { records().contains { $0["host"]?.stringValue == "local" } }
@@ -354,8 +354,9 @@ import Testing
               token_file: token
             """)
         serve.process.signal(SIGHUP)
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, !serve.log.contains("reloaded the alert rules") { Thread.sleep(forTimeInterval: 0.1) }
+        try waitUntilBlocking(timeout: .seconds(15), "the rules reloaded") {
+            serve.log.contains("reloaded the alert rules")
+        }
         let messages = serve.logLines().compactMap { $0["message"]?.stringValue }
         #expect(messages.contains("history records are now kept for 24h"), "\(messages)")
         let reloaded = try #require(

@@ -1,5 +1,6 @@
 import Foundation
 import OrderedJSON
+import Storage
 import TestSupport
 import Testing
 
@@ -27,19 +28,22 @@ final class RunningServe {
 
     /// Waits for the `listening` log line and reads the port from it; throws when the process ends first.
     func waitUntilListening(timeout: Double = 30) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            for line in logLines() where line["message"]?.stringValue == "listening" {
-                if let address = line["address"]?.stringValue, let port = Int(address.split(separator: ":").last ?? "")
-                {
-                    self.port = port
-                    return
+        do {
+            try waitUntilBlocking(timeout: .seconds(timeout)) {
+                for line in logLines() where line["message"]?.stringValue == "listening" {
+                    if let address = line["address"]?.stringValue,
+                        let port = Int(address.split(separator: ":").last ?? "")
+                    {
+                        self.port = port
+                        return true
+                    }
                 }
+                if process.hasExited { throw HarnessError(description: "serve ended early: \(log)") }
+                return false
             }
-            if process.hasExited { throw HarnessError(description: "serve ended early: \(log)") }
-            Thread.sleep(forTimeInterval: 0.1)
+        } catch is WaitTimeout {
+            throw HarnessError(description: "serve did not listen within \(timeout) s: \(log)")
         }
-        throw HarnessError(description: "serve did not listen within \(timeout) s: \(log)")
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -59,18 +63,19 @@ final class RunningServe {
     func waitFor(_ path: String, headers: [String] = [], timeout: Double = 30, _ accept: (CurlCommand.Response) -> Bool)
         throws -> CurlCommand.Response
     {
-        let deadline = Date().addingTimeInterval(timeout)
         var last: CurlCommand.Response?
-        while Date() < deadline {
-            let response = try get(path, headers: headers)
-            if accept(response) { return response }
-            last = response
-            Thread.sleep(forTimeInterval: 0.2)
+        do {
+            try waitUntilBlocking(timeout: .seconds(timeout), every: .milliseconds(200)) {
+                last = try get(path, headers: headers)
+                return last.map(accept) ?? false
+            }
+        } catch is WaitTimeout {
+            throw HarnessError(
+                description:
+                    "\(path) never gave the expected answer; last: \(String(describing: last?.status)) \(last?.body.prefix(500) ?? "")"
+            )
         }
-        throw HarnessError(
-            description:
-                "\(path) never gave the expected answer; last: \(String(describing: last?.status)) \(last?.body.prefix(500) ?? "")"
-        )
+        return last!
     }
 
     /// SIGTERM, then the exit status.
@@ -142,17 +147,16 @@ final class RunningServe {
         var memTotal: Double?
         var cpuRate: Double?
         var samplesInWindow: Double = 0
-        let deadline = Date().addingTimeInterval(60)
         // Samples carry the scrape's time while their values are of the collection before it: over a few
         // scrapes the two spans differ by up to an interval (a rate of 0 or half the real one on a loaded
         // machine), so the rate is read once the window holds a dozen scrapes.
-        while Date() < deadline, memTotal == nil || cpuRate == nil || samplesInWindow < 12 {
+        try? await waitUntil(timeout: .seconds(60), every: .milliseconds(500), "a dozen scrapes") {
             memTotal = Self.value(try prometheus.query("node_memory_MemTotal_bytes{instance=\"\(instance)\"}"))
             let userSeconds = "node_cpu_seconds_total{instance=\"\(instance)\",cpu=\"0\",mode=\"user\"}"
             samplesInWindow = Self.value(try prometheus.query("count_over_time(\(userSeconds)[20s])")) ?? 0
             cpuRate = Self.value(
                 try prometheus.query("sum(rate(node_cpu_seconds_total{instance=\"\(instance)\"}[20s]))"))
-            try await Task.sleep(for: .milliseconds(500))
+            return memTotal != nil && cpuRate != nil && samplesInWindow >= 12
         }
         #expect(memTotal == (try Self.memTotalBytes()))
         // Every CPU spends one second per second in some mode: the sum of rates is the number of CPUs.
@@ -225,8 +229,7 @@ final class RunningServe {
         defer { prometheus.stop() }
 
         var perHost: [String: Double] = [:]
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
+        try? await waitUntil(timeout: .seconds(60), every: .milliseconds(500), "every host up in Prometheus") {
             let result = try prometheus.query("count by (instance) (hostscope_up == 1)")
             perHost = Dictionary(
                 uniqueKeysWithValues: result.compactMap { series in
@@ -235,8 +238,7 @@ final class RunningServe {
                     else { return nil }
                     return (instance, value)
                 })
-            if perHost.count == 6 { break }
-            try await Task.sleep(for: .milliseconds(500))
+            return perHost.count == 6
         }
         #expect(perHost == Dictionary(uniqueKeysWithValues: (1...6).map { ("h\($0)", 1.0) }))
         // Each serve watches only the hosts its shard probes: together every host, none twice.
@@ -393,8 +395,7 @@ final class RunningServe {
 
         try "web1 web2\n".write(toFile: hostsFile, atomically: true, encoding: .utf8)
         serve.process.signal(SIGHUP)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, !serve.log.contains("reload failed") { Thread.sleep(forTimeInterval: 0.1) }
+        try waitUntilBlocking(timeout: .seconds(10), "reload failed in the log") { serve.log.contains("reload failed") }
         let failure = try #require(
             serve.logLines().first { $0["message"]?.stringValue?.hasPrefix("reload failed") == true })
         #expect(failure["reason"]?.stringValue?.contains("more than one host") == true)
@@ -484,6 +485,37 @@ final class RunningServe {
         #expect(response.status == 200)
         #expect(response.body.contains("event: record\n"))
         #expect(serve.logLines().contains { $0["message"]?.stringValue == "watch stopped" })
+    }
+
+    @Test func aServeOfManyHostsExitsWithinSecondsOfSIGTERMWithEveryCollectedTickStored() async throws {
+        let count = 150
+        let server = try SSHTestServer.shared()
+        let config = try fleetConfig(server, count: count)
+        let db = directory + "/many.sqlite"
+        let serve = try RunningServe(
+            (1...count).map { "h\($0)" } + [
+                "--ssh-config", config, "--every", "2s", "--listen", "127.0.0.1:0", "--db", db,
+            ],
+            directory: directory)
+        try serve.waitUntilListening()
+        // Every host has ticked at least twice (sessions open, records written) before the signal.
+        var ticks = 0
+        try await waitUntil(timeout: .seconds(120), "two ticks of each of \(count) hosts") {
+            let hosts =
+                try JSONParser.parse(try serve.get("/api/v1/hosts?view=summary").body)["hosts"]?.arrayValue ?? []
+            let each = hosts.map { Int($0["ticks"]?.doubleValue ?? 0) }
+            ticks = each.reduce(0, +)
+            return each.count == count && each.allSatisfy { $0 >= 2 }
+        }
+        let signalled = ContinuousClock.now
+        let status = serve.stop()
+        let took = ContinuousClock.now - signalled
+        #expect(status == 0, "\(serve.log.suffix(2000))")
+        #expect(took < .seconds(5), "serve took \(took) to exit after SIGTERM with \(count) hosts")
+        let database = try await StorageDatabase.open(at: db, mode: .existingOnly)
+        let stored = try await database.history.count()
+        try await database.close()
+        #expect(stored >= ticks, "the database holds \(stored) records of the \(ticks) ticks seen before SIGTERM")
     }
 
     @Test func tlsServesHTTPSAndRefusesAKeyOthersCanRead() throws {

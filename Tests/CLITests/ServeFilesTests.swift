@@ -209,6 +209,31 @@ import Testing
         #expect(refusal(try get(serve, "list", [("path", many), ("limit", "5000")])).0 == 400)
     }
 
+    @Test func aLineFarBeyondTheFirstMebibyteOpensWithItsNeighboursAndTheirNumbers() throws {
+        // 50,000 lines of 64 bytes: 3.2 MB, so line 49,000 starts about 3 MB in.
+        let long = root + "/logs/long.log"
+        let text = (1...50_000).map { String(format: "line %06d ", $0) + String(repeating: "x", count: 51) + "\n" }
+        try text.joined().write(toFile: long, atomically: true, encoding: .utf8)
+        let serve = try serve(roots: [root])
+        defer { _ = serve.stop() }
+
+        let around = try get(serve, "preview", [("path", long), ("line", "49000")])
+        #expect(around.status == 200)
+        #expect(around.json["first_line"]?.doubleValue == 48_900)
+        #expect(around.json["offset"]?.doubleValue == Double(48_899 * 64))
+        #expect(around.json["truncated"] == .bool(false))
+        let shown = around.json["text"]?.stringValue?.split(separator: "\n") ?? []
+        #expect(shown.count == 201)
+        #expect(shown.count > 100 && shown[100].hasPrefix("line 049000 "))
+        #expect(shown.last?.hasPrefix("line 049100 ") == true)
+
+        // The last line, and a line past the end: what there is, and nothing made up.
+        let last = try get(serve, "preview", [("path", long), ("line", "50000")])
+        #expect(last.json["text"]?.stringValue?.split(separator: "\n").last?.hasPrefix("line 050000 ") == true)
+        let past = try get(serve, "preview", [("path", long), ("line", "60000")])
+        #expect(past.status == 200 && past.json["text"]?.stringValue == "" && past.json["length"]?.doubleValue == 0)
+    }
+
     @Test func aLiveTailSendsWhatIsAppendedEndsWhenTheFileGoesAndFreesItsSessionWhenTheClientLeaves() async throws {
         let log = root + "/logs/live.log"
         try "first\n".write(toFile: log, atomically: true, encoding: .utf8)

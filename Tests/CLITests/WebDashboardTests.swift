@@ -42,15 +42,9 @@ enum BrowserInstallation {
             """
         // down1 connects only while the flag file exists, through a proxy whose pid is in FLAG.pid: the browser
         // test takes it down (the flag removed, the proxy killed) and up again.
-        downFlag = directory + "/down1-up"
-        FileManager.default.createFile(atPath: downFlag, contents: nil)
-        let down = server.configBlock(
-            "down1",
-            extra: [
-                "ProxyCommand sh -c 'test -e \(downFlag) || { echo \"down1 is switched off by the test\" >&2; exit 1; }; "
-                    + "echo $$ > \(downFlag).pid; exec busybox nc 127.0.0.1 \(server.port)'"
-            ])
-        try (server.configBlock("h1") + server.configBlock("h2") + evil + "\n" + down).write(
+        let down = SwitchableHost("down1", flag: directory + "/down1-up")
+        downFlag = down.flag
+        try (server.configBlock("h1") + server.configBlock("h2") + evil + "\n" + down.configBlock(server)).write(
             toFile: config, atomically: true, encoding: .utf8)
     }
 

@@ -20,7 +20,7 @@ public enum PreviewPart: Sendable, Equatable {
     case automatic
     /// The last lines.
     case tail(lines: Int)
-    /// The lines around a line (1-based), as a search result links to it.
+    /// The lines around a line (1-based), as a search result links to it, wherever it lies in the file.
     case around(line: Int)
 }
 
@@ -96,30 +96,15 @@ extension ServedFiles {
                         path, options: ReadOptions(range: .tail(lines: lines), maxBytes: cap))
                     return ServedPreview(preview: tail, firstLine: tail.offset == 0 ? 1 : nil)
                 case .around(let line):
-                    var head = try await browser.read(
-                        path, options: ReadOptions(range: .head(lines: line + Self.contextLines), maxBytes: 4 * cap))
                     let first = max(1, line - Self.contextLines)
-                    head.offset = UInt64(Self.dropLines(first - 1, from: &head.bytes))
-                    if head.bytes.count > cap {
-                        head.bytes.removeSubrange(cap...)
-                        head.truncated = true
-                    }
-                    return ServedPreview(preview: head, firstLine: first)
+                    let shown = try await browser.read(
+                        path,
+                        options: ReadOptions(
+                            range: .lines(from: first, count: line - first + 1 + Self.contextLines), maxBytes: cap))
+                    return ServedPreview(preview: shown, firstLine: first)
                 }
             }
         }
-    }
-
-    /// Removes the first `count` lines of `bytes`; returns the bytes removed.
-    static func dropLines(_ count: Int, from bytes: inout [UInt8]) -> Int {
-        var seen = 0
-        var index = 0
-        while seen < count, index < bytes.count {
-            if bytes[index] == UInt8(ascii: "\n") { seen += 1 }
-            index += 1
-        }
-        bytes.removeSubrange(..<index)
-        return index
     }
 
     /// Lines matching `pattern` under `path`, at most `limit`, each line cut at 2 KiB.

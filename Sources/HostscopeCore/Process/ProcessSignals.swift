@@ -19,7 +19,13 @@ public final class SignalWatcher: @unchecked Sendable {
         let queue = DispatchQueue(label: "hostscope.signals")
         var made: [any DispatchSourceSignal] = []
         for number in signals {
-            signal(number, SIG_IGN)
+            // Ignored so the default action does not end the process; a signal some other watcher already
+            // handles (libdispatch's handler for a source made elsewhere, as serve's service group makes) keeps
+            // that handler, which every source of the signal is fed from.
+            var current = sigaction()
+            if sigaction(number, nil, &current) != 0 || current.__sigaction_handler.sa_handler == nil {
+                signal(number, SIG_IGN)
+            }
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { handler(number) }
             source.resume()

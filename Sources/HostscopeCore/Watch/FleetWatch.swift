@@ -351,13 +351,17 @@ public final class FleetWatch: Sendable {
     }
 
     /// Ends a running watch as cancelling it would (every session closed, the subscriptions ended), for a
-    /// reason that is not the caller's own cancellation: the reader of its records went away.
+    /// reason that is not the caller's own cancellation: the reader of its records went away, or a signal
+    /// came. Callable from any thread, a signal handler's included: each host's loop is cancelled here, at
+    /// once, rather than when a task of the watch next runs, so a busy process stops collecting without
+    /// waiting for its turn; the records already published stay in the subscriptions.
     public func stop() {
-        let starter = state.withLock { state -> AsyncStream<(ResolvedHost, Int)>.Continuation? in
+        let (starter, tasks) = state.withLock { state in
             state.stopped = true
-            return state.starter
+            return (state.starter, state.entries.values.compactMap(\.task))
         }
         starter?.finish()
+        for task in tasks { task.cancel() }
     }
 
     /// Runs one host's loop as a task of its own, so that ``replaceHosts(_:)`` can stop it alone; a
@@ -366,7 +370,7 @@ public final class FleetWatch: Sendable {
         let name = host.displayName
         let task = Task { await self.runHost(host, generation: generation, start: start) }
         let stillWatched = state.withLock { state -> Bool in
-            guard state.entries[name]?.generation == generation else { return false }
+            guard state.entries[name]?.generation == generation, !state.stopped else { return false }
             state.entries[name]?.task = task
             return true
         }

@@ -54,6 +54,8 @@ function show() {
   document.getElementById('nav-fleet').toggleAttribute('aria-current', screen === fleet || screen === host);
   document.getElementById('nav-chat').toggleAttribute('aria-current', screen === chat);
   document.getElementById('nav-files').toggleAttribute('aria-current', screen === files);
+  // Back to the Files screen as it was left: the same tree, folders and file.
+  document.getElementById('nav-files').setAttribute('href', screen === files ? '#/files' : files.lastLink());
   document.getElementById('nav-tracing').toggleAttribute('aria-current', screen === tracing);
   mounted = screen.mount(main, context, argument) || null;
 }

@@ -1,5 +1,7 @@
-// The Files screen (`#/files/HOST?path=/srv/app/log.txt&line=12`): a tree under the roots serve allows, with
-// breadcrumbs; a preview with line numbers (a hex summary for a binary file, the last lines of a large one, a
+// The Files screen (`#/files/HOST?path=/srv/app/log.txt&line=12&tree=/srv&open=/srv/app`): a tree under the
+// roots serve allows, with breadcrumbs, whose listed directory (`tree`, empty for the roots) and expanded folders
+// (`open`, repeated) are kept in the URL and in the tab's session, so a reload, a shared link or a way back through
+// another screen reopens the same tree; a preview with line numbers (a hex summary for a binary file, the last lines of a large one, a
 // live tail on demand); grep and find whose results link to the line; a download through fetch, so the token
 // stays in a header. Every name and every line is set as text.
 
@@ -8,6 +10,16 @@ import { download, el, route, setText } from './dom.js';
 import * as f from './format.js';
 
 const MAX_TAIL_LINES = 5000;
+const LAST_KEY = 'hostscope.files.last';
+
+/** The URL of the Files screen as this tab last showed it (its tree and file), or the screen's own. */
+export function lastLink() {
+  try {
+    return sessionStorage.getItem(LAST_KEY) || route('files');
+  } catch {
+    return route('files');
+  }
+}
 
 export function mount(root, context, hostName) {
   const abort = new AbortController();
@@ -24,20 +36,39 @@ export function mount(root, context, hostName) {
   const caseBox = el('input', { type: 'checkbox', id: 'files-icase' });
   const results = el('ol', { class: 'results' });
   const searchForm = el('form', { class: 'toolbar' }, pattern, mode, el('label', { for: 'files-icase' }, caseBox, ' ignore case'), el('button', { type: 'submit', text: 'Search' }));
-  root.append(
-    el('div', { class: 'toolbar' }, el('h1', { text: 'Files' }), hostSelect, crumbs),
-    note,
-    el('div', { class: 'files' },
-      el('section', { class: 'tree-pane', 'aria-label': 'Tree' }, tree),
-      el('section', { class: 'preview-pane', 'aria-label': 'Preview' }, head, code, searchForm, results)),
-  );
+  const panes = el('div', { class: 'files' },
+    el('section', { class: 'tree-pane', 'aria-label': 'Tree' }, tree),
+    el('section', { class: 'preview-pane', 'aria-label': 'Preview' }, head, code, searchForm, results));
+  root.append(el('div', { class: 'toolbar' }, el('h1', { text: 'Files' }), hostSelect, crumbs), note, panes);
 
   const params = context.params;
   const path = params.get('path') || '';
   let roots = [];
   const line = Number(params.get('line')) || 0;
+  // The directory the tree lists ('' for the roots; null: the path's own, or its parent's for a file).
+  let base = params.get('tree');
+  const opened = new Set(params.getAll('open'));
   const api = (what, query) => '/api/v1/files/' + encodeURIComponent(hostName) + '/' + what + '?' + new URLSearchParams(query);
   const link = (target, number) => route('files', hostName) + '?' + new URLSearchParams(number ? { path: target, line: number } : { path: target });
+  /** A file's link that keeps the tree as it is shown: its directory and expanded folders. */
+  const fileLink = (target, number) => route('files', hostName) + '?' + state(target, number);
+  const state = (target, number) => {
+    const query = new URLSearchParams(target ? { path: target } : {});
+    if (number) query.set('line', number);
+    if (base != null) query.set('tree', base);
+    for (const dir of opened) query.append('open', dir);
+    return query;
+  };
+  /** Writes the expanded folders into the URL (no history entry) and the tab's session. */
+  const remember = () => {
+    if (signal.aborted) return; // the screen was left: the URL is another screen's now
+    context.setParams(state(path, line));
+    try {
+      sessionStorage.setItem(LAST_KEY, location.hash);
+    } catch {
+      // A browser without session storage keeps the tree in the URL only.
+    }
+  };
   const fail = (error, node = note) => {
     if (error.name === 'AbortError') return;
     if (error instanceof AuthError) context.unauthorized(error.message);
@@ -48,7 +79,8 @@ export function mount(root, context, hostName) {
   function row(entry, depth) {
     const isDir = entry.type === 'dir';
     const item = el('li', { role: 'treeitem', 'data-path': entry.path });
-    const label = el('a', { href: link(entry.path), class: 'entry', 'data-type': entry.type, text: entry.name + (isDir ? '/' : '') });
+    const label = el('a', { href: isDir ? link(entry.path) : fileLink(entry.path), class: 'entry', 'data-type': entry.type, text: entry.name + (isDir ? '/' : '') });
+    if (!isDir) label.dataset.file = entry.path;
     label.dataset.depth = String(depth);
     item.append(label);
     if (entry.type === 'dir') {
@@ -69,8 +101,12 @@ export function mount(root, context, hostName) {
     const existing = item.querySelector(':scope > ul');
     if (open) {
       if (existing) existing.remove();
+      for (const other of [...opened]) if (other === dir || other.startsWith(dir.replace(/\/$/, '') + '/')) opened.delete(other);
+      remember();
       return;
     }
+    opened.add(dir);
+    remember();
     const group = el('ul', { role: 'group' });
     item.append(group);
     await fill(group, dir, depth, 0);
@@ -211,7 +247,7 @@ export function mount(root, context, hostName) {
     try {
       const found = await getJSON(api(grep ? 'grep' : 'find', query), signal);
       const items = grep
-        ? found.matches.map((match) => el('li', {}, el('a', { href: link(match.path, match.line), text: match.path + ':' + match.line }), el('code', { text: ' ' + visible(match.text) })))
+        ? found.matches.map((match) => el('li', {}, el('a', { href: fileLink(match.path, match.line), 'data-file': match.path, 'data-line': match.line, text: match.path + ':' + match.line }), el('code', { text: ' ' + visible(match.text) })))
         : found.entries.map((entry) => el('li', {}, el('a', { href: link(entry.path), text: entry.path })));
       results.replaceChildren(...items);
       const count = items.length + (grep ? ' matching lines' : ' entries');
@@ -220,6 +256,25 @@ export function mount(root, context, hostName) {
       fail(error);
     }
   });
+
+  // A file's link takes the tree as it is when followed (folders may have been expanded since it was made).
+  panes.addEventListener('click', (event) => {
+    const anchor = event.target.closest && event.target.closest('a[data-file]');
+    if (anchor) anchor.href = fileLink(anchor.dataset.file, Number(anchor.dataset.line) || 0);
+  });
+
+  /** Expands again the folders the URL names, parents first; those no longer shown are forgotten. */
+  async function reopen() {
+    const wanted = [...opened].sort((a, b) => a.length - b.length);
+    opened.clear();
+    for (const dir of wanted) {
+      const item = [...tree.querySelectorAll('li[aria-expanded="false"]')].find((node) => node.dataset.path === dir);
+      const toggle = item && item.querySelector(':scope > button.toggle');
+      if (!toggle) continue;
+      const depth = Number(item.querySelector(':scope > a.entry').dataset.depth) + 1;
+      await expand(item, dir, depth, toggle);
+    }
+  }
 
   tree.addEventListener('keydown', (event) => {
     if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
@@ -253,21 +308,36 @@ export function mount(root, context, hostName) {
     }
     roots = info.roots;
     breadcrumbs(path, roots);
-    if (!path) {
+    let chosen = null;
+    let listed = null;
+    if (base === '' || (base == null && !path)) {
+      base = '';
       tree.append(...info.roots.map((r) => row({ name: r, path: r, type: 'dir' }, 0)));
-      setText(head, 'Choose a file in the tree, or search under a directory.');
-      return;
+      chosen = path || null;
+    } else if (base != null) {
+      if (!(await fill(tree, base, 0, 0))) return;
+      chosen = path || null;
+    } else {
+      listed = await fill(tree, path, 0, 0);
+      if (!listed) return;
+      base = path;
+      if (!listed.is_directory) {
+        tree.replaceChildren();
+        base = path.replace(/\/[^/]*$/, '') || '/';
+        await fill(tree, base, 0, 0);
+        chosen = path;
+      }
     }
-    const page = await fill(tree, path, 0, 0);
-    if (page && !page.is_directory) {
-      tree.replaceChildren();
-      const parent = path.replace(/\/[^/]*$/, '') || '/';
-      await fill(tree, parent, 0, 0);
-      const current = [...tree.querySelectorAll('li')].find((item) => item.dataset.path === path);
+    await reopen();
+    remember();
+    if (chosen) {
+      const current = [...tree.querySelectorAll('li')].find((item) => item.dataset.path === chosen);
       if (current) current.setAttribute('aria-selected', 'true');
-      preview(path);
-    } else if (page) {
-      setText(head, page.total + ' entries in ' + path + '. Choose a file, or search under this directory.');
+      preview(chosen);
+    } else if (listed) {
+      setText(head, listed.total + ' entries in ' + path + '. Choose a file, or search under this directory.');
+    } else {
+      setText(head, 'Choose a file in the tree, or search under a directory.');
     }
   })();
 

@@ -39,6 +39,9 @@ public enum ReadRange: Sendable, Equatable {
     /// The last N lines; only the end of the file is read.
     case tail(lines: Int)
     case bytes(ByteRange)
+    /// `count` lines from line `first` (1-based) on, wherever they lie: the file is read from its start to find
+    /// that line, keeping only the lines asked for, so memory stays within the byte cap however far it is.
+    case lines(from: Int, count: Int)
 }
 
 /// How much of a file to read.
@@ -131,6 +134,9 @@ extension RemoteFileBrowser {
             }
         case .tail(let lines):
             (preview.offset, preview.bytes, preview.truncated) = try await reader.readTail(lines: lines, limit: cap)
+        case .lines(let first, let count):
+            (preview.offset, preview.bytes, preview.truncated) = try await reader.readLines(
+                from: first, count: count, limit: cap)
         case .bytes(let range):
             let first: UInt64
             var end: UInt64 = size  // exclusive
@@ -196,6 +202,55 @@ struct ChunkReader {
             if stop(chunk, base) { break }
         }
         return bytes
+    }
+
+    /// `count` lines from line `first` (1-based) on, at most `limit` bytes (keeping their start): the bytes before
+    /// that line are read and dropped chunk by chunk. A file with fewer lines gives no bytes, at its end.
+    func readLines(from first: Int, count: Int, limit: Int) async throws -> (
+        offset: UInt64, bytes: [UInt8], truncated: Bool
+    ) {
+        guard count > 0 else { return (0, [], false) }
+        let first = max(1, first)
+        try await seek(0)
+        var position: UInt64 = 0  // the file offset of the next chunk's first byte
+        var skipped = 0  // newlines before the first line asked for
+        var start: UInt64?
+        var kept: [UInt8] = []
+        var newlines = 0
+        while true {
+            let chunk = try await read(chunkSize)
+            if chunk.isEmpty {
+                if position < size { throw shrank(at: position) }
+                return (start ?? position, kept, false)
+            }
+            var index = chunk.startIndex
+            if start == nil {
+                while skipped < first - 1, let newline = chunk[index...].firstIndex(of: UInt8(ascii: "\n")) {
+                    skipped += 1
+                    index = newline + 1
+                }
+                guard skipped == first - 1 else {
+                    position += UInt64(chunk.count)
+                    continue
+                }
+                start = position + UInt64(index)
+            }
+            while index < chunk.endIndex {
+                let end = chunk[index...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? chunk.endIndex
+                kept += chunk[index..<end]
+                if kept.count >= limit {
+                    let whole = kept.count == limit && chunk[end - 1] == UInt8(ascii: "\n") && newlines + 1 == count
+                    kept.removeSubrange(min(limit, kept.count)...)
+                    return (start ?? 0, kept, !whole)
+                }
+                index = end
+                if chunk[end - 1] == UInt8(ascii: "\n") {
+                    newlines += 1
+                    if newlines == count { return (start ?? 0, kept, false) }
+                }
+            }
+            position += UInt64(chunk.count)
+        }
     }
 
     /// Exactly `count` bytes at `offset`; fewer means the file shrank.
