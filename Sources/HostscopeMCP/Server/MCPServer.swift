@@ -128,32 +128,32 @@ final class MCPSession: DirectAnswers {
     /// `tools/list` and `tools/call`, answered without the protocol library (``DirectAnswers``).
     func answers(_ method: String) -> Bool { method == ListTools.name || method == CallTool.name }
 
-    func answer(_ message: JSONValue, info: RequestInfo, notify: @escaping @Sendable (Data) async -> Void) async
-        -> Data?
-    {
+    func answer(_ message: JSONValue, info: RequestInfo, send: @escaping @Sendable (Data) async -> Void) async {
         let id = message["id"] ?? .null
         do {
             if info.method == ListTools.name {
-                let text: String = try await tracing.withSpan(ListTools.name, target: nil, info: info) { _, _ in
-                    self.listed
+                try await tracing.withSpan(ListTools.name, target: nil, info: info) { _, _ in
+                    await send(Self.answer(id: id, result: self.listed))
                 }
-                return Self.answer(id: id, result: text)
+                return
             }
             let params = message["params"]
             guard let name = params?["name"]?.stringValue else {
                 throw MCPError.invalidParams("tools/call needs params.name, the name of a tool (tools/list lists them)")
             }
             let arguments = params?["arguments"] ?? .object([:])
-            let result = try await tracing.withSpan(CallTool.name, target: name, info: info) { info, span in
-                try await self.call(name, arguments: arguments, info: info, span: span, notify: notify)
+            try await tracing.withSpan(CallTool.name, target: name, info: info) { info, span in
+                let result = try await self.call(name, arguments: arguments, info: info, span: span, notify: send)
+                // Sent before the span ends: the request's span covers its answer's writing.
+                await send(Self.answer(id: id, result: result))
             }
-            return Self.answer(id: id, result: result)
         } catch is CancellationError {
-            return nil
+            return
         } catch let error as MCPError {
-            return Data(GuardedTransport.error(code: error.code, id: id, error.errorDescription ?? "\(error)").utf8)
+            await send(
+                Data(GuardedTransport.error(code: error.code, id: id, error.errorDescription ?? "\(error)").utf8))
         } catch {
-            return Data(GuardedTransport.error(code: -32603, id: id, "\(error)").utf8)
+            await send(Data(GuardedTransport.error(code: -32603, id: id, "\(error)").utf8))
         }
     }
 
