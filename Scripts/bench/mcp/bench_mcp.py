@@ -49,6 +49,7 @@ class Server:
                     raise RuntimeError("the server closed its output")
                 self.buffer += chunk
             line, self.buffer = self.buffer.split(b"\n", 1)
+            self.answer_bytes = len(line)
             answer = json.loads(line)
             if answer.get("id") == wanted:
                 return answer
@@ -142,11 +143,13 @@ def main():
     # The collector's own time for each call (the snapshot's duration_ms: the probe run over the open
     # session, its parsing and the process details), by request id.
     collector = {}
+    sizes = []
     for _ in range(options.iterations):
         started = time.perf_counter()
         answer = server.request("tools/call", call)
         elapsed = (time.perf_counter() - started) * 1000
         snapshots[answer["id"]] = elapsed
+        sizes.append(server.answer_bytes)
         own = ((answer.get("result") or {}).get("structuredContent") or {}).get("snapshot", {}).get("duration_ms")
         if own is not None:
             collector[answer["id"]] = own
@@ -179,7 +182,7 @@ def main():
         print(f"client side: round trip - duration_ms   {summary(snapshots[key] - collector[key] for key in calls)}")
         print(f"server side: span - duration_ms         {summary(spans[key] / 1e6 - collector[key] for key in calls)}")
         print(f"outside the server: round trip - span   {summary(snapshots[key] - spans[key] / 1e6 for key in calls)}")
-        print(f"({len(calls)} calls)")
+        print(f"({len(calls)} calls; answers of {min(sizes)}-{max(sizes)} bytes, the text copy included)")
     if options.url:
         token = open(options.token_file).readline().strip() if options.token_file else None
         remote = HTTPServer(options.url, token)
