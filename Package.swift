@@ -270,8 +270,10 @@ let package = Package(
         .testTarget(
             name: "HostscopeMCPTests",
             dependencies: [
-                "HostscopeMCP", "HostscopeCore", "OrderedJSON", "TestSupport",
+                "HostscopeMCP", "HostscopeCore", "AgentTracing", "OrderedJSON", "TestSupport",
                 .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports),
         .testTarget(

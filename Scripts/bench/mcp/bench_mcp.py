@@ -5,11 +5,15 @@
 
 - start-up: process start to the `initialize` answer;
 - tools/list: one request's round trip on a warm session;
-- host_snapshot on a warm session: the client's round trip, against the same core call made directly, which is
-  the duration of the `execute_tool` work below the request's span (its `ssh exec` child spans, read from the
-  database), so both come from one run. The difference is what MCP adds: JSON-RPC framing, the schema check,
-  the span, the encoding of the result. Also per call: the round trip less the snapshot's own `duration_ms` (the
-  collector's time for the same call, measured by the core around its work), the closest measure of what MCP adds.
+- host_snapshot on a warm session, call by call, measured three ways from one run:
+  - client side: the round trip less the snapshot's own `duration_ms` (the collector's time for the same call,
+    measured by the core around its work): an upper bound on what MCP adds, with the client's JSON work, both
+    pipe transfers and the core's steps outside the collector's clock in it;
+  - server side: the request's SERVER span (from the moment the transport handed the request over, before it was
+    parsed, to the moment the answer was handed back to the transport), read from the spans the run stored, less
+    the same `duration_ms`: hostscope's own time outside the collection;
+  - what lies outside the server: the round trip less the span.
+  Also, as before: the difference of the medians of the round trip and of the `ssh exec` work below the span.
 """
 import argparse
 import http.client
@@ -45,6 +49,7 @@ class Server:
                     raise RuntimeError("the server closed its output")
                 self.buffer += chunk
             line, self.buffer = self.buffer.split(b"\n", 1)
+            self.answer_bytes = len(line)
             answer = json.loads(line)
             if answer.get("id") == wanted:
                 return answer
@@ -102,6 +107,8 @@ def timed(function):
 
 def summary(values):
     values = sorted(values)
+    if not values:
+        return "no values"
     return f"{statistics.median(values):8.3f} ms  p90 {values[int(len(values) * 0.9) - 1]:8.3f} ms"
 
 
@@ -132,40 +139,50 @@ def main():
     lists = [timed(lambda: server.request("tools/list", {})) for _ in range(options.iterations)]
     call = {"name": "host_snapshot", "arguments": {"host": options.host}}
     server.request("tools/call", call)  # warm: the SSH session opens here
-    snapshots = []
+    snapshots = {}
     # The collector's own time for each call (the snapshot's duration_ms: the probe run over the open
-    # session, its parsing and the process details), and what each round trip took beyond it.
-    collector = []
-    beyond = []
+    # session, its parsing and the process details), by request id.
+    collector = {}
+    sizes = []
     for _ in range(options.iterations):
         started = time.perf_counter()
         answer = server.request("tools/call", call)
         elapsed = (time.perf_counter() - started) * 1000
-        snapshots.append(elapsed)
+        snapshots[answer["id"]] = elapsed
+        sizes.append(server.answer_bytes)
         own = ((answer.get("result") or {}).get("structuredContent") or {}).get("snapshot", {}).get("duration_ms")
         if own is not None:
-            collector.append(own)
-            beyond.append(elapsed - own)
+            collector[answer["id"]] = own
     server.close()
 
-    # The core's share of each warm call: its ssh exec children, from the spans the run stored.
+    # From the spans the run stored: each warm call's SERVER span, and the ssh exec work below it.
     connection = sqlite3.connect(database)
+    spans = dict(connection.execute(
+        "SELECT CAST(json_extract(json, '$.attributes.\"jsonrpc.request.id\"') AS INTEGER), "
+        "end_unix_nano - start_unix_nano FROM span WHERE name = 'tools/call host_snapshot'").fetchall())
     rows = connection.execute(
         "SELECT p.span_id, SUM(c.end_unix_nano - c.start_unix_nano) FROM span p JOIN span c "
         "ON c.parent_span_id = p.span_id WHERE p.name = 'tools/call host_snapshot' "
         "GROUP BY p.span_id ORDER BY p.start_unix_nano").fetchall()
     core = [nanoseconds / 1e6 for _, nanoseconds in rows[1:]]
     os.unlink(database)
+    calls = [key for key in snapshots if key in collector and key in spans]
+    server_side = [spans[key] / 1e6 for key in calls]
 
     print(f"start-up to initialize answer   {summary(startups)}")
     print(f"tools/list                      {summary(lists)}")
-    print(f"host_snapshot through MCP       {summary(snapshots)}")
+    print(f"host_snapshot through MCP       {summary(snapshots.values())}")
     if core:
         print(f"host_snapshot core work         {summary(core)}")
-        print(f"MCP layer (median difference)   {statistics.median(snapshots) - statistics.median(core):8.3f} ms")
-    if beyond:
-        print(f"host_snapshot collector's own   {summary(collector)}")
-        print(f"MCP layer per call (round trip - duration_ms)  {summary(beyond)}")
+        print(f"MCP layer (median difference)   "
+              f"{statistics.median(snapshots.values()) - statistics.median(core):8.3f} ms")
+    if calls:
+        print(f"host_snapshot collector's own   {summary(collector[key] for key in calls)}")
+        print(f"host_snapshot SERVER span       {summary(server_side)}")
+        print(f"client side: round trip - duration_ms   {summary(snapshots[key] - collector[key] for key in calls)}")
+        print(f"server side: span - duration_ms         {summary(spans[key] / 1e6 - collector[key] for key in calls)}")
+        print(f"outside the server: round trip - span   {summary(snapshots[key] - spans[key] / 1e6 for key in calls)}")
+        print(f"({len(calls)} calls; answers of {min(sizes)}-{max(sizes)} bytes, the text copy included)")
     if options.url:
         token = open(options.token_file).readline().strip() if options.token_file else None
         remote = HTTPServer(options.url, token)

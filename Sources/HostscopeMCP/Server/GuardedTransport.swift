@@ -1,3 +1,4 @@
+import AgentTracing
 import Foundation
 import Logging
 import MCP
@@ -14,6 +15,9 @@ struct RequestInfo: Sendable {
     var traceParent: String?
     /// `params._meta.progressToken`, as sent (a string or a number).
     var progressToken: JSONValue?
+    /// When the transport handed the request over, before it was parsed (nanoseconds since the Unix epoch, the
+    /// tracer's clock): the request's span starts there.
+    var receivedAt: UInt64?
 }
 
 /// The requests under way, by JSON-RPC id (its JSON text, so `1` and `"1"` differ): filled by
@@ -96,14 +100,11 @@ actor GuardedTransport: Transport, HTTPContextProviding {
 
     func send(_ data: Data) async throws { try await inner.send(data) }
 
-    /// Runs a request answered directly; its answer (none when it was cancelled) is sent when it ends.
+    /// Runs a request answered directly; it sends its answer (none when it was cancelled) itself.
     private func start(_ key: String, _ message: JSONValue, _ info: RequestInfo, _ direct: any DirectAnswers) {
         let inner = inner
         running[key] = Task {
-            let answer = await direct.answer(message, info: info) { notification in
-                try? await inner.send(notification)
-            }
-            if let answer { try? await inner.send(answer) }
+            await direct.answer(message, info: info) { data in try? await inner.send(data) }
             self.finished(key)
         }
     }
@@ -160,8 +161,9 @@ actor GuardedTransport: Transport, HTTPContextProviding {
 
     /// Where `data` goes: refused, answered directly, or on to the library (a request noted for its span first).
     func route(_ data: Data) -> Route {
+        let receivedAt = TraceClock.now()
         let message: JSONValue
-        switch inspect(data) {
+        switch inspect(data, receivedAt: receivedAt) {
         case .refuse(let refusal): return .refuse(refusal)
         case .message(let parsed): message = parsed
         }
@@ -180,8 +182,9 @@ actor GuardedTransport: Transport, HTTPContextProviding {
         case message(JSONValue)
     }
 
-    /// The error answer to a message the server refuses, or the message parsed (a request noted first).
-    func inspect(_ data: Data) -> Inspection {
+    /// The error answer to a message the server refuses, or the message parsed (a request noted first, with the
+    /// instant it was received).
+    func inspect(_ data: Data, receivedAt: UInt64? = nil) -> Inspection {
         if data.count > maxMessageBytes {
             return .refuse(
                 Self.error(
@@ -222,7 +225,8 @@ actor GuardedTransport: Transport, HTTPContextProviding {
         if method == "initialize" { initializeSeen = true }
         let meta = message["params"]?["_meta"]
         let id = message["id"]?.stringValue ?? key
-        var info = RequestInfo(id: id, method: method, traceParent: meta?["traceparent"]?.stringValue)
+        var info = RequestInfo(
+            id: id, method: method, traceParent: meta?["traceparent"]?.stringValue, receivedAt: receivedAt)
         if let token = meta?["progressToken"], token.stringValue != nil || token.intValue != nil {
             info.progressToken = token
         }
@@ -250,8 +254,8 @@ protocol DirectAnswers: Sendable {
     /// Whether requests of `method` are answered directly.
     func answers(_ method: String) -> Bool
 
-    /// The JSON-RPC answer to `message`, or `nil` when it was cancelled (no answer is sent, as the protocol says);
-    /// `notify` sends a notification (progress) meanwhile.
-    func answer(_ message: JSONValue, info: RequestInfo, notify: @escaping @Sendable (Data) async -> Void) async
-        -> Data?
+    /// Answers `message` through `send`, which also carries its notifications (progress) meanwhile; a request that
+    /// was cancelled gets no answer, as the protocol says. A successful answer is sent inside the request's span, so
+    /// the span covers the writing of the answer.
+    func answer(_ message: JSONValue, info: RequestInfo, send: @escaping @Sendable (Data) async -> Void) async
 }

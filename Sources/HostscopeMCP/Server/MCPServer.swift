@@ -73,14 +73,16 @@ final class MCPSession: DirectAnswers {
     let tools: [MCPTool]
     let budget: CallBudget
     let subscriptions: ResourceSubscriptions
-    /// The tool list's result as JSON text, written once: the list never changes.
-    let listed: String
+    /// The tool list's result as JSON, written once: the list never changes.
+    let listed: [UInt8]
 
     init(environment: MCPEnvironment, tracing: RequestTracing) {
         self.environment = environment
         self.tracing = tracing
         tools = MCPToolTable.tools(environment)
-        listed = JSONValue.object(["tools": .array(tools.map(\.definitionJSON))]).jsonString
+        var listed: [UInt8] = []
+        JSONWriter().write(.object(["tools": .array(tools.map(\.definitionJSON))]), into: &listed)
+        self.listed = listed
         budget = CallBudget(perMinute: environment.configuration.callsPerMinute)
         subscriptions = ResourceSubscriptions(watch: environment.configuration.watch)
     }
@@ -128,38 +130,45 @@ final class MCPSession: DirectAnswers {
     /// `tools/list` and `tools/call`, answered without the protocol library (``DirectAnswers``).
     func answers(_ method: String) -> Bool { method == ListTools.name || method == CallTool.name }
 
-    func answer(_ message: JSONValue, info: RequestInfo, notify: @escaping @Sendable (Data) async -> Void) async
-        -> Data?
-    {
+    func answer(_ message: JSONValue, info: RequestInfo, send: @escaping @Sendable (Data) async -> Void) async {
         let id = message["id"] ?? .null
         do {
             if info.method == ListTools.name {
-                let text: String = try await tracing.withSpan(ListTools.name, target: nil, info: info) { _, _ in
-                    self.listed
+                try await tracing.withSpan(ListTools.name, target: nil, info: info) { _, _ in
+                    await send(Self.answer(id: id, result: self.listed))
                 }
-                return Self.answer(id: id, result: text)
+                return
             }
             let params = message["params"]
             guard let name = params?["name"]?.stringValue else {
                 throw MCPError.invalidParams("tools/call needs params.name, the name of a tool (tools/list lists them)")
             }
             let arguments = params?["arguments"] ?? .object([:])
-            let result = try await tracing.withSpan(CallTool.name, target: name, info: info) { info, span in
-                try await self.call(name, arguments: arguments, info: info, span: span, notify: notify)
+            try await tracing.withSpan(CallTool.name, target: name, info: info) { info, span in
+                let result = try await self.call(name, arguments: arguments, info: info, span: span, notify: send)
+                // Sent before the span ends: the request's span covers its answer's writing.
+                await send(Self.answer(id: id, result: result))
             }
-            return Self.answer(id: id, result: result)
         } catch is CancellationError {
-            return nil
+            return
         } catch let error as MCPError {
-            return Data(GuardedTransport.error(code: error.code, id: id, error.errorDescription ?? "\(error)").utf8)
+            await send(
+                Data(GuardedTransport.error(code: error.code, id: id, error.errorDescription ?? "\(error)").utf8))
         } catch {
-            return Data(GuardedTransport.error(code: -32603, id: id, "\(error)").utf8)
+            await send(Data(GuardedTransport.error(code: -32603, id: id, "\(error)").utf8))
         }
     }
 
-    /// A JSON-RPC answer whose result is the JSON text `result`.
-    static func answer(id: JSONValue, result: String) -> Data {
-        Data(("{\"jsonrpc\":\"2.0\",\"id\":" + id.jsonString + ",\"result\":" + result + "}").utf8)
+    /// A JSON-RPC answer whose result is the JSON `result`, framed in one buffer.
+    static func answer(id: JSONValue, result: [UInt8]) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(result.count + 64)
+        bytes.append(contentsOf: "{\"jsonrpc\":\"2.0\",\"id\":".utf8)
+        JSONWriter().write(id, into: &bytes)
+        bytes.append(contentsOf: ",\"result\":".utf8)
+        bytes.append(contentsOf: result)
+        bytes.append(UInt8(ascii: "}"))
+        return Data(bytes)
     }
 
     /// A tool call: the tool must exist (else a protocol error); everything else that goes wrong is an `isError`
@@ -168,7 +177,7 @@ final class MCPSession: DirectAnswers {
     func call(
         _ name: String, arguments: JSONValue, info: RequestInfo?, span: any Span,
         notify: @escaping @Sendable (Data) async -> Void
-    ) async throws -> String {
+    ) async throws -> [UInt8] {
         guard let tool = tools.first(where: { $0.name == name }) else {
             throw MCPError.invalidParams("there is no tool named \(name); tools/list lists the \(tools.count) tools")
         }
@@ -204,21 +213,30 @@ final class MCPSession: DirectAnswers {
         return result
     }
 
-    /// The protocol's result (`CallTool.Result`) as JSON text: structured content and the same JSON as text, or an
-    /// error text; and that text. The structured content is the text already written, spliced in rather than
-    /// written again.
-    static func result(_ outcome: MCPToolResult, maxBytes: Int) -> (result: String, text: String) {
+    /// The protocol's result (`CallTool.Result`) as JSON: structured content and the same JSON as text, or an
+    /// error text; and that text. The structured content is written once and spliced in as the text's bytes, and
+    /// the whole result is written into one buffer (no string concatenation of the answer's copies).
+    static func result(_ outcome: MCPToolResult, maxBytes: Int) -> (result: [UInt8], text: String) {
+        var result: [UInt8] = []
         switch outcome {
         case .structured(let object):
-            let text = JSONValue.object(object).jsonString
-            let content = JSONValue.array([.object(["type": "text", "text": .string(text)])]).jsonString
-            return ("{\"content\":" + content + ",\"structuredContent\":" + text + ",\"isError\":false}", text)
+            var json: [UInt8] = []
+            JSONWriter().write(.object(object), into: &json)
+            let text = String(decoding: json, as: UTF8.self)
+            // The text copy escapes at least every quote: twice the JSON is room for both copies, most times.
+            result.reserveCapacity(2 * json.count + 96)
+            result.append(contentsOf: "{\"content\":[{\"type\":\"text\",\"text\":".utf8)
+            JSONWriter.appendString(text, into: &result)
+            result.append(contentsOf: "}],\"structuredContent\":".utf8)
+            result.append(contentsOf: json)
+            result.append(contentsOf: ",\"isError\":false}".utf8)
+            return (result, text)
         case .failure(let message):
             let text = BoundedText.cut(ProcessSecrets.scrub(message), maxBytes: maxBytes).text
-            let result = JSONValue.object([
-                "content": .array([.object(["type": "text", "text": .string(text)])]), "isError": true,
-            ])
-            return (result.jsonString, text)
+            JSONWriter().write(
+                .object(["content": .array([.object(["type": "text", "text": .string(text)])]), "isError": true]),
+                into: &result)
+            return (result, text)
         }
     }
 }

@@ -9,6 +9,10 @@ import Tracing
 /// `gen_ai.tool.name` and `gen_ai.tool.call.id`. A `traceparent` in the request's `params._meta` makes the client's
 /// span its parent. The handler runs inside the span's context, so the `ssh connect`, `ssh exec` and `files.*`
 /// spans it causes are its children, as for the chat's tool calls.
+///
+/// The span starts when the transport handed the request over, before it was parsed; for `tools/list` and
+/// `tools/call` (``DirectAnswers``) it ends once the answer was handed to the transport, so its duration is the
+/// server's whole time on the request.
 struct RequestTracing: Sendable {
     let sessionID: String
     let registry: RequestRegistry
@@ -31,8 +35,15 @@ struct RequestTracing: Sendable {
     ) async throws -> T {
         var parent = ServiceContext.topLevel
         if let header = info?.traceParent, let remote = TraceParent.parse(header) { parent.spanContext = remote }
-        let span = InstrumentationSystem.tracer.startSpan(
-            target.map { "\(method) \($0)" } ?? method, context: parent, ofKind: .server)
+        let name = target.map { "\(method) \($0)" } ?? method
+        // From the moment the transport handed the request over, its parsing included.
+        let span =
+            if let received = info?.receivedAt {
+                InstrumentationSystem.tracer.startSpan(
+                    name, context: parent, ofKind: .server, at: TraceInstant(nanosecondsSinceEpoch: received))
+            } else {
+                InstrumentationSystem.tracer.startSpan(name, context: parent, ofKind: .server)
+            }
         defer { span.end() }
         span.setAttribute("mcp.method.name", value: .string(method))
         span.setAttribute("mcp.session.id", value: .string(sessionID))
