@@ -204,7 +204,10 @@ def soak(driver, minutes):
         samples.append({
             "minute": minute, "js_heap_used_bytes": heap["usedSize"], "dom_nodes": counters["nodes"],
             "js_event_listeners": counters["jsEventListeners"], "documents": counters["documents"],
-            "records_shown": driver.execute_script("return globalThis.hostscopeFleetRecords ?? 0")})
+            "records_shown": driver.execute_script("return globalThis.hostscopeFleetRecords ?? 0"),
+            # The alert list above the fleet follows serve's rules (pending and firing alerts come and go).
+            "alerts_listed": driver.execute_script("return document.querySelectorAll('#alerts li').length"),
+            "fleet_rows": driver.execute_script("return document.querySelectorAll('#fleet tbody tr').length")})
         print(json.dumps(samples[-1]), file=sys.stderr)
     records = samples[-1]["records_shown"] - samples[0]["records_shown"]
     return {
