@@ -4,6 +4,7 @@ import Foundation
 public import HostStats
 public import HostscopeCore
 public import HostscopeMCP
+import HostscopeWeb
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -89,11 +90,16 @@ public enum HostscopeServer {
         let counter = ConnectionCounter(
             maximum: DescriptorLimit.connectionCap(configuration.maximumConnections, descriptors: descriptors),
             maximumPerAddress: configuration.maximumConnectionsPerAddress)
-        let server = try serverBuilder(configuration, counter: counter)
+        let hostPolicy = HostPolicyBox(hostHeaderPolicy(configuration, port: configuration.listen.port))
+        let requestGuard = GuardMiddleware(configuration: configuration)
+        let server = try serverBuilder(configuration, counter: counter) {
+            [WebAssetShortcut(hostPolicy: hostPolicy, requestGuard: requestGuard)]
+        }
+        // The page and assets compressed now, not while the first browser waits.
+        _ = (WebAssets.page, WebAssets.assets)
         let holder = FleetHolder(parts.fleet)
         let probes = ProbeAdmissions(
             maximumHosts: configuration.maximumProbeHosts, minimumExpiry: parts.watch.plan.interval * 3)
-        let hostPolicy = HostPolicyBox(hostHeaderPolicy(configuration, port: configuration.listen.port))
         let mcp = parts.mcp.map { MCPHTTPEndpoint(configuration: $0) }
         let context = ServeContext(
             configuration: configuration, board: parts.board, watch: parts.watch, fleet: holder,
@@ -101,7 +107,7 @@ public enum HostscopeServer {
             chat: parts.chat, files: parts.files)
         let (bound, boundContinuation) = AsyncStream<Void>.makeStream()
         let app = Application(
-            router: ServeRoutes.router(context), server: server,
+            router: ServeRoutes.router(context, requestGuard: requestGuard), server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.listen.host, port: configuration.listen.port),
                 serverName: "hostscope/\(configuration.version)"),
@@ -184,10 +190,12 @@ public enum HostscopeServer {
 
     /// HTTP/1 (in TLS when configured) with the connection guards in front: the caps, the first request's
     /// deadline (the TLS handshake included), and Hummingbird's idle timeout for later requests.
-    static func serverBuilder(_ configuration: ServeConfiguration, counter: ConnectionCounter) throws(Failure)
-        -> HTTPServerBuilder
-    {
-        let http1 = HTTP1Channel.Configuration(idleTimeout: timeAmount(configuration.idleTimeout))
+    static func serverBuilder(
+        _ configuration: ServeConfiguration, counter: ConnectionCounter,
+        handlers: @escaping @Sendable () -> [any RemovableChannelHandler] = { [] }
+    ) throws(Failure) -> HTTPServerBuilder {
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: handlers(), idleTimeout: timeAmount(configuration.idleTimeout))
         let headerTimeout = timeAmount(configuration.headerTimeout)
         guard let tls = configuration.tls else {
             return HTTPServerBuilder { responder in

@@ -225,9 +225,7 @@ struct GuardMiddleware: RouterMiddleware {
         let authorization = request.headers[.authorization]
         let carriesToken = token?.admits(authorization: authorization) ?? false
         if !Self.unlimited.contains(request.uri.path) {
-            let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-            let limiter = carriesToken ? authenticated : anonymous
-            let verdict = limiter.state.withLock { $0.admit(client: context.clientAddress, now: now) }
+            let verdict = admit(carriesToken: carriesToken, client: context.clientAddress)
             guard verdict.admitted else {
                 throw APIError(
                     status: 429, code: "rate_limited",
@@ -246,6 +244,20 @@ struct GuardMiddleware: RouterMiddleware {
                 message: "the bearer token is wrong; send the content of serve's --token-file")
         }
         return try await next(request, context)
+    }
+}
+
+extension GuardMiddleware {
+    /// Spends one request of `client`'s budget: the budget of requests with the token, or of any other.
+    func admit(carriesToken: Bool, client: String) -> (admitted: Bool, retryAfterSeconds: Int) {
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        return (carriesToken ? authenticated : anonymous).state.withLock { $0.admit(client: client, now: now) }
+    }
+
+    /// Whether a request with this `Authorization` is within its client's rate, spending one of its budget as the
+    /// router would (the page and its assets, answered before routing by ``WebAssetShortcut``).
+    func admitsRate(authorization: String?, client: String) -> Bool {
+        admit(carriesToken: token?.admits(authorization: authorization) ?? false, client: client).admitted
     }
 }
 

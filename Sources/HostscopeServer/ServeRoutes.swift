@@ -37,11 +37,12 @@ struct ServeContext: Sendable {
 /// Every endpoint of `serve`; each handler reads its input, asks the board or the store once and
 /// renders.
 enum ServeRoutes {
-    static func router(_ serve: ServeContext) -> Router<ServeRequestContext> {
+    /// The router; `requestGuard` is shared with ``WebAssetShortcut``, so the page's requests spend the same rate.
+    static func router(_ serve: ServeContext, requestGuard: GuardMiddleware) -> Router<ServeRequestContext> {
         let router = Router(context: ServeRequestContext.self)
         router.add(middleware: ErrorAndLogMiddleware())
         router.add(middleware: HostHeaderMiddleware(policy: serve.hostPolicy))
-        router.add(middleware: GuardMiddleware(configuration: serve.configuration))
+        router.add(middleware: requestGuard)
 
         router.get("/") { request, _ in WebRoutes.index(request) }
         WebRoutes.add(to: router)

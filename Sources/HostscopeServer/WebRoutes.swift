@@ -30,18 +30,39 @@ enum WebRoutes {
     }
 
     static func wantsPage(_ request: Request) -> Bool {
-        request.headers[.accept]?.contains("text/html") ?? false
+        wantsPage(accept: request.headers[.accept])
     }
 
-    static func response(_ asset: WebAsset, _ request: Request) -> Response {
-        let coding = ContentCoding.negotiate(acceptEncoding: request.headers[.acceptEncoding])
-        let answer = WebAssets.answer(asset, ifNoneMatch: request.headers[.ifNoneMatch], acceptsGzip: coding == .gzip)
+    static func wantsPage(accept: String?) -> Bool {
+        accept?.contains("text/html") ?? false
+    }
+
+    /// The page or asset a `GET` of `path` (without its query) is answered with, or `nil` for anything else.
+    static func asset(path: String, accept: String?) -> WebAsset? {
+        if path == "/" { return wantsPage(accept: accept) ? WebAssets.page : nil }
+        guard path.hasPrefix("/assets/") else { return nil }
+        return WebAssets.assets[String(path.dropFirst("/assets/".count))]
+    }
+
+    /// What to answer for `asset` given the request's headers: 304, or the bytes gzip-compressed where taken.
+    static func answer(_ asset: WebAsset, _ headers: HTTPFields) -> WebAnswer {
+        let coding = ContentCoding.negotiate(acceptEncoding: headers[.acceptEncoding])
+        return WebAssets.answer(asset, ifNoneMatch: headers[.ifNoneMatch], acceptsGzip: coding == .gzip)
+    }
+
+    /// An answer's headers (Hummingbird adds the length of a routed answer).
+    static func fields(_ answer: WebAnswer) -> HTTPFields {
         var headers = HTTPFields()
         for (name, value) in answer.headers {
             if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
         }
+        return headers
+    }
+
+    static func response(_ asset: WebAsset, _ request: Request) -> Response {
+        let answer = answer(asset, request.headers)
         return Response(
-            status: HTTPResponse.Status(code: answer.status), headers: headers,
+            status: HTTPResponse.Status(code: answer.status), headers: fields(answer),
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 }

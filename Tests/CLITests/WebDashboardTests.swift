@@ -100,6 +100,32 @@ enum BrowserInstallation {
         #expect(rebound.status == 421)
     }
 
+    /// The page and its assets are answered on the connection's event loop before routing, with the router's checks:
+    /// on one kept-alive connection their answers come in order among routed ones, an unknown asset is still the
+    /// router's 404, another `Host` its 421, and they spend the client's rate like any request.
+    @Test func thePageAndAssetsAnsweredBeforeRoutingKeepTheOrderTheHostCheckAndTheRate() throws {
+        let serve = try RunningServe(
+            ["h1", "--ssh-config", config, "--every", "5s", "--listen", "127.0.0.1:0", "--rate-limit", "5"],
+            directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        func curl(_ paths: [String], _ headers: [String] = ["Accept: text/html"]) throws -> [String] {
+            let line =
+                ["curl", "-s", "-w", "%{http_code} %{num_connects}\\n"] + headers.flatMap { ["-H", $0] }
+                + paths.flatMap { ["-o", "/dev/null", serve.url($0)] }
+            let result = try CLI.runShell(line.map(CLI.shellQuoted).joined(separator: " "))
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        let ordered = try curl([
+            "/assets/app.js", "/healthz", "/", "/assets/nothing.js", "/assets/fleet.js", "/healthz",
+        ])
+        #expect(ordered == ["200 1", "200 0", "200 0", "404 0", "200 0", "200 0"], "\(ordered)")
+        #expect(try curl(["/assets/app.js"], ["Host: evil.example"]) == ["421 1"])
+        // --rate-limit 5: bursts of 10, then 429 for the assets as for the API.
+        let burst = try curl(Array(repeating: "/assets/app.js", count: 14))
+        #expect(burst.contains { $0.hasPrefix("429") }, "\(burst)")
+    }
+
     /// The host list and history pages are megabytes for a large fleet: gzip-compressed for a client that takes
     /// it (every browser), the same JSON once decoded, and as they were for one that does not.
     @Test func theHostListAndHistoryAreGzipCompressedForAClientThatTakesIt() throws {

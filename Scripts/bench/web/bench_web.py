@@ -8,6 +8,10 @@ the harness sshd; then a host chart over 7 days drawn from synthetic points.
     python3 Scripts/bench/web/bench_web.py --binary .build/release/hostscope --ssh-config /tmp/fleet.cfg \
         --hosts 300 --every 5s --seconds 60
 
+With --soak MINUTES, the 300-host page then stays open that long while serve ticks (`--every 1s` makes it
+many updates): every minute a collection (DevTools `HeapProfiler.collectGarbage`), then the JS heap, the DOM's
+node and listener counts (`Memory.getDOMCounters`) and the records shown so far; the slope of each over the run.
+
 Prints one JSON object of figures (docs/benchmarks.md#web has them).
 """
 import argparse
@@ -62,6 +66,8 @@ def main():
     parser.add_argument("--glances", action="store_true",
                         help="also compare one host's page with Glances' web mode on this machine, side by side")
     parser.add_argument("--compare-seconds", type=float, default=30)
+    parser.add_argument("--soak", type=float, default=0, metavar="MINUTES",
+                        help="then keep the page open this long, sampling heap and DOM after a collection every minute")
     options = parser.parse_args()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -125,7 +131,16 @@ def main():
         }
         figures["long_tasks_over_50ms"] = len(long_tasks)
         figures["js_heap_bytes"] = driver.execute_script("return performance.memory?.usedJSHeapSize ?? null")
+        fleet_render = driver.execute_script("""return {rows: [...globalThis.hostscopeFleetRenderRows ?? []],
+            script: [...globalThis.hostscopeFleetRenderScriptTimes ?? []]}""")
+        if fleet_render["script"]:
+            figures["fleet_render_script_ms"] = {"median": round(statistics.median(fleet_render["script"]), 2),
+                                                 "max": round(max(fleet_render["script"]), 2)}
+            figures["fleet_render_rows_per_frame_max"] = max(fleet_render["rows"])
         print(json.dumps(figures), file=sys.stderr)
+        if options.soak:
+            figures["soak"] = soak(driver, options.soak)
+            print(json.dumps(figures["soak"]), file=sys.stderr)
         driver.set_script_timeout(120)
         # The chart is drawn by the browser alone: serve (300 hosts on the same cores) is stopped first, as a
         # browser on another machine would not share them. The page keeps its modules.
@@ -159,6 +174,49 @@ def main():
         figures["same_host_side_by_side"] = compare_with_glances(options, webdriver, Service, chrome)
     print(json.dumps(figures, indent=2))
     return 0
+
+
+def slope_per_hour(samples, key):
+    """The least-squares slope of `key` over the samples' minutes, per hour."""
+    points = [(sample["minute"], sample[key]) for sample in samples if sample.get(key) is not None]
+    if len(points) < 2:
+        return None
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    return round(sum((x - mean_x) * (y - mean_y) for x, y in points) / spread * 60, 1) if spread else None
+
+
+def soak(driver, minutes):
+    """The page left open `minutes` while serve ticks: after a collection each minute, the JS heap, the DOM's
+    counters and the records shown; their slopes per hour, and the fleet's slowest frame meanwhile."""
+    samples = []
+    worst_frame = 0
+    started = time.time()
+    for minute in range(int(minutes) + 1):
+        while time.time() < started + minute * 60:
+            time.sleep(1)
+            worst_frame = max(worst_frame, driver.execute_script(
+                "return Math.max(0, ...(globalThis.hostscopeFleetRenderScriptTimes ?? []))"))
+        driver.execute_cdp_cmd("HeapProfiler.collectGarbage", {})
+        counters = driver.execute_cdp_cmd("Memory.getDOMCounters", {})
+        heap = driver.execute_cdp_cmd("Runtime.getHeapUsage", {})
+        samples.append({
+            "minute": minute, "js_heap_used_bytes": heap["usedSize"], "dom_nodes": counters["nodes"],
+            "js_event_listeners": counters["jsEventListeners"], "documents": counters["documents"],
+            "records_shown": driver.execute_script("return globalThis.hostscopeFleetRecords ?? 0"),
+            # The alert list above the fleet follows serve's rules (pending and firing alerts come and go).
+            "alerts_listed": driver.execute_script("return document.querySelectorAll('#alerts li').length"),
+            "fleet_rows": driver.execute_script("return document.querySelectorAll('#fleet tbody tr').length")})
+        print(json.dumps(samples[-1]), file=sys.stderr)
+    records = samples[-1]["records_shown"] - samples[0]["records_shown"]
+    return {
+        "minutes": int(minutes), "samples": samples, "records_shown": records,
+        "heap_bytes_per_hour": slope_per_hour(samples, "js_heap_used_bytes"),
+        "dom_nodes_per_hour": slope_per_hour(samples, "dom_nodes"),
+        "listeners_per_hour": slope_per_hour(samples, "js_event_listeners"),
+        "slowest_frame_script_ms": round(worst_frame, 2),
+    }
 
 
 def page_figures(driver, url, seconds, updates_script):
