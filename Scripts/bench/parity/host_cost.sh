@@ -13,8 +13,9 @@
 #   before     BEFORE as it is
 #   after      AFTER as it is (the textfile directory is Debian's default; absent or empty, it costs a stat)
 #   textfiles  AFTER with --textfile-directory holding FILES *.prom files of 20 samples each
-# and prints for each the host's CPU per tick (the cgroup's usage over the run divided by the records; the
-# first tick connects and is left in) and the bytes the probe sent per tick (the median over the ticks of the
+# and prints for each the host's CPU per tick on an open connection (the cgroup's usage over the run less that
+# of a one-tick watch, over TICKS - 1; the one-tick watch's own figure is the connection's cost and its first
+# tick's) and the bytes the probe sent per tick (the median over the ticks of the
 # stdout bytes of the tick's `ssh exec` spans, from the run's own database). Then, for each binary, the bytes
 # the host's processes read per tick: one more watch (every 5 s, READ_TICKS ticks, default 6) with the sshd's processes under
 # `strace -f`, summing the return values of read(2) on every file under /proc, /sys and the textfile directory, over the ticks that
@@ -83,13 +84,17 @@ bytes_per_tick() {
         group by trace_id order by 1" | awk '{ v[NR] = $1 } END { printf "%d", v[int((NR + 1) / 2)] }'
 }
 run() {
-    local binary=$1 start stop records
+    local binary=$1 start middle stop records
     shift
+    # One watch of a single tick (the connection, the authentication and the first tick), then one of TICKS:
+    # the difference over TICKS - 1 is a tick's cost on a connection already open, as in a running watch.
     start=$(usage)
+    watch "$binary" "$work/run.sqlite" 250ms 1 "$@" >/dev/null
+    middle=$(usage)
     records=$(watch "$binary" "$work/run.sqlite" 250ms "$ticks" "$@")
     stop=$(usage)
-    awk -v b="$start" -v a="$stop" -v n="$records" -v bytes="$(bytes_per_tick "$work/run.sqlite")" \
-        'BEGIN { printf "%.2f ms, %d bytes per tick (%d ticks)", (a - b) / n / 1e6, bytes, n }'
+    awk -v a="$start" -v b="$middle" -v c="$stop" -v n="$records" -v bytes="$(bytes_per_tick "$work/run.sqlite")" \
+        'BEGIN { printf "%.2f ms per tick (connection and first tick %.1f ms), %d bytes per tick", (c - b - (b - a)) / (n - 1) / 1e6, (b - a) / 1e6, bytes }'
 }
 echo "processes on the host (its PID namespace): $procs; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$rounds"); do
