@@ -41,3 +41,50 @@ struct MCPAnswerTests {
         #expect(text == "web9 is not a host this server may reach")
     }
 }
+
+/// `host_snapshot` results held to the results' bound, as every other tool's.
+struct SnapshotBoundTests {
+    static func result(processes: Int, commandBytes: Int) -> JSONObject {
+        let process: (Int) -> JSONValue = { pid in
+            .object([
+                "pid": .int(Int64(pid)), "user": "root", "cpu_percent": .double(99.5),
+                "command": .string("cc -c file\(pid).c " + String(repeating: "-Dx ", count: commandBytes / 4)),
+            ])
+        }
+        let snapshot: JSONObject = [
+            "schema": "hostscope.snapshot/1", "host": "web1",
+            "disks": .array([.object(["mount": "/", "used_percent": .double(40)])]),
+            "processes": .array((1...processes).map(process)),
+        ]
+        return ["host": "web1", "snapshot": .object(snapshot), "exit_code": .null, "truncated": false]
+    }
+
+    @Test func aSnapshotWithinTheBoundIsUntouched() {
+        let small = Self.result(processes: 10, commandBytes: 100)
+        #expect(SnapshotBound.bounded(small, maxBytes: 48 * 1024) == small)
+    }
+
+    @Test func longCommandLinesAreCutFirstAndEveryProcessKept() throws {
+        // Ten compilers of 30 KB each: 300 KB, as a busy build host gives.
+        let bounded = SnapshotBound.bounded(Self.result(processes: 10, commandBytes: 30_000), maxBytes: 48 * 1024)
+        #expect(JSONValue.object(bounded).jsonString.utf8.count <= 48 * 1024)
+        #expect(bounded["truncated"] == true)
+        #expect(bounded["note"]?.stringValue?.hasPrefix("truncated: ask for less with top_processes") == true)
+        let processes = try #require(bounded["snapshot"]?["processes"]?.arrayValue)
+        #expect(processes.count == 10)
+        #expect(
+            processes.allSatisfy { ($0["command"]?.stringValue?.utf8.count ?? .max) <= SnapshotBound.commandBytes + 3 })
+        #expect(processes.first?["command"]?.stringValue?.hasPrefix("cc -c file1.c -Dx") == true)
+        #expect(bounded["snapshot"]?["disks"]?.arrayValue?.count == 1)
+    }
+
+    @Test func manyProcessesLoseTheLastOnesUntilTheResultFits() throws {
+        let bounded = SnapshotBound.bounded(Self.result(processes: 2000, commandBytes: 200), maxBytes: 48 * 1024)
+        #expect(JSONValue.object(bounded).jsonString.utf8.count <= 48 * 1024)
+        #expect(bounded["truncated"] == true)
+        let processes = try #require(bounded["snapshot"]?["processes"]?.arrayValue)
+        #expect(processes.count > 10 && processes.count < 2000)
+        // The busiest first, as the snapshot lists them: those are kept.
+        #expect(processes.first?["pid"] == 1)
+    }
+}

@@ -67,11 +67,14 @@ enum HostToolsCategory {
         let host = try environment.host(named: hostName)
         let input = JSONObject((arguments.objectValue ?? [:]).filter { $0.key != "host" }.map { ($0.key, $0.value) })
         // Under serve, the watch's latest record of a watched host answers without new SSH work.
+        let limit = environment.configuration.maxResultBytes
         if name == "host_snapshot", let snapshot = environment.watchedSnapshot(of: host) {
-            return .structured([
-                "host": .string(host.displayName), "snapshot": snapshot.jsonValue, "exit_code": .null,
-                "truncated": false,
-            ])
+            return .structured(
+                SnapshotBound.bounded(
+                    [
+                        "host": .string(host.displayName), "snapshot": snapshot.jsonValue, "exit_code": .null,
+                        "truncated": false,
+                    ], maxBytes: limit))
         }
         let tools = environment.tools(for: host)
         if name == "host_snapshot" {
@@ -83,16 +86,17 @@ enum HostToolsCategory {
             } catch let error as CollectionError {
                 throw MCPToolFailure(error.message)
             }
-            return .structured([
-                "host": .string(host.displayName), "snapshot": snapshot.jsonValue,
-                "exit_code": JSONValue.from(exitCode) { .number($0) }, "truncated": false,
-            ])
+            return .structured(
+                SnapshotBound.bounded(
+                    [
+                        "host": .string(host.displayName), "snapshot": snapshot.jsonValue,
+                        "exit_code": JSONValue.from(exitCode) { .number($0) }, "truncated": false,
+                    ], maxBytes: limit))
         }
         let output = try await tools.execute(
             name: name, input: .object(input), context: ToolContext(callID: call.id, span: nil))
         guard !output.isError else { throw MCPToolFailure(output.text) }
         // The output is cut until the whole result's JSON (escaping included) fits the bound.
-        let limit = environment.configuration.maxResultBytes
         var kept = output.text.utf8.count
         while true {
             let cut = BoundedText.cut(output.text, maxBytes: kept)
@@ -108,6 +112,45 @@ enum HostToolsCategory {
             if size <= limit || kept == 0 { return .structured(result) }
             kept = max(0, min(kept, cut.text.utf8.count) - (size - limit) - 16)
         }
+    }
+}
+
+/// A `host_snapshot` result held to the results' bound (its JSON, as every tool's; the answer carries it twice,
+/// as structured content and as text): first each process's command line is cut to ``commandBytes`` (a
+/// compiler's can be tens of kilobytes), then, while the result is still over, the longest list of the
+/// snapshot (processes, filesystems, interfaces…) loses its last quarter, its first entries (the busiest
+/// processes, in the snapshot's order) kept. A result cut says so (`truncated`, and a `note` naming the tools
+/// that ask for one part).
+enum SnapshotBound {
+    static let commandBytes = 1024
+
+    static func bounded(_ result: JSONObject, maxBytes: Int) -> JSONObject {
+        func size(_ value: JSONValue) -> Int { value.jsonString.utf8.count }
+        guard size(.object(result)) > maxBytes, var snapshot = result["snapshot"]?.objectValue else { return result }
+        var result = result
+        result["truncated"] = true
+        result["note"] = .string("truncated: ask for less with \(HostToolsCategory.narrowing["host_snapshot"] ?? "")")
+        if var processes = snapshot["processes"]?.arrayValue {
+            for index in processes.indices {
+                guard var process = processes[index].objectValue, let command = process["command"]?.stringValue,
+                    command.utf8.count > commandBytes
+                else { continue }
+                process["command"] = .string(BoundedText.cut(command, maxBytes: commandBytes).text + "…")
+                processes[index] = .object(process)
+            }
+            snapshot["processes"] = .array(processes)
+        }
+        result["snapshot"] = .object(snapshot)
+        while size(.object(result)) > maxBytes {
+            let lists = snapshot.compactMap { member -> (key: String, list: [JSONValue], size: Int)? in
+                guard let list = member.value.arrayValue, !list.isEmpty else { return nil }
+                return (member.key, list, size(member.value))
+            }
+            guard let longest = lists.max(by: { $0.size < $1.size }) else { break }
+            snapshot[longest.key] = .array(Array(longest.list.dropLast(max(1, longest.list.count / 4))))
+            result["snapshot"] = .object(snapshot)
+        }
+        return result
     }
 }
 
