@@ -13,7 +13,9 @@ import ValueFormats
 /// pending, firing, resolved) and `reset` (the
 /// client missed events: refetch `/api/v1/hosts`). Each has an id `EPOCH-N`; a client that reconnects
 /// with `Last-Event-ID` gets what it missed while the log still holds it. `?types=record,host_state`
-/// narrows the stream. A comment line every 15 s keeps idle connections open through proxies.
+/// narrows the stream; `?view=summary` sends each record cut to what a fleet view shows (as
+/// `/api/v1/hosts?view=summary`: a twentieth of the bytes to parse), except for the hosts `full=a,b` names,
+/// whose records come whole. A comment line every 15 s keeps idle connections open through proxies.
 enum EventStream {
     static let names: Set<String> = ["record", "host_state", "span", "fleet", "alert"]
     static let keepAlive: Duration = .seconds(15)
@@ -28,7 +30,9 @@ enum EventStream {
     }
 
     static func response(_ request: Request, client: String, _ serve: ServeContext) throws -> Response {
-        let query = try QueryParameters(request.uri.query, allowed: ["types"])
+        let query = try QueryParameters(request.uri.query, allowed: ["types", "view", "full"])
+        let summary = try HostListRequest.summary(query)
+        let fullHosts = Set((query["full"] ?? "").split(separator: ",").map(String.init))
         var wanted = names
         if let types = query["types"] {
             wanted = Set(types.split(separator: ",").map(String.init))
@@ -87,7 +91,8 @@ enum EventStream {
                     text += reset.framed(epoch: log.epoch)
                 }
                 for event in reading.events where event.name == "reset" || selected.contains(event.name) {
-                    text += event.framed(epoch: log.epoch)
+                    text += event.framed(
+                        epoch: log.epoch, summary: summary && !fullHosts.contains(event.host ?? ""))
                 }
                 position = reading.position
                 if text.isEmpty, lastWrite.duration(to: .now) >= keepAlive {

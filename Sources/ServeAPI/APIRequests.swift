@@ -90,12 +90,15 @@ public struct HostListRequest: Sendable, Equatable {
     public var summary = false
 
     public init(query: String?) throws(APIError) {
-        let parameters = try QueryParameters(query, allowed: ["view"])
+        summary = try Self.summary(try QueryParameters(query, allowed: ["view"]))
+    }
+
+    /// `view`: whether the records are asked for as summaries (`/api/v1/hosts` and `/api/v1/events`).
+    public static func summary(_ parameters: QueryParameters) throws(APIError) -> Bool {
         switch parameters["view"] {
-        case nil, "full": summary = false
-        case "summary": summary = true
-        case _?:
-            throw APIError.badRequest("view must be full or summary; leave it out for whole records")
+        case nil, "full": false
+        case "summary": true
+        case _?: throw APIError.badRequest("view must be full or summary; leave it out for whole records")
         }
     }
 }

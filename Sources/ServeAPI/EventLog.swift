@@ -10,16 +10,23 @@ public struct ServerSentEvent: Sendable, Equatable {
     public var name: String
     /// One line of JSON.
     public var data: String
+    /// For a `record`: its host, and the record cut to the figures a fleet view shows
+    /// (``APIEncoding/summaryRecord(_:)``), sent to clients that asked for `view=summary`.
+    public var host: String?
+    public var summaryData: String?
 
-    public init(sequence: UInt64, name: String, data: String) {
+    public init(sequence: UInt64, name: String, data: String, host: String? = nil, summaryData: String? = nil) {
         self.sequence = sequence
         self.name = name
         self.data = data
+        self.host = host
+        self.summaryData = summaryData
     }
 
-    /// The event on the wire, its id prefixed with the log's epoch: `id: EPOCH-SEQUENCE`.
-    public func framed(epoch: String) -> String {
-        "id: \(epoch)-\(sequence)\nevent: \(name)\ndata: \(data)\n\n"
+    /// The event on the wire, its id prefixed with the log's epoch: `id: EPOCH-SEQUENCE`; with `summary`, a
+    /// record's summary data where it has one.
+    public func framed(epoch: String, summary: Bool = false) -> String {
+        "id: \(epoch)-\(sequence)\nevent: \(name)\ndata: \(summary ? summaryData ?? data : data)\n\n"
     }
 }
 
@@ -57,9 +64,10 @@ public final class EventLog: Sendable {
 
     /// Appends an event and wakes every client; returns its sequence number.
     @discardableResult
-    public func append(_ name: String, data: String) -> UInt64 {
+    public func append(_ name: String, data: String, host: String? = nil, summaryData: String? = nil) -> UInt64 {
         let (sequence, doorbells) = state.withLock { state -> (UInt64, [AsyncStream<Void>.Continuation]) in
-            let event = ServerSentEvent(sequence: state.nextSequence, name: name, data: data)
+            let event = ServerSentEvent(
+                sequence: state.nextSequence, name: name, data: data, host: host, summaryData: summaryData)
             state.nextSequence += 1
             if state.events.count < capacity {
                 state.events.append(event)

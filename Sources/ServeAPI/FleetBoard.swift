@@ -93,7 +93,10 @@ public final class FleetBoard: Sendable {
     public func handle(_ event: WatchEvent) {
         switch event {
         case .record(let record):
-            events.append("record", data: APIEncoding.record(record).jsonString)
+            let value = APIEncoding.record(record)
+            events.append(
+                "record", data: value.jsonString, host: record.host,
+                summaryData: APIEncoding.summaryRecord(value).jsonString)
         case .state(let hostState):
             let change = state.withLock { state -> (revision: UInt64, joined: Int?)? in
                 var entry = state.entries[hostState.host] ?? Entry(state: hostState)

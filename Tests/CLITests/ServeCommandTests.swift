@@ -357,6 +357,35 @@ final class RunningServe {
         #expect(stale.body.contains("event: reset\n"))
     }
 
+    @Test func theEventStreamSendsSummaryRecordsExceptForTheHostsAskedForWhole() throws {
+        let serve = try RunningServe(["local", "--every", "1s", "--listen", "127.0.0.1:0"], directory: directory)
+        defer { _ = serve.stop() }
+        try serve.waitUntilListening()
+        func records(_ query: String) throws -> [JSONValue] {
+            let stream = try CurlCommand.get(
+                serve.url("/api/v1/events?types=record" + query), timeout: 3, extra: ["-N"])
+            return try stream.body.components(separatedBy: "\n\n").compactMap { event in
+                guard event.contains("event: record\n"),
+                    let data = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") })
+                else { return nil }
+                return try JSONParser.parse(String(data.dropFirst(6)))
+            }
+        }
+        let summaries = try records("&view=summary").filter { $0["error"] == nil }
+        #expect(!summaries.isEmpty)
+        for record in summaries {
+            #expect(record["host"] == "local")
+            #expect(record["cpu"]?["busy_percent"] != nil)
+            #expect(record["processes"] == nil && record["kernel"] == nil)
+        }
+        let whole = try records("&view=summary&full=local").filter { $0["error"] == nil }
+        #expect(!whole.isEmpty)
+        #expect(whole.allSatisfy { $0["processes"]?.arrayValue?.isEmpty == false })
+        let refused = try serve.get("/api/v1/events?view=short")
+        #expect(refused.status == 400)
+        #expect(refused.body.contains("view must be full or summary"))
+    }
+
     @Test func sighupReloadsTheHostListKeepingSessionsAndABrokenFileKeepsTheOldOne() throws {
         let hostsFile = directory + "/hosts"
         let server = try SSHTestServer.shared()

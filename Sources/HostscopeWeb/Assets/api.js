@@ -78,6 +78,8 @@ export function hostPath(host) {
  * The live events of `/api/v1/events`, read once for the whole page. Handlers get `(data, id)` per event
  * type; `status` gets `live`, `reconnecting` or `unauthorized`. After a break it reconnects by itself with
  * jittered back-off, sending the last id it saw; the server answers with what was missed, or `reset`.
+ * Records come as summaries (`view=summary`: what a fleet row shows, a twentieth of the JSON to parse), except
+ * those of the host `focus(host)` names, which come whole for its page.
  */
 export class EventFeed {
   constructor() {
@@ -87,7 +89,20 @@ export class EventFeed {
     this.failures = 0;
     this.controller = null;
     this.running = false;
+    this.fullHost = null;
+    this.restarting = false;
     this.status = () => {};
+  }
+
+  /** Asks for `host`'s records whole (null: none), reconnecting at once from the last id seen. */
+  focus(host) {
+    const next = host || null;
+    if (next === this.fullHost) return;
+    this.fullHost = next;
+    if (this.running && this.controller) {
+      this.restarting = true;
+      this.controller.abort();
+    }
   }
 
   on(type, handler) {
@@ -123,7 +138,8 @@ export class EventFeed {
       const extra = { Accept: 'text/event-stream' };
       if (this.lastId) extra['Last-Event-ID'] = this.lastId;
       try {
-        const response = await fetch('/api/v1/events', {
+        const full = this.fullHost ? '&full=' + encodeURIComponent(this.fullHost) : '';
+        const response = await fetch('/api/v1/events?view=summary' + full, {
           headers: headers(extra),
           signal: this.controller.signal,
           cache: 'no-store',
@@ -143,6 +159,10 @@ export class EventFeed {
         // A refused connection or a stream cut by a restart: retried below.
       }
       if (!this.running) return;
+      if (this.restarting) {
+        this.restarting = false;
+        continue;
+      }
       this.failures += 1;
       this.status('reconnecting');
       const backoff = Math.min(this.retryMs * 2 ** Math.min(this.failures - 1, 3), 15000);

@@ -437,6 +437,8 @@ export function mount(root, context, host) {
   const resize = () => schedule();
   window.addEventListener('resize', resize);
   const tick = setInterval(schedule, 15000);
+  // This host's live records whole (processes, every interface and disk); the others' stay summaries.
+  context.feed.focus(host);
   loadHost();
   loadRange();
 
@@ -448,5 +450,6 @@ export function mount(root, context, host) {
     window.removeEventListener('resize', resize);
     if (frame) cancelAnimationFrame(frame);
     for (const off of unsubscribe) off();
+    context.feed.focus(null);
   };
 }
