@@ -117,7 +117,23 @@ def main():
         # The heap after a collection, before and after the window: a page left open must stay flat.
         driver.execute_cdp_cmd("HeapProfiler.collectGarbage", {})
         heap_before = driver.execute_script("return performance.memory?.usedJSHeapSize ?? null")
+        # Chrome's own main-thread busy time over the window (script, parsing the events, style, layout,
+        # paint), per tick of the fleet: what a live update of every host costs the page in all.
+        driver.execute_cdp_cmd("Performance.enable", {"timeDomain": "timeTicks"})
+
+        def busy():
+            metrics = {m["name"]: m["value"] for m in driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
+            return metrics["TaskDuration"], metrics.get("ScriptDuration", 0)
+
+        task_before, script_before = busy()
         time.sleep(options.seconds)
+        task_after, script_after = busy()
+        every = options.every
+        ticks = options.seconds / (float(every[:-2]) / 1000 if every.endswith("ms") else float(every.rstrip("s")))
+        figures["main_thread_ms_per_tick_of_all_hosts"] = {
+            "all": round((task_after - task_before) * 1000 / ticks, 1),
+            "script": round((script_after - script_before) * 1000 / ticks, 1),
+        }
         driver.execute_cdp_cmd("HeapProfiler.collectGarbage", {})
         figures["js_heap_after_gc_bytes"] = {
             "before": heap_before, "after": driver.execute_script("return performance.memory?.usedJSHeapSize ?? null")}
