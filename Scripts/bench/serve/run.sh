@@ -51,8 +51,10 @@ cpu() { python3 Scripts/bench/serve/proc_cpu.py "$@"; }
 bash Scripts/bench/watch/fleet.sh start "$work" "$count" >/dev/null
 sshd_pids=$(cat "$work"/fleet/*/sshd.pid)
 port=$(free_port)
+# SERVE_ARGS: more options for serve (e.g. --no-alerts), split on spaces.
+# shellcheck disable=SC2086
 $bin serve 'fleet-*' -F "$work/ssh_config" --every "${every}s" --listen "127.0.0.1:$port" \
-    --db "$work/serve.sqlite" --log-level warning 2>"$work/serve.log" &
+    --db "$work/serve.sqlite" --log-level warning ${SERVE_ARGS:-} 2>"$work/serve.log" &
 serve_pid=$!
 pids+=("$serve_pid")
 node_port=$(free_port)
