@@ -33,6 +33,19 @@ struct MCPAnswerTests {
                 == "{\"jsonrpc\":\"2.0\",\"id\":\"call-1\",\"result\":\(whole.jsonString)}")
     }
 
+    @Test func aResultAlreadyWrittenAsJSONIsAnsweredByteForByteAsTheSameObjectWrittenWhole() throws {
+        let object: JSONObject = [
+            "host": "web1", "snapshot": .object(["command": "sh -c \"echo a\\\\b\"\n\tnext é"]), "exit_code": .null,
+            "truncated": false,
+        ]
+        var json: [UInt8] = []
+        JSONWriter().write(.object(object), into: &json)
+        let spliced = MCPSession.result(.json(json), maxBytes: 48 * 1024)
+        let whole = MCPSession.result(.structured(object), maxBytes: 48 * 1024)
+        #expect(spliced.result == whole.result)
+        #expect(spliced.text == whole.text)
+    }
+
     @Test func aFailureIsAnErrorResultWithItsSentence() throws {
         let (result, text) = MCPSession.result(.failure("web9 is not a host this server may reach"), maxBytes: 1024)
         let parsed = try JSONParser.parse(bytes: result)
@@ -62,6 +75,22 @@ struct SnapshotBoundTests {
     @Test func aSnapshotWithinTheBoundIsUntouched() {
         let small = Self.result(processes: 10, commandBytes: 100)
         #expect(SnapshotBound.bounded(small, maxBytes: 48 * 1024) == small)
+    }
+
+    @Test func theJSONOfAResultWithinTheBoundIsTheResultWrittenOnce() throws {
+        let small = Self.result(processes: 10, commandBytes: 100)
+        let json = SnapshotBound.json(small, maxBytes: 48 * 1024)
+        #expect(String(decoding: json, as: UTF8.self) == JSONValue.object(small).jsonString)
+    }
+
+    @Test func theJSONOfAResultOverTheBoundIsTheBoundedResult() throws {
+        let large = Self.result(processes: 2000, commandBytes: 200)
+        let json = SnapshotBound.json(large, maxBytes: 48 * 1024)
+        #expect(json.count <= 48 * 1024)
+        #expect(
+            String(decoding: json, as: UTF8.self)
+                == JSONValue.object(SnapshotBound.bounded(large, maxBytes: 48 * 1024)).jsonString)
+        #expect(try JSONParser.parse(bytes: json)["truncated"] == true)
     }
 
     @Test func longCommandLinesAreCutFirstAndEveryProcessKept() throws {

@@ -5,6 +5,9 @@
 
 - start-up: process start to the `initialize` answer;
 - tools/list: one request's round trip on a warm session;
+- the same core call made directly (`hostscope mcp HOST --time-direct-snapshots N`: `HostTools.snapshot()` on a
+  warm session, no MCP), each call's time around it less its `duration_ms`: the core's own steps outside the
+  collector's clock, the baseline the MCP figures are compared with in the same run;
 - host_snapshot on a warm session, call by call, measured three ways from one run:
   - client side: the round trip less the snapshot's own `duration_ms` (the collector's time for the same call,
     measured by the core around its work): an upper bound on what MCP adds, with the client's JSON work, both
@@ -13,6 +16,8 @@
     parsed, to the moment the answer was handed back to the transport), read from the spans the run stored, less
     the same `duration_ms`: hostscope's own time outside the collection;
   - what lies outside the server: the round trip less the span.
+  The client side is given twice: to the answer's arrival (its last byte read) and with the client's own
+  `json.loads` of it; the MCP layer's share is each less the direct call's figure (difference of medians).
   Also, as before: the difference of the medians of the round trip and of the `ssh exec` work below the span.
 """
 import argparse
@@ -49,6 +54,7 @@ class Server:
                     raise RuntimeError("the server closed its output")
                 self.buffer += chunk
             line, self.buffer = self.buffer.split(b"\n", 1)
+            self.arrived = time.perf_counter()
             self.answer_bytes = len(line)
             answer = json.loads(line)
             if answer.get("id") == wanted:
@@ -117,6 +123,8 @@ def main():
     parser.add_argument("--binary", required=True)
     parser.add_argument("--host", required=True)
     parser.add_argument("--ssh-config")
+    parser.add_argument("--direct-binary", help="the hostscope that times the direct core call (default: --binary), "
+                        "so an older --binary without --time-direct-snapshots can be measured against it")
     parser.add_argument("--iterations", type=int, default=50)
     parser.add_argument("--url", help="also measure serve's /mcp at this URL (serve watching --host)")
     parser.add_argument("--token-file", help="serve's token file, for --url")
@@ -134,6 +142,12 @@ def main():
         startups.append((time.perf_counter() - started) * 1000)
         server.close()
 
+    # The same core call made directly, without MCP: the time around each warm call less its duration_ms.
+    timing = [options.direct_binary or options.binary] + arguments[1:]
+    timing += ["--time-direct-snapshots", str(options.iterations)]
+    lines = subprocess.run(timing, capture_output=True, check=True, timeout=600).stdout.decode().splitlines()
+    core_direct = [call["elapsed_ms"] - call["duration_ms"] for call in map(json.loads, lines)]
+
     server = Server(arguments)
     server.initialize()
     lists = [timed(lambda: server.request("tools/list", {})) for _ in range(options.iterations)]
@@ -144,11 +158,13 @@ def main():
     # session, its parsing and the process details), by request id.
     collector = {}
     sizes = []
+    arrivals = {}
     for _ in range(options.iterations):
         started = time.perf_counter()
         answer = server.request("tools/call", call)
         elapsed = (time.perf_counter() - started) * 1000
         snapshots[answer["id"]] = elapsed
+        arrivals[answer["id"]] = (server.arrived - started) * 1000
         sizes.append(server.answer_bytes)
         own = ((answer.get("result") or {}).get("structuredContent") or {}).get("snapshot", {}).get("duration_ms")
         if own is not None:
@@ -179,7 +195,15 @@ def main():
     if calls:
         print(f"host_snapshot collector's own   {summary(collector[key] for key in calls)}")
         print(f"host_snapshot SERVER span       {summary(server_side)}")
-        print(f"client side: round trip - duration_ms   {summary(snapshots[key] - collector[key] for key in calls)}")
+        client = [snapshots[key] - collector[key] for key in calls]
+        arrival = [arrivals[key] - collector[key] for key in calls]
+        print(f"direct core call: elapsed - duration_ms {summary(core_direct)}")
+        print(f"client side, to the answer's arrival    {summary(arrival)}")
+        print(f"client side: round trip - duration_ms   {summary(client)}")
+        print(f"  the client's json.loads of the answer {summary(snapshots[key] - arrivals[key] for key in calls)}")
+        print(f"MCP's share: client side less direct    "
+              f"{statistics.median(client) - statistics.median(core_direct):8.3f} ms "
+              f"(to the arrival {statistics.median(arrival) - statistics.median(core_direct):.3f} ms)")
         print(f"server side: span - duration_ms         {summary(spans[key] / 1e6 - collector[key] for key in calls)}")
         print(f"outside the server: round trip - span   {summary(snapshots[key] - spans[key] / 1e6 for key in calls)}")
         print(f"({len(calls)} calls; answers of {min(sizes)}-{max(sizes)} bytes, the text copy included)")

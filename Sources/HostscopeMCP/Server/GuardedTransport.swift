@@ -92,9 +92,13 @@ actor GuardedTransport: Transport, HTTPContextProviding {
 
     func connect() async throws { try await inner.connect() }
 
+    /// Cancels the directly answered requests still under way and waits for them, so their spans have ended (and
+    /// are stored with the rest) before the server returns.
     func disconnect() async {
-        for task in running.values { task.cancel() }
+        let tasks = Array(running.values)
         running = [:]
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
         await inner.disconnect()
     }
 

@@ -218,19 +218,14 @@ final class MCPSession: DirectAnswers {
     /// the whole result is written into one buffer (no string concatenation of the answer's copies).
     static func result(_ outcome: MCPToolResult, maxBytes: Int) -> (result: [UInt8], text: String) {
         var result: [UInt8] = []
+        let json: [UInt8]
         switch outcome {
         case .structured(let object):
-            var json: [UInt8] = []
-            JSONWriter().write(.object(object), into: &json)
-            let text = String(decoding: json, as: UTF8.self)
-            // The text copy escapes at least every quote: twice the JSON is room for both copies, most times.
-            result.reserveCapacity(2 * json.count + 96)
-            result.append(contentsOf: "{\"content\":[{\"type\":\"text\",\"text\":".utf8)
-            JSONWriter.appendString(text, into: &result)
-            result.append(contentsOf: "}],\"structuredContent\":".utf8)
-            result.append(contentsOf: json)
-            result.append(contentsOf: ",\"isError\":false}".utf8)
-            return (result, text)
+            var written: [UInt8] = []
+            JSONWriter().write(.object(object), into: &written)
+            json = written
+        case .json(let written):
+            json = written
         case .failure(let message):
             let text = BoundedText.cut(ProcessSecrets.scrub(message), maxBytes: maxBytes).text
             JSONWriter().write(
@@ -238,6 +233,15 @@ final class MCPSession: DirectAnswers {
                 into: &result)
             return (result, text)
         }
+        let text = String(decoding: json, as: UTF8.self)
+        // The text copy escapes at least every quote: twice the JSON is room for both copies, most times.
+        result.reserveCapacity(2 * json.count + 96)
+        result.append(contentsOf: "{\"content\":[{\"type\":\"text\",\"text\":".utf8)
+        JSONWriter.appendString(text, into: &result)
+        result.append(contentsOf: "}],\"structuredContent\":".utf8)
+        result.append(contentsOf: json)
+        result.append(contentsOf: ",\"isError\":false}".utf8)
+        return (result, text)
     }
 }
 

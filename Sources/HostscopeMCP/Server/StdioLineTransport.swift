@@ -41,12 +41,28 @@ actor StdioLineTransport: Transport {
         continuation.finish()
     }
 
+    /// Writes `data` and its newline with one `writev`, from the message's own bytes (no copy of the answer).
     func send(_ data: Data) async throws {
-        var bytes = [UInt8](data)
-        bytes.append(UInt8(ascii: "\n"))
+        try data.withUnsafeBytes { message in try Self.writeLine(message, to: output) }
+    }
+
+    /// Writes `message` and a newline to `output`, going on after a short write or a signal.
+    static func writeLine(_ message: UnsafeRawBufferPointer, to output: Int32) throws {
+        var newline = UInt8(ascii: "\n")
+        let total = message.count + 1
         var written = 0
-        while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
+        while written < total {
+            let result = withUnsafeMutablePointer(to: &newline) { newline in
+                var vectors = [iovec(iov_base: newline, iov_len: 1)]
+                if written < message.count, let base = message.baseAddress {
+                    vectors.insert(
+                        iovec(
+                            iov_base: UnsafeMutableRawPointer(mutating: base + written),
+                            iov_len: message.count - written),
+                        at: 0)
+                }
+                return writev(output, vectors, Int32(vectors.count))
+            }
             if result < 0 {
                 if errno == EINTR { continue }
                 throw MCPError.transportError(POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))

@@ -69,8 +69,8 @@ enum HostToolsCategory {
         // Under serve, the watch's latest record of a watched host answers without new SSH work.
         let limit = environment.configuration.maxResultBytes
         if name == "host_snapshot", let snapshot = environment.watchedSnapshot(of: host) {
-            return .structured(
-                SnapshotBound.bounded(
+            return .json(
+                SnapshotBound.json(
                     [
                         "host": .string(host.displayName), "snapshot": snapshot.jsonValue, "exit_code": .null,
                         "truncated": false,
@@ -86,8 +86,8 @@ enum HostToolsCategory {
             } catch let error as CollectionError {
                 throw MCPToolFailure(error.message)
             }
-            return .structured(
-                SnapshotBound.bounded(
+            return .json(
+                SnapshotBound.json(
                     [
                         "host": .string(host.displayName), "snapshot": snapshot.jsonValue,
                         "exit_code": JSONValue.from(exitCode) { .number($0) }, "truncated": false,
@@ -123,6 +123,17 @@ enum HostToolsCategory {
 /// that ask for one part).
 enum SnapshotBound {
     static let commandBytes = 1024
+
+    /// The result's JSON held to the bound: written once when it fits (a snapshot's usual case), so the answer
+    /// splices these bytes in rather than writing the result again.
+    static func json(_ result: JSONObject, maxBytes: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONWriter().write(.object(result), into: &bytes)
+        guard bytes.count > maxBytes else { return bytes }
+        bytes.removeAll(keepingCapacity: true)
+        JSONWriter().write(.object(bounded(result, maxBytes: maxBytes)), into: &bytes)
+        return bytes
+    }
 
     static func bounded(_ result: JSONObject, maxBytes: Int) -> JSONObject {
         func size(_ value: JSONValue) -> Int { value.jsonString.utf8.count }

@@ -53,6 +53,8 @@ public struct MCPTool: Sendable {
 /// text block), or a failure the model reads (`isError: true`, one sentence).
 enum MCPToolResult: Sendable {
     case structured(JSONObject)
+    /// A structured result already written as its JSON object, sent as it is (not written a second time).
+    case json([UInt8])
     case failure(String)
 }
 

@@ -53,6 +53,11 @@ struct MCPCommand: AsyncParsableCommand {
     @OptionGroup var tracing: TracingOptions
     @OptionGroup var connection: ConnectionOptions
 
+    /// The MCP benchmark's baseline (`Scripts/bench/mcp`): time this many warm `host_snapshot` core calls on the
+    /// first host, made directly, and print each as a JSON line instead of serving.
+    @Option(name: .customLong("time-direct-snapshots"), help: .private)
+    var timeDirectSnapshots: Int?
+
     func validate() throws {
         guard (1...100_000).contains(callsPerMinute) else {
             throw ValidationError("--calls-per-minute must be 1 to 100000.")
@@ -62,6 +67,9 @@ struct MCPCommand: AsyncParsableCommand {
         }
         if let root, root.isEmpty { throw ValidationError("--root is empty; give a directory.") }
         _ = try captureContent()
+        if let timeDirectSnapshots, !(1...100_000).contains(timeDirectSnapshots) {
+            throw ValidationError("--time-direct-snapshots must be 1 to 100000.")
+        }
     }
 
     /// The content-capture choice: the option, else the OpenTelemetry variable.
@@ -98,6 +106,12 @@ struct MCPCommand: AsyncParsableCommand {
         let configuration = MCPConfiguration(
             fleet: fleet, root: root, settings: settings, callsPerMinute: callsPerMinute,
             maxResultBytes: maxResultBytes, captureContent: try captureContent())
+        if let count = timeDirectSnapshots {
+            for timing in try await MCPServer.timeDirectSnapshots(configuration, count: count) {
+                Output.writeData("{\"elapsed_ms\":\(timing.elapsedMs),\"duration_ms\":\(timing.durationMs)}\n")
+            }
+            return
+        }
         try await MCPServer.runOverStdio(configuration)
     }
 }
