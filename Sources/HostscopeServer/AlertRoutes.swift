@@ -22,16 +22,16 @@ extension ServeRoutes {
 }
 
 extension FleetService {
-    /// Each alert transition as an `alert` event, and the alerts now as `hostscope_alert` series.
+    /// Each alert transition as an `alert` event, and the alerts now as `hostscope_alert` series (the board
+    /// reads the engine's alerts when it makes a document after they moved, not on every transition).
     func forwardAlerts() async {
         guard let engine = parts.alerts else { return }
         let board = parts.board
-        let show = { board.showAlerts(engine.alerts.map { (labels: $0.labels, state: $0.state.rawValue) }) }
         let transitions = engine.subscribe()
-        show()
+        board.showAlerts { engine.alerts.map { (labels: $0.labels, state: $0.state.rawValue) } }
         for await transition in transitions {
             board.events.append("alert", data: AlertJSON.transition(transition).jsonString)
-            show()
+            board.alertsMoved()
         }
     }
 

@@ -53,7 +53,7 @@ enum ServeRoutes {
             let format = ExpositionFormat.negotiate(accept: request.headers[.accept])
             let coding = ContentCoding.negotiate(acceptEncoding: request.headers[.acceptEncoding])
             return Response.bytes(
-                serve.board.metrics(format, coding: coding), contentType: format.contentType, coding: coding)
+                await serve.board.metrics(format, coding: coding), contentType: format.contentType, coding: coding)
         }
         router.get("/probe") { request, _ in try await probe(request, serve) }
         addAlertRoutes(router, serve)

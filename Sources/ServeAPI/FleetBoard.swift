@@ -14,14 +14,16 @@ import ValueFormats
 /// rendering a host's metrics is done once per change of the host, outside the lock, so scrapes never
 /// wait on it and never delay the watch.
 ///
-/// `/metrics` is one document of every host's lines (2.5 MiB for 300 hosts with a few interfaces and
-/// disks each), kept per format and content coding. A large fleet changes it dozens of times a second
-/// (every tick of every host), so with a ``documentFreshness`` above zero a scrape takes the kept
+/// `/metrics` is one document of every host's lines (5 MiB for 300 of the benchmark's hosts), kept per
+/// format and content coding. A large fleet changes it dozens of times a second (every tick of every
+/// host, every alert transition), so with a ``documentFreshness`` above zero a scrape takes the kept
 /// document while it is that fresh: one younger than a quarter of it is sent as it is; an older one is
-/// sent too, while a new one is made off the request path; only a document older than the whole
-/// freshness (a fleet scraped rarely) is made while the scrape waits. At 50 scrapes a second, no scrape
-/// then waits for a rendering or its compression, and every scrape's figures lag the watch's by less
-/// than the freshness. With a freshness of zero every scrape sees the latest figures.
+/// sent too, while a new one is made off the request path; only a scrape that finds no document younger
+/// than the whole freshness (a fleet scraped rarely) waits, for the one being made. Documents are made one
+/// at a time per format and coding, on a queue of their own rather than on Swift's cooperative pool. At 50
+/// scrapes a second no scrape then waits for a rendering or its compression, and a scrape's figures lag
+/// the watch's by less than the freshness (or, for a scrape that waited, by one rendering). With a
+/// freshness of zero every scrape sees the latest figures.
 public final class FleetBoard: Sendable {
     /// Processes shown per host in `hostscope_top_process_*`.
     public let topProcesses: Int
@@ -48,12 +50,17 @@ public final class FleetBoard: Sendable {
         /// Bumped on every change; a kept document is of one generation.
         var generation: UInt64 = 0
         var documents: [DocumentKey: Document] = [:]
-        /// The documents being made off the request path, so that one is made at a time.
-        var refreshing: Set<DocumentKey> = []
+        /// The documents being made, each with the scrapes waiting for it, so that one is made at a time.
+        var waiting: [DocumentKey: [CheckedContinuation<[UInt8], Never>]] = [:]
+        /// Documents made since start (rendered or compressed).
+        var made = 0
         /// `/probe` targets refused since start, by reason.
-        /// The `hostscope_alert` samples of the alerts pending and firing now.
-        var alerts: [MetricSample] = []
         var probeRefusals: [ProbeRefusal: UInt64] = [:]
+        /// Where the alerts shown come from (``showAlerts(from:)``), and its revision, bumped on every change.
+        var alertSource: (@Sendable () -> [(labels: [String: String], state: String)])?
+        var alertsRevision: UInt64 = 0
+        /// The `hostscope_alert` samples last taken from the source, and the revision they show.
+        var alerts: (revision: UInt64, samples: [MetricSample]) = (0, [])
     }
 
     /// A `/metrics` document as it was sent, with the generation it shows and when it was made.
@@ -183,32 +190,57 @@ public final class FleetBoard: Sendable {
 
     /// `/metrics`: every host, each sample with its `instance` label, in `coding` (a gzip body is the
     /// document compressed).
-    public func metrics(_ format: ExpositionFormat, coding: ContentCoding = .identity) -> [UInt8] {
+    ///
+    /// Documents are made on a dispatch queue of their own, one at a time, never on Swift's cooperative
+    /// pool: rendering and compressing 300 hosts takes tens of milliseconds, and on two cores a pool thread
+    /// held that long would hold up every other request. A scrape that has to wait for a document (none
+    /// kept, or the kept one older than the freshness) waits for the one being made, if any, rather than
+    /// making another.
+    public func metrics(_ format: ExpositionFormat, coding: ContentCoding = .identity) async -> [UInt8] {
         let key = DocumentKey(format, coding)
         let now = ContinuousClock.now
-        enum Decision { case send([UInt8]), sendAndRefresh([UInt8]), make }
+        enum Decision { case send([UInt8]), sendAndRefresh([UInt8]), wait }
         let decision = state.withLock { state -> Decision in
-            guard let kept = state.documents[key] else { return .make }
-            if kept.generation == state.generation { return .send(kept.bytes) }
-            let age = kept.madeAt.duration(to: now)
-            if age < documentFreshness / 4 { return .send(kept.bytes) }
-            guard age < documentFreshness else { return .make }
-            if state.refreshing.contains(key) { return .send(kept.bytes) }
-            state.refreshing.insert(key)
-            return .sendAndRefresh(kept.bytes)
+            if let kept = state.documents[key] {
+                let age = kept.madeAt.duration(to: now)
+                if kept.generation == state.generation || age < documentFreshness / 4 { return .send(kept.bytes) }
+                if age < documentFreshness {
+                    guard state.waiting[key] == nil else { return .send(kept.bytes) }
+                    state.waiting[key] = []
+                    return .sendAndRefresh(kept.bytes)
+                }
+            }
+            return .wait
         }
         switch decision {
         case .send(let bytes):
             return bytes
         case .sendAndRefresh(let bytes):
-            Task.detached { [self] in
-                _ = makeDocument(key)
-                state.withLock { _ = $0.refreshing.remove(key) }
-            }
+            Self.documentQueue.async { [self] in finishDocument(key) }
             return bytes
-        case .make:
-            return makeDocument(key)
+        case .wait:
+            return await withCheckedContinuation { continuation in
+                // With a freshness of zero a scrape does not take a document begun before it came.
+                guard documentFreshness > .zero else {
+                    return Self.documentQueue.async { [self] in continuation.resume(returning: makeDocument(key)) }
+                }
+                let start = state.withLock { state -> Bool in
+                    defer { state.waiting[key, default: []].append(continuation) }
+                    return state.waiting[key] == nil
+                }
+                if start { Self.documentQueue.async { [self] in finishDocument(key) } }
+            }
         }
+    }
+
+    /// The queue documents are made on (see ``metrics(_:coding:)``).
+    private static let documentQueue = DispatchQueue(label: "hostscope.metrics.documents", qos: .utility)
+
+    /// Makes the document of `key` and hands it to every scrape waiting for it.
+    private func finishDocument(_ key: DocumentKey) {
+        let bytes = makeDocument(key)
+        let waiting = state.withLock { $0.waiting.removeValue(forKey: key) ?? [] }
+        for continuation in waiting { continuation.resume(returning: bytes) }
     }
 
     /// Renders the document of `key` from the hosts' lines of this moment (compressing the kept
@@ -217,11 +249,11 @@ public final class FleetBoard: Sendable {
         let plainKey = DocumentKey(key.format, .identity)
         // A kept plain document of this generation only needs compressing; the hosts' series are gathered
         // only when there is none.
-        let (generation, plain, series, hostCount, refusals, alerts) = state.withLock { state in
+        let (generation, plain, series, hostCount, refusals) = state.withLock { state in
             let plain = state.documents[plainKey].flatMap { $0.generation == state.generation ? $0 : nil }
             return (
                 state.generation, plain, plain == nil ? state.order.compactMap { state.entries[$0]?.series } : [],
-                state.order.count, state.probeRefusals, state.alerts
+                state.order.count, state.probeRefusals
             )
         }
         var made: [DocumentKey: [UInt8]] = [:]
@@ -233,7 +265,7 @@ public final class FleetBoard: Sendable {
                 FleetExposition.processSamples(
                     version: version, hosts: hostCount,
                     probeRefusals: ProbeRefusal.allCases.map { (reason: $0.rawValue, count: refusals[$0] ?? 0) })
-                    + alerts)
+                    + currentAlertSamples())
             text = ExpositionWriter.document(
                 families: FleetExposition.families, series: [process] + series, format: key.format)
             made[plainKey] = text
@@ -242,6 +274,7 @@ public final class FleetBoard: Sendable {
         made[key] = bytes
         let madeAt = ContinuousClock.now
         state.withLock { state in
+            state.made += 1
             for (madeKey, madeBytes) in made where (state.documents[madeKey]?.generation ?? 0) <= generation {
                 state.documents[madeKey] = Document(generation: generation, madeAt: madeAt, bytes: madeBytes)
             }
@@ -249,13 +282,40 @@ public final class FleetBoard: Sendable {
         return bytes
     }
 
-    /// Shows the alerts pending and firing now as `hostscope_alert` series (replacing those shown before).
-    public func showAlerts(_ alerts: [(labels: [String: String], state: String)]) {
-        let samples = FleetExposition.alertSamples(alerts)
+    /// Shows the alerts `source` gives (those pending and firing now) as `hostscope_alert` series. The
+    /// board asks `source` only when it makes a document after ``alertsMoved()``, so a burst of transitions
+    /// costs one look at the fleet's alerts per document rather than one per transition.
+    public func showAlerts(from source: @escaping @Sendable () -> [(labels: [String: String], state: String)]) {
         state.withLock { state in
-            state.alerts = samples
+            state.alertSource = source
+            state.alertsRevision += 1
             state.generation += 1
         }
+    }
+
+    /// Tells the board that the alerts of its source changed (a transition).
+    public func alertsMoved() {
+        state.withLock { state in
+            state.alertsRevision += 1
+            state.generation += 1
+        }
+    }
+
+    /// The `hostscope_alert` samples of the alerts now: those kept, or the source's when they moved since.
+    private func currentAlertSamples() -> [MetricSample] {
+        let (kept, source, revision) = state.withLock { state in
+            (
+                state.alerts, state.alertsRevision == state.alerts.revision ? nil : state.alertSource,
+                state.alertsRevision
+            )
+        }
+        guard let source else { return kept.samples }
+        let samples = FleetExposition.alertSamples(source())
+        state.withLock { state in
+            guard revision > state.alerts.revision else { return }
+            state.alerts = (revision, samples)
+        }
+        return samples
     }
 
     /// Counts a `/probe` target refused, for `hostscope_probe_refusals_total`.
@@ -276,6 +336,9 @@ public final class FleetBoard: Sendable {
         let text = ExpositionWriter.document(families: FleetExposition.families, series: [series], format: format)
         return coding.encode(text)
     }
+
+    /// Documents made since start, and the generation of the board's figures now (for tests).
+    var documentsMade: (count: Int, generation: UInt64) { state.withLock { ($0.made, $0.generation) } }
 
     /// The hosts on the board, in order.
     public var hostNames: [String] { state.withLock { $0.order } }

@@ -65,6 +65,21 @@ import Testing
         #expect(evaluator.alerts(host: "web1").map(\.name) == ["Busy", "Warm"])
     }
 
+    @Test func theFleetsAlertsAreFiringFirstThenByNameAndHost() throws {
+        var evaluator = AlertEvaluator(
+            rules: try rules(
+                "  - alert: Busy\n    when: cpu_busy_percent > 90\n    for: 1m\n"
+                    + "  - alert: Warm\n    when: cpu_busy_percent > 50\n"))
+        _ = evaluator.evaluate(cpu(95, host: "web2", minute: 0), now: at(0))
+        _ = evaluator.evaluate(cpu(95, host: "web2", minute: 1), now: at(1))
+        _ = evaluator.evaluate(cpu(95, host: "db1", minute: 1), now: at(1))
+        _ = evaluator.evaluate(cpu(60, host: "app1", minute: 1), now: at(1))
+        #expect(
+            evaluator.alerts.map { "\($0.state.rawValue) \($0.name) \($0.host)" } == [
+                "firing Busy web2", "firing Warm app1", "firing Warm db1", "firing Warm web2", "pending Busy db1",
+            ])
+    }
+
     @Test func aPendingAlertWhoseConditionStopsBeforeForEndsWithoutFiring() throws {
         var evaluator = AlertEvaluator(
             rules: try rules("  - alert: Busy\n    when: cpu_busy_percent > 90\n    for: 5m\n"))

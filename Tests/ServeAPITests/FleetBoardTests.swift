@@ -47,12 +47,12 @@ import Testing
         board.handle(.state(state(host, after: records)))
     }
 
-    @Test func whenEveryHostIsDownEachHasUpZeroAndTheExpositionStaysValid() throws {
+    @Test func whenEveryHostIsDownEachHasUpZeroAndTheExpositionStaysValid() async throws {
         let board = Self.board(["web1", "web2", "db1"])
         Self.tick(board, "web1", [Self.failure("web1", .connect)])
         Self.tick(board, "web2", [Self.failure("web2", .timeout)])
         // db1 has not ended a collection yet: still 0.
-        let text = String(decoding: board.metrics(.prometheusText), as: UTF8.self)
+        let text = String(decoding: await board.metrics(.prometheusText), as: UTF8.self)
         for host in ["web1", "web2", "db1"] {
             #expect(text.contains("hostscope_up{instance=\"\(host)\"} 0\n"), "\(host)")
         }
@@ -60,18 +60,18 @@ import Testing
         #expect(text.contains("hostscope_collections_total{instance=\"web2\"} 1\n"))
         #expect(text.contains("hostscope_hosts 3\n"))
         #expect(!text.contains("node_"))
-        #expect(try ExpositionValidation.promtool(board.metrics(.prometheusText)).passesPromtool)
+        #expect(try ExpositionValidation.promtool(await board.metrics(.prometheusText)).passesPromtool)
         #expect(board.hostsWithoutRecord() == ["db1"])
     }
 
-    @Test func aSnapshotMakesTheHostUpWithItsNodeFigures() throws {
+    @Test func aSnapshotMakesTheHostUpWithItsNodeFigures() async throws {
         let board = Self.board(["web1"])
         var snapshot = Snapshot(
             host: "web1", collectedAt: Date(timeIntervalSince1970: 1_795_600_000), collector: "proc")
         snapshot.memory = MemoryStats(totalBytes: 8_000_000_000, availableBytes: 6_000_000_000)
         snapshot.load = LoadAverage(one: 0.5, five: 0.25, fifteen: 0.125)
         Self.tick(board, "web1", [.snapshot(snapshot)])
-        let text = String(decoding: board.metrics(.prometheusText), as: UTF8.self)
+        let text = String(decoding: await board.metrics(.prometheusText), as: UTF8.self)
         #expect(text.contains("hostscope_up{instance=\"web1\"} 1\n"))
         #expect(text.contains("node_memory_MemTotal_bytes{instance=\"web1\"} 8000000000\n"))
         #expect(text.contains("node_load1{instance=\"web1\"} 0.5\n"))
@@ -82,7 +82,7 @@ import Testing
         #expect(board.probe("elsewhere", format: .prometheusText) == nil)
         // A failure after it takes the node figures away again; the last success stays.
         Self.tick(board, "web1", [.snapshot(snapshot), Self.failure("web1", .auth)])
-        let after = String(decoding: board.metrics(.prometheusText), as: UTF8.self)
+        let after = String(decoding: await board.metrics(.prometheusText), as: UTF8.self)
         #expect(!after.contains("node_memory"))
         #expect(after.contains("hostscope_last_success_timestamp_seconds{instance=\"web1\"} 1795600000\n"))
     }
@@ -115,13 +115,13 @@ import Testing
         #expect(board.events.read(after: 0).events.count == 5)
     }
 
-    @Test func aResynchronizationTakesTheWatchsStatesAndTellsClientsToRefetch() throws {
+    @Test func aResynchronizationTakesTheWatchsStatesAndTellsClientsToRefetch() async throws {
         let board = Self.board(["web1", "web2"])
         board.synchronize(
             [Self.state("web2", after: [Self.failure("web2", .timeout)]), HostWatchState(host: "db1")],
             announce: true)
         #expect(board.hostNames == ["web2", "db1"])
-        let text = String(decoding: board.metrics(.prometheusText), as: UTF8.self)
+        let text = String(decoding: await board.metrics(.prometheusText), as: UTF8.self)
         #expect(!text.contains("instance=\"web1\""))
         #expect(text.contains("hostscope_collection_errors_total{instance=\"web2\",kind=\"timeout\"} 1\n"))
         #expect(board.events.read(after: 0).events.map(\.name) == ["reset"])
