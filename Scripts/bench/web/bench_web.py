@@ -73,6 +73,8 @@ def main():
     parser.add_argument("--compare-seconds", type=float, default=30)
     parser.add_argument("--trace", type=float, default=0, metavar="SECONDS",
                         help="then trace the renderer this long: its main thread's time per tick by event and JS function")
+    parser.add_argument("--trace-file", metavar="PATH",
+                        help="with --trace, write the trace there too (JSON that DevTools and Perfetto open)")
     parser.add_argument("--soak", type=float, default=0, metavar="MINUTES",
                         help="then keep the page open this long, sampling heap and DOM after a collection every minute")
     options = parser.parse_args()
@@ -102,7 +104,8 @@ def main():
         driver.get(f"http://127.0.0.1:{port}/")
         while time.time() - started < 60:
             # Rows off screen are rendered when they scroll into view: the page counts the hosts with a record.
-            rows = driver.execute_script("return globalThis.hostscopeFleetHostsWithRecord?.() ?? 0")
+            rows = driver.execute_script("""return globalThis.hostscopeFleetHostsWithRecord?.() ??
+                [...document.querySelectorAll('#fleet tbody tr')].filter(r => r.dataset.collectedAt).length""")
             if rows >= options.hosts:
                 break
             time.sleep(0.05)
@@ -161,7 +164,11 @@ def main():
             figures["fleet_render_rows_per_frame_max"] = max(fleet_render["rows"])
         print(json.dumps(figures), file=sys.stderr)
         if options.trace:
-            figures["trace"] = trace(driver, options.trace, options.trace / seconds_of(options.every))
+            events = []
+            figures["trace"] = trace(driver, options.trace, options.trace / seconds_of(options.every), events)
+            if options.trace_file:
+                with open(options.trace_file, "w") as handle:
+                    json.dump({"traceEvents": events}, handle)
             print(json.dumps(figures["trace"]), file=sys.stderr)
         if options.soak:
             figures["soak"] = soak(driver, options.soak)
@@ -258,7 +265,9 @@ def trace(driver, seconds, ticks, raw=None):
     tasks = [e for e in spans[main] if e["name"] == "ThreadControllerImpl::RunTask"]
     # The tasks that ran the fleet's frame callback: script, style, layout, paint, layerization and commit of
     # one frame, as wall time and as the thread's own CPU time (wall minus the waits for a core).
-    callbacks = [e for e in spans[main] if e["name"] == "FunctionCall" and e["args"].get("data", {}).get("functionName") == "render"]
+    callbacks = [e for e in spans[main] if e["name"] == "FunctionCall"
+                 and e["args"].get("data", {}).get("functionName") == "render"
+                 and e["args"]["data"].get("url", "").endswith("/fleet.js")]
     frames = [task for task in tasks if any(task["ts"] <= c["ts"] < task["ts"] + task["dur"] for c in callbacks)]
 
     def spread(values):
