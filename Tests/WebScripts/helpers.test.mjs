@@ -83,3 +83,12 @@ test('a streamed body is read line by line across chunks', async () => {
   await readLines(body, (line) => lines.push(line));
   assert.deepEqual(lines, ['{"text":"a"}', '', '{"end":"gone"}']);
 });
+
+test('a time reads as the browser writes it, today as a clock and another day with its date', () => {
+  const today = new Date();
+  today.setHours(9, 5, 7, 0);
+  assert.equal(f.time(today), today.toLocaleTimeString([], { hour12: false }));
+  const before = new Date(2024, 1, 29, 23, 59, 1);
+  assert.equal(f.time(before), before.toLocaleDateString() + ' ' + before.toLocaleTimeString([], { hour12: false }));
+  assert.equal(f.time(new Date('not a time')), '–');
+});

@@ -12,8 +12,13 @@ With --soak MINUTES, the 300-host page then stays open that long while serve tic
 many updates): every minute a collection (DevTools `HeapProfiler.collectGarbage`), then the JS heap, the DOM's
 node and listener counts (`Memory.getDOMCounters`) and the records shown so far; the slope of each over the run.
 
+With --trace SECONDS, it then records that long a DevTools trace of the renderer (chromedriver's performance
+log with the devtools.timeline categories) and a JS CPU profile (DevTools `Profiler`), and reports the main
+thread's time per tick by trace event (self time, wall and thread CPU) and by JS function: where a tick goes.
+
 Prints one JSON object of figures (docs/benchmarks.md#web has them).
 """
+import collections
 import argparse
 import json
 import os
@@ -66,6 +71,10 @@ def main():
     parser.add_argument("--glances", action="store_true",
                         help="also compare one host's page with Glances' web mode on this machine, side by side")
     parser.add_argument("--compare-seconds", type=float, default=30)
+    parser.add_argument("--trace", type=float, default=0, metavar="SECONDS",
+                        help="then trace the renderer this long: its main thread's time per tick by event and JS function")
+    parser.add_argument("--trace-file", metavar="PATH",
+                        help="with --trace, write the trace there too (JSON that DevTools and Perfetto open)")
     parser.add_argument("--soak", type=float, default=0, metavar="MINUTES",
                         help="then keep the page open this long, sampling heap and DOM after a collection every minute")
     options = parser.parse_args()
@@ -94,8 +103,9 @@ def main():
         started = time.time()
         driver.get(f"http://127.0.0.1:{port}/")
         while time.time() - started < 60:
-            rows = driver.execute_script(
-                "return [...document.querySelectorAll('#fleet tbody tr')].filter(r => r.dataset.collectedAt).length")
+            # Rows off screen are rendered when they scroll into view: the page counts the hosts with a record.
+            rows = driver.execute_script("""return globalThis.hostscopeFleetHostsWithRecord?.() ??
+                [...document.querySelectorAll('#fleet tbody tr')].filter(r => r.dataset.collectedAt).length""")
             if rows >= options.hosts:
                 break
             time.sleep(0.05)
@@ -128,8 +138,7 @@ def main():
         task_before, script_before = busy()
         time.sleep(options.seconds)
         task_after, script_after = busy()
-        every = options.every
-        ticks = options.seconds / (float(every[:-2]) / 1000 if every.endswith("ms") else float(every.rstrip("s")))
+        ticks = options.seconds / seconds_of(options.every)
         figures["main_thread_ms_per_tick_of_all_hosts"] = {
             "all": round((task_after - task_before) * 1000 / ticks, 1),
             "script": round((script_after - script_before) * 1000 / ticks, 1),
@@ -154,6 +163,13 @@ def main():
                                                  "max": round(max(fleet_render["script"]), 2)}
             figures["fleet_render_rows_per_frame_max"] = max(fleet_render["rows"])
         print(json.dumps(figures), file=sys.stderr)
+        if options.trace:
+            events = []
+            figures["trace"] = trace(driver, options.trace, options.trace / seconds_of(options.every), events)
+            if options.trace_file:
+                with open(options.trace_file, "w") as handle:
+                    json.dump({"traceEvents": events}, handle)
+            print(json.dumps(figures["trace"]), file=sys.stderr)
         if options.soak:
             figures["soak"] = soak(driver, options.soak)
             print(json.dumps(figures["soak"]), file=sys.stderr)
@@ -190,6 +206,93 @@ def main():
         figures["same_host_side_by_side"] = compare_with_glances(options, webdriver, Service, chrome)
     print(json.dumps(figures, indent=2))
     return 0
+
+
+def seconds_of(every):
+    """`--every` (`5s`, `500ms`) in seconds."""
+    return float(every[:-2]) / 1000 if every.endswith("ms") else float(every.rstrip("s"))
+
+
+def trace(driver, seconds, ticks, raw=None):
+    """A DevTools trace and a JS CPU profile of `seconds` of the page: the renderer main thread's tasks (wall
+    and thread CPU time) and the self time of each trace event and of each JS function, per tick, largest first."""
+    import urllib.request
+    import websocket  # selenium's own dependency (websocket-client)
+    address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+    page = next(t for t in json.load(urllib.request.urlopen(f"http://{address}/json")) if t["type"] == "page")
+    channel = websocket.create_connection(page["webSocketDebuggerUrl"], suppress_origin=True)
+    channel.send(json.dumps({"id": 1, "method": "Tracing.start", "params": {
+        "transferMode": "ReportEvents", "traceConfig": {"includedCategories": [
+            "devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel", "v8.execute"]}}}))
+    driver.execute_cdp_cmd("Profiler.enable", {})
+    driver.execute_cdp_cmd("Profiler.setSamplingInterval", {"interval": 200})
+    driver.execute_cdp_cmd("Profiler.start", {})
+    time.sleep(seconds)
+    profile = driver.execute_cdp_cmd("Profiler.stop", {})["profile"]
+    channel.send(json.dumps({"id": 2, "method": "Tracing.end"}))
+    events = []
+    while True:
+        message = json.loads(channel.recv())
+        if message.get("method") == "Tracing.dataCollected":
+            events.extend(message["params"]["value"])
+        elif message.get("method") == "Tracing.tracingComplete":
+            break
+    channel.close()
+    if raw is not None:
+        raw.extend(events)
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    mains = [key for key, name in names.items() if name == "CrRendererMain"]
+    spans = collections.defaultdict(list)
+    for event in events:
+        if event.get("ph") == "X" and "dur" in event:
+            spans[(event["pid"], event["tid"])].append(event)
+    # The page's renderer: the main thread that ran the most script.
+    main = max(mains, key=lambda key: sum(e["dur"] for e in spans[key] if e["name"] == "FunctionCall"), default=None)
+    if main is None:
+        return {"error": "no renderer main thread in the trace"}
+    wall = collections.Counter()
+    cpu = collections.Counter()
+    stack = []
+    for event in sorted(spans[main], key=lambda e: (e["ts"], -e["dur"])):
+        while stack and stack[-1]["ts"] + stack[-1]["dur"] <= event["ts"]:
+            stack.pop()
+        if stack:
+            wall[stack[-1]["name"]] -= event["dur"]
+            cpu[stack[-1]["name"]] -= event.get("tdur", 0)
+        wall[event["name"]] += event["dur"]
+        cpu[event["name"]] += event.get("tdur", 0)
+        stack.append(event)
+    tasks = [e for e in spans[main] if e["name"] == "ThreadControllerImpl::RunTask"]
+    # The tasks that ran the fleet's frame callback: script, style, layout, paint, layerization and commit of
+    # one frame, as wall time and as the thread's own CPU time (wall minus the waits for a core).
+    callbacks = [e for e in spans[main] if e["name"] == "FunctionCall"
+                 and e["args"].get("data", {}).get("functionName") == "render"
+                 and e["args"]["data"].get("url", "").endswith("/fleet.js")]
+    frames = [task for task in tasks if any(task["ts"] <= c["ts"] < task["ts"] + task["dur"] for c in callbacks)]
+
+    def spread(values):
+        values = sorted(value / 1000 for value in values)
+        return {"p50": round(statistics.median(values), 2), "p95": round(values[int(len(values) * 0.95)], 2),
+                "max": round(values[-1], 2)} if values else None
+    per_tick = lambda us: round(us / 1000 / ticks, 1)
+    functions = collections.Counter()
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    for sample, delta in zip(profile.get("samples", []), profile.get("timeDeltas", [])):
+        frame = nodes[sample]["callFrame"]
+        where = frame["url"].rsplit("/", 1)[-1]
+        functions[f"{frame['functionName'] or '(anonymous)'} {where}:{frame['lineNumber'] + 1}" if where
+                  else frame["functionName"]] += delta
+    return {
+        "seconds": seconds, "ticks": round(ticks, 2),
+        "main_thread_tasks_ms_per_tick": {"count": round(len(tasks) / ticks), "wall": per_tick(sum(e["dur"] for e in tasks)),
+                                          "cpu": per_tick(sum(e.get("tdur", 0) for e in tasks))},
+        "fleet_frames": {"count": len(frames), "wall_ms": spread([e["dur"] for e in frames]),
+                         "cpu_ms": spread([e.get("tdur", 0) for e in frames])},
+        "self_ms_per_tick_by_event": [
+            {"event": name, "wall": per_tick(us), "cpu": per_tick(cpu[name])} for name, us in wall.most_common(20)],
+        "js_profile_self_ms_per_tick": [
+            {"function": name, "ms": per_tick(us)} for name, us in functions.most_common(20)],
+    }
 
 
 def slope_per_hour(samples, key):

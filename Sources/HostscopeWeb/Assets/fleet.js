@@ -1,6 +1,9 @@
-// The Fleet screen: a row per host, live. Events only mark rows dirty; the next animation frame renders the
-// changed rows' cells (text set only where it changed), rows on screen first, and stops when its budget is spent:
-// the rows left are rendered in the frames after, so a burst of 300 records never makes one long frame.
+// The Fleet screen: a row per host, live. Events only mark rows dirty; a frame at most every FLUSH_MS renders
+// the changed rows on screen (text set only where it changed) and stops when its budget is spent: the rows left
+// are rendered in the frames after, so a burst of 300 records never makes one long frame. A row off screen is
+// not touched until it scrolls into view. Each frame that changes the table costs the browser a paint and a
+// layerization of the whole page (several ms for 300 rows, whatever the rows changed), and each row changed off
+// screen about half a millisecond more: records trickling in all through a tick must not each have a frame.
 
 import { APIError, getJSON, AuthError } from './api.js';
 import { el, route, setText } from './dom.js';
@@ -64,9 +67,13 @@ const COLUMNS = [
   ['age', 'Age', (row) => row.lastTick],
 ];
 const SPARK_POINTS = 240;
+/** Columns whose text changes with every record. */
+const LIVE = new Set(['cpu', 'memory', 'fullest', 'net', 'disk', 'load', 'uptime', 'age']);
 
 /** Script time a frame may spend on rows; what is left waits for the next frame (a frame is 16 ms at 60 Hz). */
 export const FRAME_BUDGET_MS = 8;
+/** Live records are rendered together at most this often (clicks, filters and a burst's remaining rows at once). */
+export const FLUSH_MS = 250;
 /** Live figures re-sort the table at most this often (a click, a filter or a new host at once). */
 const REORDER_EVERY_MS = 1000;
 
@@ -110,6 +117,9 @@ export function mount(root, context) {
   const rows = new Map();
   const dirty = new Set();
   let frame = 0;
+  let flushTimer = 0;
+  let flushedAt = -Infinity;
+  let agesAt = 0;
   let reorder = true;
   let reorderNow = true;
   let reorderedAt = 0;
@@ -173,8 +183,12 @@ export function mount(root, context) {
     const cells = {};
     const tr = el('tr', { 'data-host': host });
     for (const [key] of COLUMNS) {
-      cells[key] = el('td', { class: 'c-' + key });
-      tr.append(cells[key]);
+      const td = el('td', { class: 'c-' + key });
+      // A live figure sits in a box of fixed size (CSS `.cell`): a changed text lays out that box alone,
+      // not the whole table of every host.
+      cells[key] = LIVE.has(key) ? el('div', { class: 'cell' }) : td;
+      if (cells[key] !== td) td.append(cells[key]);
+      tr.append(td);
     }
     cells.host.append(el('a', { href: route('host', host), text: host }));
     cells.stateText = el('span', { class: 'state' });
@@ -186,6 +200,8 @@ export function mount(root, context) {
     cells.diskText = el('span');
     cells.diskSpark = el('canvas', { class: 'spark', width: 80, height: 18, 'aria-hidden': 'true' });
     cells.disk.append(cells.diskText, cells.diskSpark);
+    cells.net.classList.add('spark-cell');
+    cells.disk.classList.add('spark-cell');
     return { host, tr, cells, state: { state: 'connecting' }, figures: null, net: [], disk: [], interval: 15000 };
   }
 
@@ -217,39 +233,56 @@ export function mount(root, context) {
     }
   }
 
-  function schedule() {
+  /** A frame as soon as the browser draws one (a click, a filter, the rest of a burst). */
+  function renderSoon() {
+    clearTimeout(flushTimer);
+    flushTimer = 0;
     if (!frame) frame = requestAnimationFrame(render);
+  }
+
+  /** A frame for live figures: the next one at least FLUSH_MS after the last, with every record since. */
+  function schedule() {
+    if (frame || flushTimer) return;
+    const wait = flushedAt + FLUSH_MS - performance.now();
+    if (wait <= 0) renderSoon();
+    else
+      flushTimer = setTimeout(() => {
+        flushTimer = 0;
+        renderSoon();
+      }, wait);
   }
 
   function mark(row) {
     dirty.add(row);
     if (COLUMNS.some(([key]) => key === sortKey && key !== 'host')) reorder = true;
-    schedule();
+    if (onScreen.has(row) || reorder) schedule();
   }
 
   /** Re-sorts at once (a click, a filter, a host added or removed). */
   function reorderSoon() {
     reorder = true;
     reorderNow = true;
-    schedule();
+    renderSoon();
   }
 
   let sparkColor = '';
-  // Sparklines are drawn only for rows on screen (a canvas costs more than all of a row's text); a row
-  // scrolled into view draws the ones it missed.
+  let sparkTheme = null;
+  // Only rows on screen are rendered; a row scrolled into view is rendered whole in the next frame.
   const onScreen = new Set();
   const visibility = new IntersectionObserver((entries) => {
+    let shown = false;
     for (const entry of entries) {
       const row = rows.get(entry.target.dataset.host);
       if (!row) continue;
       if (entry.isIntersecting) {
         onScreen.add(row);
-        // Off screen, a row's age and sparklines were left as they were.
-        mark(row);
+        dirty.add(row);
+        shown = true;
       } else {
         onScreen.delete(row);
       }
     }
+    if (shown) renderSoon();
   });
 
   function renderRow(row) {
@@ -265,11 +298,8 @@ export function mount(root, context) {
     setText(cells.fullest, fig?.fullest == null ? '–' : f.percent(fig.fullest) + ' ' + fig.fullestMount);
     setText(cells.netText, fig ? '↓' + f.rate(fig.rx) + ' ↑' + f.rate(fig.tx) : '–');
     setText(cells.diskText, fig ? 'r ' + f.rate(fig.read) + ' w ' + f.rate(fig.write) : '–');
-    row.sparksStale = !onScreen.has(row);
-    if (!row.sparksStale) {
-      sparkline(cells.netSpark, row.net, sparkColor);
-      sparkline(cells.diskSpark, row.disk, sparkColor);
-    }
+    sparkline(cells.netSpark, row.net, sparkColor);
+    sparkline(cells.diskSpark, row.disk, sparkColor);
     setText(cells.load, f.number(fig?.loadPerCore));
     setText(cells.uptime, f.duration(fig?.uptime));
     renderAge(row, Date.now());
@@ -282,26 +312,38 @@ export function mount(root, context) {
     if (row.tr.classList.contains('stale') !== stale) row.tr.classList.toggle('stale', stale);
   }
 
-  /** Renders dirty rows, those on screen first, until the frame's budget is spent; the rest in the next frame. */
+  /**
+   * Renders dirty rows on screen until the frame's budget is spent; answers the rows rendered and whether rows on
+   * screen are left for the next frame. Rows off screen stay dirty until they scroll into view.
+   */
   function renderDirty(started) {
     let rendered = 0;
-    for (const onScreenPass of [true, false]) {
-      for (const row of dirty) {
-        if (onScreen.has(row) !== onScreenPass) continue;
-        dirty.delete(row);
-        renderRow(row);
-        rendered += 1;
-        if (performance.now() - started >= FRAME_BUDGET_MS) return rendered;
-      }
+    for (const row of onScreen) {
+      if (!dirty.has(row)) continue;
+      if (performance.now() - started >= FRAME_BUDGET_MS) return { rendered, more: true };
+      dirty.delete(row);
+      renderRow(row);
+      rendered += 1;
     }
-    return rendered;
+    return { rendered, more: false };
   }
 
   function render() {
     if (frame) cancelAnimationFrame(frame);
     frame = 0;
     const started = performance.now();
-    if (dirty.size) sparkColor = themeColor('--accent', '#1f6feb');
+    flushedAt = started;
+    // Reading a colour of the theme computes the page's style: only when the theme changed.
+    const theme = document.documentElement.dataset.theme ?? '';
+    if (dirty.size && theme !== sparkTheme) {
+      sparkTheme = theme;
+      sparkColor = themeColor('--accent', '#1f6feb');
+    }
+    if (started - agesAt >= 900) {
+      agesAt = started;
+      const now = Date.now();
+      for (const row of onScreen) if (!dirty.has(row)) renderAge(row, now);
+    }
     const due = reorderNow || started - reorderedAt >= REORDER_EVERY_MS;
     if (reorder && !due && !reorderTimer) {
       reorderTimer = setTimeout(() => {
@@ -333,8 +375,8 @@ export function mount(root, context) {
         head.setAttribute('aria-sort', key === sortKey ? (descending ? 'descending' : 'ascending') : 'none');
       }
     }
-    const rendered = renderDirty(started);
-    if (dirty.size) schedule();
+    const { rendered, more } = renderDirty(started);
+    if (more) renderSoon();
     keepLast(renderScriptTimes, performance.now() - started);
     keepLast(renderRows, rendered);
     measureAfterFrame(started);
@@ -367,6 +409,9 @@ export function mount(root, context) {
       else setText(message, error instanceof APIError ? error.message : String(error));
     }
   }
+
+  // Hosts with a record so far, rendered or not (read by Scripts/bench/web: rows off screen are not rendered).
+  globalThis.hostscopeFleetHostsWithRecord = () => [...rows.values()].filter((row) => row.recordAt).length;
 
   const unsubscribe = [
     context.feed.on('record', (record) => {
@@ -401,34 +446,28 @@ export function mount(root, context) {
 
   filter.addEventListener('input', () => {
     query = filter.value.trim();
-    reorderNow = reorder = true;
     saveParams();
-    render();
+    reorderSoon();
   });
   states.addEventListener('change', () => {
     stateFilter = states.value;
-    reorderNow = reorder = true;
     saveParams();
-    render();
+    reorderSoon();
   });
   for (const head of heads) {
     head.addEventListener('click', () => {
       const key = head.dataset.key;
       descending = key === sortKey ? !descending : key !== 'host' && key !== 'state';
       sortKey = key;
-      reorderNow = reorder = true;
       saveParams();
-      render();
+      reorderSoon();
     });
   }
-  // Ages count up on the rows on screen; a row scrolled into view is rendered whole.
+  // Ages count up on the rows on screen, in the next frame of live figures; a row scrolled into view is
+  // rendered whole.
   const ages = setInterval(() => {
-    const now = Date.now();
-    for (const row of onScreen) renderAge(row, now);
-    if (sortKey === 'age') {
-      reorder = true;
-      schedule();
-    }
+    if (sortKey === 'age') reorder = true;
+    schedule();
   }, 1000);
   load();
 
@@ -438,6 +477,7 @@ export function mount(root, context) {
     visibility.disconnect();
     clearInterval(ages);
     clearTimeout(reorderTimer);
+    clearTimeout(flushTimer);
     if (frame) cancelAnimationFrame(frame);
     for (const off of unsubscribe) off();
   };
