@@ -27,7 +27,7 @@ public enum LinuxProcProbe {
     ///     system call number (``adjtimexSyscall(arch:)``), where the host has `perl`.
     ///   - textfileDirectory: where the `*.prom` files are (`RemotePath.isPlainAbsolute(_:)`).
     ///   - startReaderIn: a shell pid: when the script runs in that shell (a long-lived one, where the last
-    ///     ticks ran), it also starts the connection's ``readerAwk`` there (``readerStart(marker:shellPID:)``)
+    ///     ticks ran), it also starts the connection's ``readerAwk`` there (``readerStart(marker:shell:)``)
     ///     and says so in a `reader` section; later ticks then send ``readerCommand(nonce:timexSyscall:textfileDirectory:)``.
     public static func command(
         sampleSeconds: Double?, nonce: String, processDetails: Bool = true, timexSyscall: Int? = nil,
@@ -56,7 +56,7 @@ public enum LinuxProcProbe {
                 "\(counters) /proc/meminfo /proc/loadavg \(nodeFiles) \(textfileGlob(textfileDirectory)) /proc/[0-9]*/stat -"
             )
             script += " 2>/dev/null; "
-            if let shellPID { script += readerStart(marker: marker, shellPID: shellPID) }
+            if let shellPID { script += readerStart(marker: marker, shell: String(shellPID)) }
         }
         script += "\(marker)end"
         return script
@@ -87,15 +87,15 @@ public enum LinuxProcProbe {
         return script
     }
 
-    /// Starts ``readerAwk`` in the shell whose pid is `shellPID`, once per connection (a script that runs in
+    /// Starts ``readerAwk`` in the shell whose pid is `shell` (a word compared with `$$`), once per connection (a script that runs in
     /// another shell, as with exec channels, does nothing): two FIFOs in a private directory of `mktemp -d`
     /// (removed as soon as both ends are open), the awk in the background reading one and answering "done" on
     /// the other (its descriptor 5), the shell holding their other ends as descriptors 3 and 4. The awk's first
     /// line says it runs; then the script prints a `reader` section with its pid. If anything fails (no
     /// `mktemp`, no `mkfifo`, an awk that does not start), the shell keeps no reader and the ticks stay fresh.
     /// When the shell ends, the awk reads the end of its input and ends too.
-    static func readerStart(marker: String, shellPID: Int) -> String {
-        "if [ \"$$\" = \(shellPID) ] && command -v awk >/dev/null 2>&1 && hs_d=$(mktemp -d 2>/dev/null); then "
+    static func readerStart(marker: String, shell: String) -> String {
+        "if [ \"$$\" = \(shell) ] && command -v awk >/dev/null 2>&1 && hs_d=$(mktemp -d 2>/dev/null); then "
             + "exec 3>&- 4>&-; hs_q=; if mkfifo \"$hs_d/i\" \"$hs_d/o\" 2>/dev/null; then "
             + "awk -W interactive '\(readerAwk)' <\"$hs_d/i\" 5>\"$hs_d/o\" 3>&- 4>&- 2>/dev/null & hs_q=$!; "
             + "exec 3>\"$hs_d/i\" 4<\"$hs_d/o\"; if read hs_x <&4; then \(marker)reader; echo \"$hs_q\"; "
@@ -157,7 +157,7 @@ public enum LinuxProcProbe {
         ].joined()
     }
 
-    /// The long-lived awk of a connection (``readerStart(marker:shellPID:)``): the reads of
+    /// The long-lived awk of a connection (``readerStart(marker:shell:)``): the reads of
     /// ``fileReader(emit:)``, one tick at a time, with the output of a fresh ``sampleAwk`` run, so that a
     /// tick starts no awk. It reads requests from standard input (the shell's end of a FIFO) and answers on
     /// standard output, the session's:
