@@ -216,4 +216,98 @@ import Testing
         #expect(cut(oddPath) == "Tcp: ActiveOpens InErrs\nTcp: 5 2\nUdp: InDatagrams NoPorts\nUdp: 9\n")
         #expect(throws: ParseError.self) { try ProcNetstatParser.parse(cut(oddPath)) }
     }
+
+    /// Whether `pid` runs: it has a `/proc` entry and is not a zombie (an ended process whose parent has not
+    /// collected it: a process left by a shell that ended is handed to a reaper that may be slow, or this test).
+    static func running(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return stat.split(separator: ")").last?.split(separator: " ").first != "Z"
+    }
+
+    /// A directory holding `awk` as a link to `awk` (one of ``awks``), for the front of PATH.
+    private func awkDirectory(_ awk: String) throws -> URL {
+        let bin = FileManager.default.temporaryDirectory.appendingPathComponent("hostscope-awk-\(getpid())-\(UUID())")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let target =
+            ["mawk": "/usr/bin/mawk", "gawk": "/usr/bin/gawk", "busybox awk": "/bin/busybox"][awk]
+            ?? "/usr/bin/\(awk)"
+        try FileManager.default.createSymbolicLink(
+            atPath: bin.appendingPathComponent("awk").path, withDestinationPath: target)
+        return bin
+    }
+
+    /// What a tick's node figures hold, family by family (names and counts, not the moving values).
+    private func shape(_ node: NodeFigures?) -> [String] {
+        guard let node else { return ["none"] }
+        return [
+            node.memory.map(\.name).joined(separator: ","), node.vmstat.map(\.name).joined(separator: ","),
+            node.sockets.map(\.name).joined(separator: ","), node.netstat.map(\.name).joined(separator: ","),
+            "pressure \(node.pressure.count)", "softnet \(node.softnet.count)", "udp \(node.udpQueues.count)",
+            "mounts \(node.mounts.count)", "devices \(node.networkDevices.count)",
+            "entropy \(node.entropyAvailable != nil)", "filefd \(node.fileHandlesAllocated != nil)",
+            "activity \(node.activity != nil)", "clock \(node.hostClockSeconds != nil)",
+            "textfiles \(node.textfiles?.count ?? -1)",
+        ]
+    }
+
+    @Test(arguments: awks) func theConnectionsReaderAnswersTwentyTicksInOneShellAsAFreshAwkDoes(awk: String) throws {
+        let bin = try awkDirectory(awk)
+        defer { try? FileManager.default.removeItem(at: bin) }
+        let setup = ProbeOutput.makeNonce()
+        let ticks = (0..<20).map { _ in ProbeOutput.makeNonce() }
+        let fresh = ProbeOutput.makeNonce()
+        // One shell, as the session's: the reader started in it, twenty ticks through it, then a fresh tick.
+        var script = "export LC_ALL=C LANG=C; "
+        script += LinuxProcProbe.readerStart(marker: "echo @@\(setup):", shell: "\"$$\"") + "echo @@\(setup):end; "
+        for nonce in ticks { script += LinuxProcProbe.readerCommand(nonce: nonce) + "; " }
+        script += LinuxProcProbe.command(sampleSeconds: nil, nonce: fresh, processDetails: false)
+        let text = try LocalShell.run(script, path: bin.path)
+        let reader = try #require(
+            ProbeOutput(text, nonce: setup).section("reader").flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            },
+            "the reader did not start with \(awk)")
+        let expected = try LinuxProcProbe.parse(ProbeOutput(text, nonce: fresh), platform: platform)
+        let expectedSample = try #require(expected.samples.first)
+        for nonce in ticks {
+            let output = ProbeOutput(text, nonce: nonce)
+            #expect(output.section("noreader") == nil)
+            let result = try LinuxProcProbe.parse(output, platform: platform)
+            let sample = try #require(result.samples.first)
+            #expect(result.samples.count == 1)
+            #expect(sample.cpu.perCore.count == expectedSample.cpu.perCore.count)
+            #expect(sample.network.map(\.interface) == expectedSample.network.map(\.interface))
+            #expect(sample.disks.map(\.device) == expectedSample.disks.map(\.device))
+            // The same processes, give or take the fresh awk and the reader, children of the one shell.
+            #expect(sample.processes.contains { $0.pid == Int(reader) })
+            #expect(abs(sample.processes.count - expectedSample.processes.count) <= 4)
+            #expect(result.memory?.totalBytes == expected.memory?.totalBytes)
+            #expect(result.load != nil)
+            #expect(result.disks?.map(\.mount) == expected.disks?.map(\.mount))
+            #expect(shape(result.node) == shape(expected.node), "a tick through \(awk)'s reader")
+            #expect(result.warnings == expected.warnings)
+        }
+        // The shell has ended, and with it the reader (the end of its input).
+        var alive = true
+        for _ in 0..<50 where alive {
+            alive = Self.running(reader)
+            if alive { usleep(20000) }
+        }
+        #expect(!alive, "the reader outlived its shell")
+    }
+
+    @Test func aShellWithoutAReaderSaysSoAndStartsNone() throws {
+        let nonce = ProbeOutput.makeNonce()
+        let output = ProbeOutput(try LocalShell.run(LinuxProcProbe.readerCommand(nonce: nonce)), nonce: nonce)
+        #expect(output.isComplete)
+        #expect(output.section("noreader") != nil)
+        #expect(output.sectionBytes(named: "sample").isEmpty)
+        // A script in another shell than the one named starts no reader.
+        let other = ProbeOutput.makeNonce()
+        let command = LinuxProcProbe.command(
+            sampleSeconds: nil, nonce: other, processDetails: false, startReaderIn: Int(getpid()))
+        let started = ProbeOutput(try LocalShell.run(command), nonce: other)
+        #expect(started.isComplete)
+        #expect(started.section("reader") == nil)
+    }
 }

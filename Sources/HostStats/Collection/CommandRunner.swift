@@ -38,7 +38,8 @@ public protocol CommandRunner: Sendable {
 
     /// Runs one of the collectors' own probe scripts. A runner may keep a shell open on the host
     /// for them, so that a probe costs no process start beyond its own commands; the script
-    /// must then not read stdin, exit, or leave background jobs writing. By default, ``run(_:timeout:)``.
+    /// must then not read stdin or exit, and a background job it leaves (the `proc` probe's reader) writes only while a
+    /// later script waits for it. By default, ``run(_:timeout:)``.
     func runProbe(_ script: String, timeout: Duration) async throws -> CommandOutput
 }
 

@@ -80,6 +80,10 @@ public actor HostCollector {
     /// Command lines and owners learnt on earlier ticks, by pid, with the process's start time.
     private var knownDetails: [Int: (start: UInt64, details: ProcessDetailsProbe.Details)] = [:]
     private var previousMacSample: MacCounterSample?
+    /// The probe shell's pid of the last two ticks, newest last: equal, the ticks run in one long-lived shell.
+    private var shellPIDs: (earlier: Int?, last: Int?) = (nil, nil)
+    /// The shell whose ``LinuxProcProbe/readerAwk`` takes the ticks, once started.
+    private var readerShell: Int?
 
     public init(
         host: String, runner: any CommandRunner, options: CollectorOptions = CollectorOptions(),
@@ -108,6 +112,8 @@ public actor HostCollector {
         platform = nil
         previousSample = nil
         previousMacSample = nil
+        shellPIDs = (nil, nil)
+        readerShell = nil
     }
 
     /// The probe that runs for a requested collector kind on a detected platform; its raw value
@@ -159,21 +165,50 @@ public actor HostCollector {
                 // Command lines and owners are asked for afterwards, for the processes listed only
                 // (``withProcessDetails``): on a host with a thousand processes, reading every one's
                 // made most of the probe's output and a third of its work on the host.
+                let timexSyscall =
+                    timexDue(at: collectedAt) ? LinuxProcProbe.adjtimexSyscall(arch: platform.os.arch) : nil
+                // A tick whose last two ran in one shell starts the connection's reader there; the ticks
+                // after it go through that reader, so that the host starts no awk per tick.
+                let sameShell = shellPIDs.last != nil && shellPIDs.earlier == shellPIDs.last
                 let command =
                     route == .busybox
                     ? BusyBoxProbe.command(
                         sampleSeconds: seconds, nonce: nonce, processDetails: false,
                         textfileDirectory: options.textfileDirectory)
                     : LinuxProcProbe.command(
-                        sampleSeconds: seconds, nonce: nonce, processDetails: false,
-                        timexSyscall: timexDue(at: collectedAt)
-                            ? LinuxProcProbe.adjtimexSyscall(arch: platform.os.arch) : nil,
-                        textfileDirectory: options.textfileDirectory)
-                let sent = now()
-                let output = try await run(command)
+                        sampleSeconds: seconds, nonce: nonce, processDetails: false, timexSyscall: timexSyscall,
+                        textfileDirectory: options.textfileDirectory,
+                        startReaderIn: !sampled && sameShell && readerShell == nil ? shellPIDs.last : nil)
+                var sent = now()
+                var output: CommandOutput
+                var probeOutput: ProbeOutput
+                if route == .proc, !sampled, let reader = readerShell, reader == shellPIDs.last {
+                    output = try await run(
+                        LinuxProcProbe.readerCommand(
+                            nonce: nonce, timexSyscall: timexSyscall, textfileDirectory: options.textfileDirectory))
+                    probeOutput = ProbeOutput(bytes: output.stdout, nonce: nonce)
+                    if probeOutput.section("noreader") != nil {
+                        // A new shell, or a reader that ended: this tick is taken whole, and the next ones
+                        // start a reader again once two of them have run in one shell.
+                        readerShell = nil
+                        sent = now()
+                        output = try await run(command)
+                        probeOutput = ProbeOutput(bytes: output.stdout, nonce: nonce)
+                    }
+                } else {
+                    output = try await run(command)
+                    probeOutput = ProbeOutput(bytes: output.stdout, nonce: nonce)
+                }
                 let received = now()
-                var result = try LinuxProcProbe.parse(
-                    ProbeOutput(bytes: output.stdout, nonce: nonce), platform: platform)
+                var result = try LinuxProcProbe.parse(probeOutput, platform: platform)
+                if !sampled {
+                    shellPIDs = (shellPIDs.last, result.probePID)
+                    if probeOutput.section("reader") != nil {
+                        readerShell = result.probePID
+                    } else if readerShell != result.probePID {
+                        readerShell = nil
+                    }
+                }
                 if let timex = result.node?.timex {
                     lastTimex = (collectedAt, timex)
                 } else if let last = lastTimex {

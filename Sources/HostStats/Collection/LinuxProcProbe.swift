@@ -26,9 +26,12 @@ public enum LinuxProcProbe {
     ///   - timexSyscall: also read the kernel's clock discipline through `adjtimex(2)` with this
     ///     system call number (``adjtimexSyscall(arch:)``), where the host has `perl`.
     ///   - textfileDirectory: where the `*.prom` files are (`RemotePath.isPlainAbsolute(_:)`).
+    ///   - startReaderIn: a shell pid: when the script runs in that shell (a long-lived one, where the last
+    ///     ticks ran), it also starts the connection's ``readerAwk`` there (``readerStart(marker:shell:)``)
+    ///     and says so in a `reader` section; later ticks then send ``readerCommand(nonce:timexSyscall:textfileDirectory:)``.
     public static func command(
         sampleSeconds: Double?, nonce: String, processDetails: Bool = true, timexSyscall: Int? = nil,
-        textfileDirectory: String = textfileDirectory
+        textfileDirectory: String = textfileDirectory, startReaderIn shellPID: Int? = nil
     ) -> String {
         let marker = "echo " + ProbeOutput.markerPrefix(nonce)
         let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
@@ -53,9 +56,50 @@ public enum LinuxProcProbe {
                 "\(counters) /proc/meminfo /proc/loadavg \(nodeFiles) \(textfileGlob(textfileDirectory)) /proc/[0-9]*/stat -"
             )
             script += " 2>/dev/null; "
+            if let shellPID { script += readerStart(marker: marker, shell: String(shellPID)) }
         }
         script += "\(marker)end"
         return script
+    }
+
+    /// A `watch` tick through the connection's running ``readerAwk``: the shell sends the tick's sections, the
+    /// files to read (its globs expanded) and df's rows to the reader and waits for its answer, which is a
+    /// fresh tick's output (``command(sampleSeconds:nonce:processDetails:timexSyscall:textfileDirectory:startReaderIn:)``
+    /// without details). No awk is started: per tick the host starts `df` alone (and `stat` where textfiles are,
+    /// `perl` once a minute). Where the shell has no reader running (a new shell, a reader that ended), the
+    /// output is a `noreader` section and the end marker, and the tick must be taken with the full command.
+    public static func readerCommand(
+        nonce: String, timexSyscall: Int? = nil, textfileDirectory: String = textfileDirectory
+    ) -> String {
+        let prefix = ProbeOutput.markerPrefix(nonce)
+        let marker = "echo " + prefix
+        let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
+        let files =
+            "\(counters) /proc/meminfo /proc/loadavg \(nodeFiles) \(textfileGlob(textfileDirectory)) /proc/[0-9]*/stat"
+        var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; "
+        script += "if [ -n \"$hs_q\" ] && kill -0 \"$hs_q\" 2>/dev/null; then { \(marker)self; echo $$; "
+        script += textfileListing(marker: marker, directory: textfileDirectory)
+        if let timexSyscall { script += timexScript(marker: marker, syscall: timexSyscall) }
+        script += "\(marker)sample; printf '%s\\n' '\(prefix)(files)' \(files) '\(prefix)(files)'; "
+        script += "{ \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
+        script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; } 2>/dev/null; \(marker)end; } >&3; read hs_x <&4; "
+        script += "else \(marker)noreader; \(marker)end; fi"
+        return script
+    }
+
+    /// Starts ``readerAwk`` in the shell whose pid is `shell` (a word compared with `$$`), once per connection (a script that runs in
+    /// another shell, as with exec channels, does nothing): two FIFOs in a private directory of `mktemp -d`
+    /// (removed as soon as both ends are open), the awk in the background reading one and answering "done" on
+    /// the other (its descriptor 5), the shell holding their other ends as descriptors 3 and 4. The awk's first
+    /// line says it runs; then the script prints a `reader` section with its pid. If anything fails (no
+    /// `mktemp`, no `mkfifo`, an awk that does not start), the shell keeps no reader and the ticks stay fresh.
+    /// When the shell ends, the awk reads the end of its input and ends too.
+    static func readerStart(marker: String, shell: String) -> String {
+        "if [ \"$$\" = \(shell) ] && command -v awk >/dev/null 2>&1 && hs_d=$(mktemp -d 2>/dev/null); then "
+            + "exec 3>&- 4>&-; hs_q=; if mkfifo \"$hs_d/i\" \"$hs_d/o\" 2>/dev/null; then "
+            + "awk -W interactive '\(readerAwk)' <\"$hs_d/i\" 5>\"$hs_d/o\" 3>&- 4>&- 2>/dev/null & hs_q=$!; "
+            + "exec 3>\"$hs_d/i\" 4<\"$hs_d/o\"; if read hs_x <&4; then \(marker)reader; echo \"$hs_q\"; "
+            + "else exec 3>&- 4>&-; hs_q=; fi; fi; rm -rf \"$hs_d\"; fi; "
     }
 
     /// The grep that prints a sample's files, each line prefixed with its file's path.
@@ -93,13 +137,55 @@ public enum LinuxProcProbe {
     static let sampleAwk = [
         "BEGIN { srand(); print \"(clock):\" srand(); ",
         "for (i = 1; i < ARGC; i++) { f = ARGV[i]; if (f == \"-\") continue; ARGV[i] = \"\"; ",
-        "if (f ~ /^\\/proc\\/[0-9]+\\/stat$/) { n = 0; while ((getline < f) > 0) { ",
-        "if (++n == 1 && match($0, /.*\\) /)) { k = split(substr($0, 1, RLENGTH), x); if (NF >= k + 22) { ",
-        "print $1 \":\" substr($0, length($1) + 2, RLENGTH - length($1) - 1) $(k + 1) \" \" $(k + 2) \" \" ",
-        "$(k + 12) \" \" $(k + 13) \" \" $(k + 20) \" \" $(k + 22); continue } } print f \":\" $0 } } ",
-        nodeFilesAwk,
-        "else while ((getline line < f) > 0) print f \":\" line; close(f) } ",
-        "if (ARGV[ARGC - 1] == \"-\") s = 1; else exit } { print \"(standard input):\" $0 }",
+        fileReader(emit: { "print " + $0 }),
+        "} if (ARGV[ARGC - 1] == \"-\") s = 1; else exit } { print \"(standard input):\" $0 }",
+    ].joined()
+
+    /// What a sample's awk does with the file `f`: a `/proc/PID/stat` shortened (``sampleAwk``), the
+    /// node files cut (``nodeFilesReader(emit:)``), any other file passed on line by line after its path.
+    /// `emit` turns an awk string expression into the statement that outputs it.
+    static func fileReader(emit: (String) -> String) -> String {
+        [
+            "if (f ~ /^\\/proc\\/[0-9]+\\/stat$/) { n = 0; while ((getline < f) > 0) { ",
+            "if (++n == 1 && match($0, /.*\\) /)) { k = split(substr($0, 1, RLENGTH), x); if (NF >= k + 22) { ",
+            emit(
+                "$1 \":\" substr($0, length($1) + 2, RLENGTH - length($1) - 1) $(k + 1) \" \" $(k + 2) \" \" "
+                    + "$(k + 12) \" \" $(k + 13) \" \" $(k + 20) \" \" $(k + 22)"),
+            "; continue } } ", emit("f \":\" $0"), " } } ",
+            nodeFilesReader(emit: emit),
+            "else while ((getline line < f) > 0) ", emit("f \":\" line"), "; close(f) ",
+        ].joined()
+    }
+
+    /// The long-lived awk of a connection (``readerStart(marker:shell:)``): the reads of
+    /// ``fileReader(emit:)``, one tick at a time, with the output of a fresh ``sampleAwk`` run, so that a
+    /// tick starts no awk. It reads requests from standard input (the shell's end of a FIFO) and answers on
+    /// standard output, the session's:
+    ///
+    /// - a request starts with the tick's `@@NONCE:self` line; every line up to `@@NONCE:(files)` (the
+    ///   shell's pid, the textfile and timex sections, the sample marker) is passed on as it is;
+    /// - the lines up to a second `@@NONCE:(files)` are the files to read, in the order a fresh awk takes
+    ///   them as operands;
+    /// - later lines (df's rows) come out as `(standard input):LINE`, until `@@NONCE:end`, which ends the
+    ///   answer.
+    ///
+    /// The answer is gathered in memory (in pieces of about 4 KB, so that the copies stay short) and
+    /// written at once: one write for the whole tick, few SSH packets for sshd to send. Then a line on
+    /// descriptor 5 tells the shell that the tick is done. Requests are read with `getline` from
+    /// `/dev/stdin` and, in mawk, with `-W interactive`: mawk otherwise waits to fill its input buffer
+    /// before it hands over a line. The program ends with the shell (the end of its input).
+    static let readerAwk = [
+        "function w(t) { zb = zb t \"\\n\"; if (length(zb) > 4000) { zo = zo zb; zb = \"\" } } ",
+        "BEGIN { print \".\" > \"/dev/fd/5\"; fflush(\"/dev/fd/5\"); while ((getline zr < \"/dev/stdin\") > 0) { ",
+        "if (zs == 0) { if (zr ~ /^@@.*:self$/) { zp = substr(zr, 1, length(zr) - 4); zs = 1; w(zr) } } ",
+        "else if (zs == 1) { if (zr == zp \"(files)\") { zs = 2; zn = 0; np = 0; srand(); w(\"(clock):\" srand()) } ",
+        "else w(zr) } ",
+        "else if (zs == 2) { if (zr == zp \"(files)\") { for (zi = 1; zi <= zn; zi++) { f = zf[zi]; ",
+        fileReader(emit: { "w(" + $0 + ")" }),
+        "} zs = 3 } else zf[++zn] = zr } ",
+        "else if (zr == zp \"end\") { w(zr); printf \"%s\", zo zb; fflush(); zo = zb = \"\"; zs = 0; ",
+        "print \".\" > \"/dev/fd/5\"; fflush(\"/dev/fd/5\") } ",
+        "else w(\"(standard input):\" zr) } }",
     ].joined()
 
     /// The awk program starts with the host's clock in whole seconds, as `(clock):SECONDS` (`srand()`
@@ -114,25 +200,25 @@ public enum LinuxProcProbe {
     /// ``NodeFiguresReader/textfileLimit`` `*.prom` files of ``NodeFiguresReader/textfileLineLimit``
     /// lines, a file past either bound named on a `(cut)` line. The netstat files are recognised by
     /// their last two path components, so that tests can give copies.
-    static let nodeFilesAwk: String = {
+    static func nodeFilesReader(emit: (String) -> String) -> String {
         let files = String(NodeFiguresReader.textfileLimit)
         let lines = String(NodeFiguresReader.textfileLineLimit)
         return "else if (f == \"/proc/vmstat\") { while ((getline line < f) > 0) "
-            + "if (line ~ /^(oom_kill|pgpg|pswp|pg.*fault)/) print f \":\" line } "
+            + "if (line ~ /^(oom_kill|pgpg|pswp|pg.*fault)/) " + emit("f \":\" line") + " } "
             + "else if (f ~ /\\/net\\/(netstat|snmp)$/) { hp = \"\"; while ((getline line < f) > 0) { "
             + "nv = split(line, nt, \" \"); if (nv == 0) continue; if (nt[1] != hp) { hp = nt[1]; hl = line; "
             + "nh = split(line, hn, \" \"); continue } hp = \"\"; "
-            + "if (nv != nh) { print f \":\" hl; print f \":\" line; continue } "
+            + "if (nv != nh) { " + emit("f \":\" hl") + "; " + emit("f \":\" line") + "; continue } "
             + "ph = nt[1]; pv = nt[1]; pr = substr(nt[1], 1, length(nt[1]) - 1) \"_\"; "
             + "for (c = 2; c <= nv; c++) if ((pr hn[c]) ~ /\(netstatFieldsERE)/) { ph = ph \" \" hn[c]; pv = pv \" \" nt[c] } "
-            + "if (ph != nt[1]) { print f \":\" ph; print f \":\" pv } } close(f) } "
+            + "if (ph != nt[1]) { " + emit("f \":\" ph") + "; " + emit("f \":\" pv") + " } } close(f) } "
             + "else if (f ~ /\\/net\\/snmp6$/) { while ((getline line < f) > 0) { split(line, nt, \" \"); "
             + "q = index(nt[1], \"6\"); if (q > 0 && (substr(nt[1], 1, q) \"_\" substr(nt[1], q + 1)) ~ /\(netstatFieldsERE)/) "
-            + "print f \":\" line } close(f) } "
-            + "else if (f ~ /\\.prom$/) { n = 0; if (++np > " + files + ") print \"(cut):\" f; "
+            + emit("f \":\" line") + " } close(f) } "
+            + "else if (f ~ /\\.prom$/) { n = 0; if (++np > " + files + ") " + emit("\"(cut):\" f") + "; "
             + "else while ((getline line < f) > 0) { if (++n > " + lines + ") "
-            + "{ print \"(cut):\" f; break } print f \":\" line } } "
-    }()
+            + "{ " + emit("\"(cut):\" f") + "; break } " + emit("f \":\" line") + " } } "
+    }
 
     /// node_exporter's default `--collector.netstat.fields` as a POSIX extended regular expression over
     /// `Protocol_Field` (``ProcNetstatParser/isDefaultField(_:)``, which has the last word).
