@@ -34,10 +34,9 @@ public enum LinuxProcProbe {
         textfileDirectory: String = textfileDirectory, startReaderIn shellPID: Int? = nil
     ) -> String {
         let marker = "echo " + ProbeOutput.markerPrefix(nonce)
-        let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
         var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; \(marker)self; echo $$; "
         if let sampleSeconds, sampleSeconds > 0 {
-            script += "\(marker)sample; \(sampleReader("\(counters) /proc/[0-9]*/stat")) 2>/dev/null; "
+            script += "\(marker)sample; \(sampleReader("\(counterFiles) /proc/[0-9]*/stat")) 2>/dev/null; "
             script += "sleep \(formatSeconds(sampleSeconds)); "
         }
         // df runs beside the sample's reader, not after it: its rows reach the reader through a pipe
@@ -45,16 +44,13 @@ public enum LinuxProcProbe {
         // run; other dfs take two.
         script += textfileListing(marker: marker, directory: textfileDirectory)
         if let timexSyscall { script += timexScript(marker: marker, syscall: timexSyscall) }
-        script += "\(marker)sample; { \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
-        script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; } | "
+        script += "\(marker)sample; \(dfRows(marker: marker)) | "
         if processDetails {
-            script += "\(sampleGrep) \(counters) /proc/meminfo /proc/loadavg \(nodeFiles) /proc/[0-9]*/stat "
+            script += "\(sampleGrep) \(counterFiles) /proc/meminfo /proc/loadavg \(nodeFiles) /proc/[0-9]*/stat "
             script += "/proc/[0-9]*/cmdline - "
             script += "2>/dev/null; \(marker)owners; ls -ldn /proc/[0-9]* 2>/dev/null; "
         } else {
-            script += sampleReader(
-                "\(counters) /proc/meminfo /proc/loadavg \(nodeFiles) \(textfileGlob(textfileDirectory)) /proc/[0-9]*/stat -"
-            )
+            script += sampleReader("\(tickFiles(textfileDirectory: textfileDirectory)) -")
             script += " 2>/dev/null; "
             if let shellPID { script += readerStart(marker: marker, shell: String(shellPID)) }
         }
@@ -73,18 +69,30 @@ public enum LinuxProcProbe {
     ) -> String {
         let prefix = ProbeOutput.markerPrefix(nonce)
         let marker = "echo " + prefix
-        let counters = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
-        let files =
-            "\(counters) /proc/meminfo /proc/loadavg \(nodeFiles) \(textfileGlob(textfileDirectory)) /proc/[0-9]*/stat"
+        let files = tickFiles(textfileDirectory: textfileDirectory)
         var script = "export LC_ALL=C LANG=C; cd / 2>/dev/null; "
         script += "if [ -n \"$hs_q\" ] && kill -0 \"$hs_q\" 2>/dev/null; then { \(marker)self; echo $$; "
         script += textfileListing(marker: marker, directory: textfileDirectory)
         if let timexSyscall { script += timexScript(marker: marker, syscall: timexSyscall) }
         script += "\(marker)sample; printf '%s\\n' '\(prefix)(files)' \(files) '\(prefix)(files)'; "
-        script += "{ \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
-        script += "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; } 2>/dev/null; \(marker)end; } >&3; read hs_x <&4; "
+        script += "\(dfRows(marker: marker)) 2>/dev/null; \(marker)end; } >&3; read hs_x <&4; "
         script += "else \(marker)noreader; \(marker)end; fi"
         return script
+    }
+
+    /// The counters a sample reads twice, `sampleSeconds` apart.
+    static let counterFiles = "/proc/uptime /proc/stat /proc/net/dev /proc/diskstats"
+
+    /// The files a `watch` tick reads, as shell words (globs expanded by the shell): the same for a fresh awk
+    /// and for the connection's reader, so that both give one output.
+    static func tickFiles(textfileDirectory: String) -> String {
+        "\(counterFiles) /proc/meminfo /proc/loadavg \(nodeFiles) \(textfileGlob(textfileDirectory)) /proc/[0-9]*/stat"
+    }
+
+    /// df's rows in one run where GNU df prints sizes and inodes together, in two runs with other dfs.
+    static func dfRows(marker: String) -> String {
+        "{ \(marker)dfoutput; df -k --output=\(dfOutputColumns) 2>/dev/null || "
+            + "{ \(marker)df; df -kPT; \(marker)dfi; df -iP; }; }"
     }
 
     /// Starts ``readerAwk`` in the shell whose pid is `shell` (a word compared with `$$`), once per connection (a script that runs in
